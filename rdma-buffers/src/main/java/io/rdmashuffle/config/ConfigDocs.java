@@ -1,0 +1,120 @@
+package io.rdmashuffle.config;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Generates the operator templates in {@code conf/} and {@code docs/configuration.md} from
+ * {@link RdmaShuffleConfig}. Run from the repository root:
+ *
+ * <pre>mvn -q -pl rdma-buffers compile exec:java -Dexec.mainClass=io.rdmashuffle.config.ConfigDocs</pre>
+ *
+ * <p>{@code GeneratedConfigFilesTest} fails when the committed files differ from what this writes.
+ */
+public final class ConfigDocs {
+  private static final String GENERATED =
+      "generated from RdmaShuffleConfig by ConfigDocs; do not edit by hand";
+
+  private ConfigDocs() {}
+
+  /** Relative path (from the repository root) to the content it must have. */
+  public static Map<String, String> render() {
+    Map<String, String> files = new LinkedHashMap<>();
+    files.put("docs/configuration.md", configurationPage());
+    files.put("conf/spark-defaults.conf", sparkDefaults());
+    return files;
+  }
+
+  public static void main(String[] args) throws IOException {
+    Path root = Paths.get(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
+    if (!Files.exists(root.resolve("rdma-buffers"))) {
+      // exec:java runs in the module's folder when started with -pl
+      root = root.getParent();
+    }
+    for (Map.Entry<String, String> f : render().entrySet()) {
+      Path p = root.resolve(f.getKey());
+      Files.createDirectories(p.getParent());
+      Files.writeString(p, f.getValue(), StandardCharsets.UTF_8);
+      System.out.println("wrote " + p);
+    }
+  }
+
+  static String configurationPage() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("<!-- ").append(GENERATED).append(" -->\n");
+    sb.append("# Configuration\n\n");
+    sb.append("Every setting is read once, when the plugin starts. A value that can't be used, or a\n");
+    sb.append("key under the prefix that is not listed here, stops the start with a message naming\n");
+    sb.append("the key and the value; nothing falls back to a default silently.\n\n");
+    sb.append("Spark reads `spark.shuffle.rdma.<key>` (SparkConf, `spark-defaults.conf`, `--conf`);\n");
+    sb.append("Hadoop reads `mapreduce.shuffle.rdma.<key>` (`yarn-site.xml` for the NodeManager\n");
+    sb.append("service, `mapred-site.xml` for reducers).\n\n");
+    sb.append("Sizes take the units b, k, m, g, t (1k = 1024); durations take ms, s, min, h (a plain\n");
+    sb.append("number is milliseconds).\n\n");
+    sb.append("| key | type | default | valid | read by | meaning |\n");
+    sb.append("| --- | --- | --- | --- | --- | --- |\n");
+    for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
+      sb.append("| `").append(e.key()).append("` | ")
+          .append(e.type().name().replace("|", "\\|"))
+          .append(e.unit().isEmpty() ? "" : " (" + e.unit() + ")")
+          .append(" | `").append(e.defaultText().isEmpty() ? "\"\"" : e.defaultText()).append("` | ")
+          .append(e.rangeText()).append(" | ")
+          .append(scopeText(e)).append(" | ")
+          .append(e.doc().replace("|", "\\|")).append(" |\n");
+    }
+    return sb.toString();
+  }
+
+  static String sparkDefaults() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("# rdma-shuffle settings for spark-defaults.conf (").append(GENERATED).append(").\n");
+    sb.append("# Every line is commented out and shows the default; uncomment what you change.\n");
+    sb.append("# The page docs/configuration.md explains each setting.\n");
+    for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
+      if (!e.readBy(KeyStyle.SPARK)) {
+        continue;
+      }
+      sb.append("\n");
+      for (String line : wrap(e.doc(), 96)) {
+        sb.append("# ").append(line).append("\n");
+      }
+      if (!e.rangeText().isEmpty()) {
+        sb.append("# valid: ").append(e.rangeText()).append("\n");
+      }
+      sb.append("# ").append(e.key(KeyStyle.SPARK)).append("  ").append(e.defaultText()).append("\n");
+    }
+    return sb.toString();
+  }
+
+  private static String scopeText(ConfigEntry<?> e) {
+    return switch (e.scope()) {
+      case COMMON -> "Spark, Hadoop";
+      case SPARK -> "Spark";
+      case HADOOP -> "Hadoop";
+    };
+  }
+
+  static java.util.List<String> wrap(String text, int width) {
+    java.util.List<String> lines = new java.util.ArrayList<>();
+    StringBuilder line = new StringBuilder();
+    for (String word : text.split(" ")) {
+      if (line.length() > 0 && line.length() + 1 + word.length() > width) {
+        lines.add(line.toString());
+        line.setLength(0);
+      }
+      if (line.length() > 0) {
+        line.append(' ');
+      }
+      line.append(word);
+    }
+    if (line.length() > 0) {
+      lines.add(line.toString());
+    }
+    return lines;
+  }
+}

@@ -1,0 +1,146 @@
+package io.rdmashuffle.config;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Every setting of rdma-shuffle, declared once. Engines read them through {@link RdmaConf}; the
+ * operator templates in {@code conf/} and {@code docs/configuration.md} are generated from this
+ * list by {@link ConfigDocs}, and a test fails when they drift.
+ */
+public final class RdmaShuffleConfig {
+  private RdmaShuffleConfig() {}
+
+  private static final long KIB = 1024L;
+  private static final long MIB = 1024L * KIB;
+  private static final long GIB = 1024L * MIB;
+
+  public static final ConfigEntry<TransportKind> TRANSPORT =
+      ConfigEntry.builder("transport", ConfigType.oneOf(TransportKind.class))
+          .defaultValue(TransportKind.AUTO)
+          .doc(
+              "Which one-sided transport runs: auto probes once and picks verbs where the native"
+                  + " library loads, an RDMA device has an active port and the memlock limit"
+                  + " allows the buffer pool, otherwise tcp (the cause is logged and counted);"
+                  + " verbs or tcp forces one.")
+          .build();
+
+  public static final ConfigEntry<String> HOST =
+      ConfigEntry.builder("host", ConfigType.STRING)
+          .defaultValue("")
+          .doc(
+              "Address the READ responder binds to and advertises. Empty: the engine's own host"
+                  + " (Spark's executor host, the NodeManager's host).")
+          .build();
+
+  public static final ConfigEntry<Integer> PORT =
+      ConfigEntry.builder("port", ConfigType.INT)
+          .defaultValue(0)
+          .range(0, 65535)
+          .doc("TCP port of the READ responder (and of verbs connection setup); 0 picks a free port.")
+          .build();
+
+  public static final ConfigEntry<Duration> CONNECT_TIMEOUT =
+      ConfigEntry.builder("connect.timeout", ConfigType.DURATION)
+          .defaultValue(Duration.ofSeconds(10))
+          .range(Duration.ofMillis(10), Duration.ofMinutes(10))
+          .doc(
+              "Longest time to reach a peer and complete the authenticated handshake; beyond it"
+                  + " the connect fails as unreachable.")
+          .build();
+
+  public static final ConfigEntry<Duration> READ_TIMEOUT =
+      ConfigEntry.builder("read.timeout", ConfigType.DURATION)
+          .defaultValue(Duration.ofSeconds(30))
+          .range(Duration.ofMillis(10), Duration.ofHours(1))
+          .doc(
+              "Longest time a posted READ may stay incomplete. A READ that exceeds it fails with a"
+                  + " timeout and its connection is closed, failing what else was in flight on it.")
+          .build();
+
+  public static final ConfigEntry<Integer> CONNECTIONS_PER_PEER =
+      ConfigEntry.builder("connectionsPerPeer", ConfigType.INT)
+          .defaultValue(1)
+          .range(1, 64)
+          .unit("connections")
+          .doc("Connections kept to each peer; READs are spread over them.")
+          .build();
+
+  public static final ConfigEntry<Integer> MAX_OUTSTANDING_READS =
+      ConfigEntry.builder("read.maxOutstandingRequests", ConfigType.INT)
+          .defaultValue(1024)
+          .range(1, 65536)
+          .unit("requests")
+          .doc(
+              "READs in flight per connection; posting more is refused (back-pressure) until some"
+                  + " complete. The verbs transport also caps this at what the device allows.")
+          .build();
+
+  public static final ConfigEntry<Long> MAX_OUTSTANDING_BYTES =
+      ConfigEntry.builder("read.maxOutstandingBytes", ConfigType.BYTES)
+          .defaultValue(64 * MIB)
+          .range(64 * KIB, 2 * GIB)
+          .doc(
+              "Bytes of READs in flight per connection; posting more is refused (back-pressure)"
+                  + " until some complete. A single READ larger than this is still accepted when"
+                  + " nothing else is in flight.")
+          .build();
+
+  public static final ConfigEntry<Long> BUFFERS_MAX_BYTES =
+      ConfigEntry.builder("buffers.maxBytes", ConfigType.BYTES)
+          .defaultValue(512 * MIB)
+          .range(MIB, 4096 * GIB)
+          .doc(
+              "Upper bound on registered memory held by the READ buffer pool of one process. A"
+                  + " request beyond it waits for buffers to be released (back-pressure). With"
+                  + " verbs this memory is pinned: RLIMIT_MEMLOCK must allow it.")
+          .build();
+
+  public static final ConfigEntry<Long> BUFFERS_CHUNK_SIZE =
+      ConfigEntry.builder("buffers.chunkSize", ConfigType.BYTES)
+          .defaultValue(16 * MIB)
+          .range(64 * KIB, GIB)
+          .rule(RdmaShuffleConfig::isPowerOfTwo, "a power of two")
+          .doc(
+              "The pool registers memory in chunks of this size and carves buffers out of them;"
+                  + " a buffer larger than a chunk is registered on its own.")
+          .build();
+
+  public static final ConfigEntry<Long> BUFFERS_MIN_SIZE =
+      ConfigEntry.builder("buffers.minSize", ConfigType.BYTES)
+          .defaultValue(4 * KIB)
+          .range(512L, 64 * KIB)
+          .rule(RdmaShuffleConfig::isPowerOfTwo, "a power of two")
+          .doc("Smallest size class of the buffer pool; smaller requests get a buffer this big.")
+          .build();
+
+  public static final ConfigEntry<Long> PIECE_SIZE =
+      ConfigEntry.builder("memory.pieceSize", ConfigType.BYTES)
+          .defaultValue(GIB)
+          .range(64 * KIB, GIB)
+          .rule(v -> v % (64 * KIB) == 0, "a multiple of 64k")
+          .doc(
+              "Mapped files are registered in pieces of at most this size, so files of any size"
+                  + " can be served (one registration is limited to 2 GiB).")
+          .build();
+
+  /** Every entry, in the order the configuration page lists them. */
+  public static final List<ConfigEntry<?>> ALL =
+      List.of(
+          TRANSPORT,
+          HOST,
+          PORT,
+          CONNECT_TIMEOUT,
+          READ_TIMEOUT,
+          CONNECTIONS_PER_PEER,
+          MAX_OUTSTANDING_READS,
+          MAX_OUTSTANDING_BYTES,
+          BUFFERS_MAX_BYTES,
+          BUFFERS_CHUNK_SIZE,
+          BUFFERS_MIN_SIZE,
+          PIECE_SIZE);
+
+  private static boolean isPowerOfTwo(long v) {
+    return v > 0 && (v & (v - 1)) == 0;
+  }
+}

@@ -1,0 +1,12 @@
+package io.rdmashuffle.memory;
+
+/** What a registration allows. There is deliberately no remote-write access. */
+public enum Access {
+  /** Local memory that READs write into (the destination of a READ). Not remotely accessible. */
+  LOCAL_WRITE,
+  /**
+   * Served to remote READs of authenticated peers of the region's owner application. Never
+   * remotely writable.
+   */
+  REMOTE_READ
+}

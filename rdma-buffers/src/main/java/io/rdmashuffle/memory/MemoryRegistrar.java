@@ -1,0 +1,23 @@
+package io.rdmashuffle.memory;
+
+/**
+ * Registers memory with a transport (a NIC's protection domain for verbs, a table of served
+ * regions for tcp). Implemented by each transport; everything above it only sees
+ * {@link RegisteredRegion}s.
+ */
+public interface MemoryRegistrar {
+  /**
+   * Registers {@code piece}.
+   *
+   * @param owner the application whose authenticated peers may READ it ({@link
+   *     Access#REMOTE_READ}); ignored for {@link Access#LOCAL_WRITE}
+   * @param onFreed run once after the region is deregistered (after its last in-flight use), so
+   *     the caller can release the memory
+   * @throws RegistrationException when the transport refuses (e.g. memlock limit, device error)
+   */
+  RegisteredRegion register(MemoryPiece piece, Access access, String owner, Runnable onFreed)
+      throws RegistrationException;
+
+  /** Registered bytes and regions of this registrar, live. */
+  MemoryAccounting accounting();
+}

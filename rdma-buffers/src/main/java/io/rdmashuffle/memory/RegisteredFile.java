@@ -1,0 +1,169 @@
+package io.rdmashuffle.memory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A file mapped read-only and registered for remote READ in pieces of at most {@code pieceSize}
+ * bytes (each registration is limited to 2 GiB, so files of any size work). Owned by whoever
+ * opened it; {@link #close()} withdraws every piece at once and unmaps the file (and closes its
+ * descriptor) after the last in-flight READ of it finishes.
+ */
+public final class RegisteredFile implements AutoCloseable {
+  private final Path path;
+  private final FileChannel channel;
+  private final long length;
+  private final long pieceSize;
+  private final List<RegisteredRegion> pieces;
+  private final List<MappedByteBuffer> mappings;
+  /** Pieces not yet freed, plus one while the file is open; the last one out unmaps. */
+  private final AtomicInteger live = new AtomicInteger(1);
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private RegisteredFile(Path path, FileChannel channel, long length, long pieceSize) {
+    this.path = path;
+    this.channel = channel;
+    this.length = length;
+    this.pieceSize = pieceSize;
+    int count = (int) ((length + pieceSize - 1) / pieceSize);
+    this.pieces = new ArrayList<>(count);
+    this.mappings = new ArrayList<>(count);
+  }
+
+  /**
+   * Maps {@code path} and registers it for remote READ by peers of {@code owner}.
+   *
+   * @param pieceSize at most 2^31 - 1, a multiple of the page size
+   */
+  public static RegisteredFile open(
+      Path path, long pieceSize, MemoryRegistrar registrar, String owner) throws IOException {
+    if (pieceSize <= 0 || pieceSize > Integer.MAX_VALUE || pieceSize % 4096 != 0) {
+      throw new IllegalArgumentException(
+          "pieceSize=" + pieceSize + ": must be a multiple of 4096 below 2 GiB");
+    }
+    FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
+    RegisteredFile file;
+    try {
+      file = new RegisteredFile(path, ch, ch.size(), pieceSize);
+    } catch (IOException | RuntimeException e) {
+      ch.close();
+      throw e;
+    }
+    try {
+      file.mapAndRegister(registrar, owner);
+      return file;
+    } catch (IOException | RuntimeException e) {
+      file.close();
+      throw e;
+    }
+  }
+
+  private void mapAndRegister(MemoryRegistrar registrar, String owner) throws IOException {
+    for (long off = 0; off < length; off += pieceSize) {
+      int size = (int) Math.min(pieceSize, length - off);
+      MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_ONLY, off, size);
+      mappings.add(mapped);
+      live.incrementAndGet();
+      try {
+        pieces.add(
+            registrar.register(
+                MemoryPiece.ofMappedFile(mapped, channel, off),
+                Access.REMOTE_READ,
+                owner,
+                this::pieceFreed));
+      } catch (IOException | RuntimeException e) {
+        live.decrementAndGet();
+        throw e;
+      }
+    }
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  public long length() {
+    return length;
+  }
+
+  public long pieceSize() {
+    return pieceSize;
+  }
+
+  public List<RegisteredRegion> pieces() {
+    return pieces;
+  }
+
+  public RegisteredFileDescriptor descriptor() {
+    List<RegionDescriptor> d = new ArrayList<>(pieces.size());
+    for (RegisteredRegion r : pieces) {
+      d.add(r.descriptor());
+    }
+    return new RegisteredFileDescriptor(length, pieceSize, d);
+  }
+
+  /**
+   * Copies file bytes {@code [offset, offset + dst.remaining())} into {@code dst} straight from
+   * the mapping (a local read, no network).
+   *
+   * @throws IllegalArgumentException when the range is outside the file
+   * @throws IllegalStateException when the file was closed
+   */
+  public void read(long offset, ByteBuffer dst) {
+    int n = dst.remaining();
+    if (offset < 0 || offset > length - n) {
+      throw new IllegalArgumentException(
+          "range offset=" + offset + " length=" + n + ": outside fileLength=" + length);
+    }
+    long pos = offset;
+    while (dst.hasRemaining()) {
+      int index = (int) (pos / pieceSize);
+      RegisteredRegion piece = pieces.get(index);
+      if (!piece.tryRetain()) {
+        throw new IllegalStateException("registered file " + path + " is closed");
+      }
+      try {
+        int inPiece = (int) (pos - index * pieceSize);
+        int k = Math.min(dst.remaining(), piece.length() - inPiece);
+        dst.put(dst.position(), piece.memory().buffer(), inPiece, k);
+        dst.position(dst.position() + k);
+        pos += k;
+      } finally {
+        piece.release();
+      }
+    }
+  }
+
+  /** Withdraws all pieces; unmaps when in-flight READs of them are done. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    for (RegisteredRegion r : pieces) {
+      r.close();
+    }
+    pieceFreed();
+  }
+
+  private void pieceFreed() {
+    if (live.decrementAndGet() == 0) {
+      for (MappedByteBuffer m : mappings) {
+        DirectMemory.free(m);
+      }
+      try {
+        channel.close();
+      } catch (IOException e) {
+        // nothing to do: the mapping is gone and the descriptor is released either way
+      }
+    }
+  }
+}

@@ -1,0 +1,16 @@
+package io.rdmashuffle.memory;
+
+import java.io.IOException;
+
+/** A transport refused to register memory (memlock limit, device error, closed transport). */
+public final class RegistrationException extends IOException {
+  private static final long serialVersionUID = 1L;
+
+  public RegistrationException(String message) {
+    super(message);
+  }
+
+  public RegistrationException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,117 @@
+package io.rdmashuffle.tools;
+
+import io.rdmashuffle.config.ConfigException;
+import io.rdmashuffle.config.ConfigSource;
+import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.config.TransportKind;
+import io.rdmashuffle.transport.Availability;
+import io.rdmashuffle.transport.TransportSelector;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/**
+ * {@code rdma-shuffle doctor}: prints which transport {@code auto} would pick on this node and
+ * why (native library, devices, port states, memlock limit), for the settings found in a
+ * spark-defaults.conf style file ({@code --conf FILE}; {@code $SPARK_CONF_DIR/spark-defaults.conf}
+ * by default), in {@code -Dspark.shuffle.rdma.*} system properties, and in {@code --set key=value}
+ * arguments. Exit status 0 when the configured transport can run, 1 when it can't, 2 on bad
+ * settings.
+ */
+public final class Doctor {
+  private Doctor() {}
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.out));
+  }
+
+  static int run(String[] args, PrintStream out) {
+    Map<String, String> settings = new TreeMap<>();
+    try {
+      Path file = defaultConfFile();
+      for (int i = 0; i < args.length; i++) {
+        switch (args[i]) {
+          case "doctor" -> { }
+          case "--conf" -> file = Paths.get(args[++i]);
+          case "--set" -> {
+            String kv = args[++i];
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+              out.println("--set expects key=value, got " + kv);
+              return 2;
+            }
+            settings.put(kv.substring(0, eq), kv.substring(eq + 1));
+          }
+          default -> {
+            out.println("usage: rdma-shuffle doctor [--conf spark-defaults.conf] [--set key=value]...");
+            return 2;
+          }
+        }
+      }
+      Map<String, String> merged = new TreeMap<>();
+      if (file != null && Files.isReadable(file)) {
+        out.println("settings from " + file);
+        merged.putAll(readSparkDefaults(file));
+      }
+      for (String k : System.getProperties().stringPropertyNames()) {
+        if (k.startsWith(KeyStyle.SPARK.prefix())) {
+          merged.put(k, System.getProperty(k));
+        }
+      }
+      merged.putAll(settings);
+      RdmaConf conf = RdmaConf.load(KeyStyle.SPARK, ConfigSource.of(merged));
+      return report(conf, out);
+    } catch (ConfigException e) {
+      out.println("bad setting: " + e.getMessage());
+      return 2;
+    } catch (IOException | ArrayIndexOutOfBoundsException e) {
+      out.println("doctor failed: " + e);
+      return 2;
+    }
+  }
+
+  static int report(RdmaConf conf, PrintStream out) {
+    TransportSelector.Choice c = TransportSelector.standard().choose(conf);
+    for (Map.Entry<TransportKind, Availability> e : c.probes().entrySet()) {
+      Availability a = e.getValue();
+      out.println(
+          "transport " + e.getKey().name().toLowerCase(Locale.ROOT) + ": "
+              + (a.available() ? "available" : "unavailable: " + a.cause()));
+      for (String f : a.findings()) {
+        out.println("  " + f);
+      }
+    }
+    out.println("chosen: " + c.kind().name().toLowerCase(Locale.ROOT) + " (" + c.reason() + ")");
+    return c.probes().get(c.kind()).available() ? 0 : 1;
+  }
+
+  private static Path defaultConfFile() {
+    String dir = System.getenv("SPARK_CONF_DIR");
+    if (dir == null && System.getenv("SPARK_HOME") != null) {
+      dir = System.getenv("SPARK_HOME") + "/conf";
+    }
+    return dir == null ? null : Paths.get(dir, "spark-defaults.conf");
+  }
+
+  /** spark-defaults.conf: whitespace-separated key and value per line, # comments. */
+  static Map<String, String> readSparkDefaults(Path file) throws IOException {
+    Map<String, String> m = new TreeMap<>();
+    try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      Properties p = new Properties();
+      p.load(r);
+      for (String k : p.stringPropertyNames()) {
+        m.put(k.trim(), p.getProperty(k).trim());
+      }
+    }
+    return m;
+  }
+}

@@ -1,0 +1,15 @@
+package io.rdmashuffle.transport;
+
+/** The peer could not be reached, or connection setup did not finish within the connect timeout. */
+public final class PeerUnreachableException extends TransportException {
+  private static final long serialVersionUID = 1L;
+
+  public PeerUnreachableException(String message, PeerAddress peer, ReadOp request, Throwable cause) {
+    super(message, peer, request, cause);
+  }
+
+  @Override
+  public FailureKind kind() {
+    return FailureKind.UNREACHABLE;
+  }
+}

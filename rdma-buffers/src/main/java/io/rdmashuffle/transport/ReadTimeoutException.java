@@ -1,0 +1,15 @@
+package io.rdmashuffle.transport;
+
+/** A READ did not complete within the read timeout; its connection was closed. */
+public final class ReadTimeoutException extends TransportException {
+  private static final long serialVersionUID = 1L;
+
+  public ReadTimeoutException(String message, PeerAddress peer, ReadOp request, Throwable cause) {
+    super(message, peer, request, cause);
+  }
+
+  @Override
+  public FailureKind kind() {
+    return FailureKind.TIMEOUT;
+  }
+}

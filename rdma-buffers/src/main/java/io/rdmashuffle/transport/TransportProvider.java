@@ -1,0 +1,22 @@
+package io.rdmashuffle.transport;
+
+import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.config.TransportKind;
+
+/** Knows whether one transport can run here and starts it. */
+public interface TransportProvider {
+  TransportKind kind();
+
+  /**
+   * Probes this node (native library, devices, limits). Cheap after the first call: providers
+   * cache what does not depend on {@code conf}.
+   */
+  Availability probe(RdmaConf conf);
+
+  /**
+   * Starts the transport.
+   *
+   * @throws TransportStartException when it can't start; the message says why
+   */
+  Transport start(TransportContext context) throws TransportStartException;
+}

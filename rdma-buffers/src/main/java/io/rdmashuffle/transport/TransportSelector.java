@@ -1,0 +1,106 @@
+package io.rdmashuffle.transport;
+
+import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.config.TransportKind;
+import io.rdmashuffle.transport.tcp.TcpTransportProvider;
+import io.rdmashuffle.transport.verbs.VerbsTransportProvider;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Chooses and starts this process's transport from {@code transport = auto | verbs | tcp}.
+ * {@code auto} probes verbs (once per process; providers cache what they find), and when verbs
+ * can't run here it starts tcp, logs the cause once per process and counts the fallback. A forced
+ * transport that can't run fails with its cause: never a silent substitute.
+ */
+public final class TransportSelector {
+  private static final Logger LOG = LoggerFactory.getLogger(TransportSelector.class);
+  private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
+
+  private final Map<TransportKind, TransportProvider> providers = new EnumMap<>(TransportKind.class);
+
+  public TransportSelector(List<TransportProvider> list) {
+    for (TransportProvider p : list) {
+      providers.put(p.kind(), p);
+    }
+  }
+
+  /** verbs, then tcp. */
+  public static TransportSelector standard() {
+    return new TransportSelector(List.of(new VerbsTransportProvider(), new TcpTransportProvider()));
+  }
+
+  /** What {@code auto} (or the configured transport) would pick here, and why. */
+  public record Choice(TransportKind kind, Map<TransportKind, Availability> probes, String reason) {}
+
+  public Choice choose(RdmaConf conf) {
+    TransportKind wanted = conf.get(RdmaShuffleConfig.TRANSPORT);
+    Map<TransportKind, Availability> probes = new EnumMap<>(TransportKind.class);
+    for (TransportProvider p : providers.values()) {
+      probes.put(p.kind(), p.probe(conf));
+    }
+    if (wanted != TransportKind.AUTO) {
+      Availability a = probes.get(wanted);
+      return new Choice(
+          wanted,
+          probes,
+          a.available()
+              ? "forced by " + conf.keyOf(RdmaShuffleConfig.TRANSPORT)
+              : "forced by " + conf.keyOf(RdmaShuffleConfig.TRANSPORT) + " but unavailable: "
+                  + a.cause());
+    }
+    Availability verbs = probes.get(TransportKind.VERBS);
+    if (verbs != null && verbs.available()) {
+      return new Choice(TransportKind.VERBS, probes, "auto: verbs is available");
+    }
+    return new Choice(
+        TransportKind.TCP,
+        probes,
+        "auto: verbs unavailable (" + (verbs == null ? "not built" : verbs.cause()) + ")");
+  }
+
+  /**
+   * Starts the transport the configuration asks for.
+   *
+   * @throws TransportStartException when no transport can start (a forced one can't, or tcp
+   *     can't listen); the message says why
+   */
+  public Transport start(TransportContext context) throws TransportStartException {
+    Choice c = choose(context.conf());
+    TransportKind wanted = context.conf().get(RdmaShuffleConfig.TRANSPORT);
+    if (wanted != TransportKind.AUTO) {
+      if (!c.probes().get(wanted).available()) {
+        throw new TransportStartException(
+            "transport " + name(wanted) + " can't run on this node: " + c.probes().get(wanted).cause());
+      }
+      return providers.get(wanted).start(context);
+    }
+    if (c.kind() == TransportKind.VERBS) {
+      try {
+        return providers.get(TransportKind.VERBS).start(context);
+      } catch (TransportStartException e) {
+        fellBack(context, "verbs failed to start: " + e.getMessage());
+        return providers.get(TransportKind.TCP).start(context);
+      }
+    }
+    fellBack(context, c.probes().get(TransportKind.VERBS).cause());
+    return providers.get(TransportKind.TCP).start(context);
+  }
+
+  private static void fellBack(TransportContext context, String cause) {
+    context.metrics().fallback();
+    if (LOGGED.add(cause)) {
+      LOG.warn("rdma-shuffle runs the tcp transport on this node: {}", cause);
+    }
+  }
+
+  private static String name(TransportKind k) {
+    return k.name().toLowerCase(java.util.Locale.ROOT);
+  }
+}
