@@ -353,7 +353,7 @@ final class TcpReadChannel implements ReadChannel {
       complete(slot, op, new RemoteAccessException(reasonOf(status), peer, op));
       return;
     }
-    ByteBuffer v = viewOf(op.target());
+    ByteBuffer v = viewOf(op.target()).clear();
     int offset = (int) op.targetOffset();
     int staged = Math.min(in.remaining(), length);
     v.put(offset, in, in.position(), staged);

@@ -1,0 +1,24 @@
+package io.rdmashuffle.testing;
+
+import java.io.File;
+
+/** Open file descriptors and mappings of this process, from /proc (Linux). */
+public final class FileDescriptors {
+  private FileDescriptors() {}
+
+  public static int open() {
+    String[] fds = new File("/proc/self/fd").list();
+    return fds == null ? -1 : fds.length;
+  }
+
+  /** Waits up to {@code millis} for the count to come down to {@code expected}; the last count. */
+  public static int awaitAtMost(int expected, long millis) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + millis;
+    int n = open();
+    while (n > expected && System.currentTimeMillis() < deadline) {
+      Thread.sleep(20);
+      n = open();
+    }
+    return n;
+  }
+}

@@ -1,0 +1,151 @@
+package io.rdmashuffle.transport.tcp;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.rdmashuffle.config.TransportKind;
+import io.rdmashuffle.memory.PooledBuffer;
+import io.rdmashuffle.memory.RegisteredRegion;
+import io.rdmashuffle.testing.ReadResults;
+import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.transport.Handshake;
+import io.rdmashuffle.transport.PeerAddress;
+import io.rdmashuffle.transport.ReadChannel;
+import io.rdmashuffle.transport.ReadOp;
+import io.rdmashuffle.transport.ReadTimeoutException;
+import io.rdmashuffle.transport.PeerUnreachableException;
+import io.rdmashuffle.transport.TransportContractTest;
+import io.rdmashuffle.transport.TransportException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The transport contract on tcp over loopback, plus faults only a software peer can stage. */
+class TcpTransportTest extends TransportContractTest {
+  @Override
+  protected TransportKind kind() {
+    return TransportKind.TCP;
+  }
+
+  @Override
+  protected String serverHost() {
+    return "127.0.0.1";
+  }
+
+  @Override
+  protected String clientHost() {
+    return "127.0.0.1";
+  }
+
+  @Test
+  void aClientThatSendsGarbageGetsNoByteAndIsDisconnected() throws Exception {
+    RegisteredRegion r = serveMemory(4096, 20, APP);
+    try (Socket s = new Socket()) {
+      s.connect(server.localAddress().socketAddress(), 5000);
+      s.setSoTimeout(5000);
+      OutputStream out = s.getOutputStream();
+      ByteBuffer frame = ByteBuffer.allocate(48);
+      // a READ request without any handshake
+      frame.putInt(0).putInt(r.rkey()).putInt(4096).putInt(0).putLong(r.address());
+      out.write(frame.array());
+      out.flush();
+      InputStream in = s.getInputStream();
+      int n;
+      try {
+        n = in.read(new byte[8192]);
+      } catch (java.net.SocketException reset) {
+        n = -1; // the responder hung up with our request unread: a reset, and no byte
+      }
+      assertEquals(-1, n, "responder answered a peer that never authenticated");
+    }
+  }
+
+  @Test
+  void aClientThatNeverAuthenticatesIsDisconnectedAfterTheConnectTimeout() throws Exception {
+    try (Socket s = new Socket()) {
+      s.connect(server.localAddress().socketAddress(), 5000);
+      s.setSoTimeout(15000);
+      long t0 = System.nanoTime();
+      assertEquals(-1, s.getInputStream().read(), "expected the responder to hang up");
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      assertTrue(ms >= 4000 && ms < 12000, "hung up after " + ms + " ms, connect timeout is 5s");
+    }
+  }
+
+  @Test
+  void aPeerThatNeverAnswersAReadTimesOut() throws Exception {
+    try (ServerSocketChannel silent = ServerSocketChannel.open()) {
+      silent.bind(new InetSocketAddress("127.0.0.1", 0));
+      Thread acceptor = new Thread(() -> {
+        try (SocketChannel ch = silent.accept()) {
+          Handshake.server(ch, ApplicationSecrets.of(APP, SECRET));
+          ch.read(ByteBuffer.allocate(1 << 16));
+          Thread.sleep(60_000);
+        } catch (Exception e) {
+          // the test closes the socket when done
+        }
+      });
+      acceptor.setDaemon(true);
+      acceptor.start();
+      PeerAddress peer = new PeerAddress("127.0.0.1",
+          ((InetSocketAddress) silent.getLocalAddress()).getPort());
+      ReadChannel c = client.connect(peer, APP);
+      closeAfter.add(c);
+      PooledBuffer b = pool.allocate(4096, 1, TimeUnit.SECONDS);
+      try {
+        ReadResults results = new ReadResults(3);
+        for (int i = 0; i < 3; i++) {
+          c.post(new ReadOp().set(1L << 32, 1, 1000, b, i * 1000, results));
+        }
+        long t0 = System.nanoTime();
+        assertTrue(results.await(15, TimeUnit.SECONDS), "READs to a silent peer hung");
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms >= 4500, "timed out after " + ms + " ms, read timeout is 5s");
+        List<TransportException> failures = results.failures();
+        assertEquals(3, failures.size());
+        for (TransportException e : failures) {
+          assertInstanceOf(ReadTimeoutException.class, e);
+          assertEquals(peer, e.peer());
+        }
+        assertFalse(c.isOpen());
+      } finally {
+        b.release();
+      }
+    }
+  }
+
+  @Test
+  void aPeerThatAcceptsButNeverHandshakesFailsWithinTheConnectTimeout() throws Exception {
+    try (ServerSocket mute = new ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+      long t0 = System.nanoTime();
+      TransportException e = assertThrows(TransportException.class,
+          () -> client.connect(new PeerAddress("127.0.0.1", mute.getLocalPort()), APP));
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      assertInstanceOf(PeerUnreachableException.class, e);
+      assertTrue(ms >= 4500 && ms < 10000, "gave up after " + ms + " ms, connect timeout is 5s");
+    }
+  }
+
+  @Test
+  void postingOnAClosedChannelFailsTheReadAtOnce() throws Exception {
+    RegisteredRegion r = serveMemory(4096, 21, APP);
+    ReadChannel c = connect();
+    c.close();
+    PooledBuffer b = pool.allocate(100, 1, TimeUnit.SECONDS);
+    try {
+      ReadResults results = new ReadResults(1);
+      c.post(new ReadOp().set(r.address(), r.rkey(), 100, b, 0, results));
+      assertTrue(results.await(5, TimeUnit.SECONDS));
+      assertEquals(1, results.failures().size());
+    } finally {
+      b.release();
+    }
+  }
+}
