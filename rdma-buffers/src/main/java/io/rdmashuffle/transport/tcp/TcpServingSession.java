@@ -143,17 +143,25 @@ final class TcpServingSession implements Runnable, AutoCloseable {
     }
     room(RESPONSE_HEADER_BYTES);
     header(id, STATUS_OK, length);
-    flush();
-    if (m.isFile()) {
+    if (m.isFile() && SENDFILE) {
+      flush();
       transferFully(m.file(), m.fileOffset() + offset, length);
-    } else {
-      ByteBuffer v = viewOf(m);
-      v.limit(offset + length).position(offset);
-      while (v.hasRemaining()) {
-        ch.write(v);
-      }
+      return;
     }
+    // staged responses, this header and the payload leave in one gathering write
+    ByteBuffer v = viewOf(m);
+    v.limit(offset + length).position(offset);
+    out.flip();
+    gather[0] = out;
+    gather[1] = v;
+    while (v.hasRemaining()) {
+      ch.write(gather);
+    }
+    out.clear();
   }
+
+  static final boolean SENDFILE = Boolean.parseBoolean(System.getProperty("rdma.tcp.sendfile", "true"));
+  private final ByteBuffer[] gather = new ByteBuffer[2];
 
   private void transferFully(FileChannel file, long position, long length) throws IOException {
     long done = 0;

@@ -1,0 +1,15 @@
+package io.rdmashuffle.bench;
+
+/** One way of fetching every block of a served file, measured by {@link TransportReadBenchmark}. */
+interface BlockFetcher extends AutoCloseable {
+  String name();
+
+  /**
+   * Fetches all {@code blocks} blocks of {@code blockSize} bytes, {@code passes} times, keeping
+   * {@code window} requests in flight; returns the bytes that arrived.
+   */
+  long fetchAll(int blockSize, int blocks, int passes, int window) throws Exception;
+
+  @Override
+  void close();
+}

@@ -1,0 +1,155 @@
+package io.rdmashuffle.bench;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Arrays;
+import java.util.Random;
+
+/**
+ * Side-by-side throughput of fetching blocks of a file over loopback: our tcp transport (one-sided
+ * READs from the mapped, registered file) against Spark's network stack (TransportServer serving
+ * file segments to a TransportClient), in one process, alternating rounds, medians reported.
+ * Both keep the same window of requests in flight: Spark's default {@code
+ * spark.reducer.maxSizeInFlight} (48m) divided by the block size.
+ *
+ * <pre>integration/bin/bench-transport [--sizes 64k,256k,1m,4m] [--file 256m] [--rounds 7]
+ *     [--bytes-per-round 1g] [--out FILE]</pre>
+ */
+public final class TransportReadBenchmark {
+  private TransportReadBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    long[] sizes = {64 << 10, 256 << 10, 1 << 20, 4 << 20};
+    long fileSize = 256L << 20;
+    long perRound = 1L << 30;
+    int rounds = 7;
+    int warmup = 2;
+    Path out = null;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--sizes" -> sizes = Arrays.stream(args[++i].split(",")).mapToLong(TransportReadBenchmark::bytes).toArray();
+        case "--file" -> fileSize = bytes(args[++i]);
+        case "--bytes-per-round" -> perRound = bytes(args[++i]);
+        case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+        case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+        case "--out" -> out = Paths.get(args[++i]);
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+      }
+    }
+    Path dir = Files.createTempDirectory("rdma-bench");
+    Path file = dir.resolve("blocks");
+    writeFile(file, fileSize);
+    StringBuilder report = new StringBuilder();
+    report.append("# Block fetch throughput over loopback: rdma-shuffle tcp vs Spark network-common\n\n");
+    report.append(Machine.describe());
+    report.append("file: ").append(fileSize >> 20).append(" MiB in the page cache; ")
+        .append(perRound >> 20).append(" MiB fetched per round; ").append(rounds)
+        .append(" measured rounds per side after ").append(warmup)
+        .append(" warm-up rounds, sides alternating; window: 48 MiB in flight\n\n");
+    try (BlockFetcher ours = new OursTcpFetcher(file);
+        BlockFetcher spark = new SparkNetworkFetcher(file)) {
+      report.append("| block | ").append(ours.name()).append(" MB/s | ").append(spark.name())
+          .append(" MB/s | ratio |\n| --- | --- | --- | --- |\n");
+      for (long size : sizes) {
+        int blockSize = (int) size;
+        int blocks = (int) (fileSize / blockSize);
+        int passes = (int) Math.max(1, perRound / fileSize);
+        int window = (int) Math.max(1, TransportReadBenchmark.window(blockSize, 48L << 20));
+        double[] a = new double[rounds];
+        double[] b = new double[rounds];
+        for (int r = -warmup; r < rounds; r++) {
+          BlockFetcher first = (r & 1) == 0 ? ours : spark;
+          BlockFetcher second = first == ours ? spark : ours;
+          double x = measure(first, blockSize, blocks, passes, window);
+          double y = measure(second, blockSize, blocks, passes, window);
+          if (r >= 0) {
+            a[r] = first == ours ? x : y;
+            b[r] = first == ours ? y : x;
+          }
+        }
+        double ma = median(a);
+        double mb = median(b);
+        String row = String.format("| %s | %.0f (%.0f..%.0f) | %.0f (%.0f..%.0f) | %.2f |%n",
+            human(blockSize), ma, min(a), max(a), mb, min(b), max(b), ma / mb);
+        report.append(row);
+        System.out.print(row);
+      }
+    } finally {
+      Files.deleteIfExists(file);
+      Files.deleteIfExists(dir);
+    }
+    report.append("\nMB/s = 10^6 bytes per second, median (min..max) of the rounds; ratio = ours / Spark.\n");
+    System.out.println();
+    System.out.println(report);
+    if (out != null) {
+      Files.createDirectories(out.toAbsolutePath().getParent());
+      Files.writeString(out, report.toString(), StandardCharsets.UTF_8);
+      System.out.println("wrote " + out);
+    }
+    // Netty's and our daemon threads must not keep the JVM up
+    System.exit(0);
+  }
+
+  static long window(int blockSize, long bytesInFlight) {
+    return bytesInFlight / blockSize;
+  }
+
+  private static double measure(BlockFetcher f, int blockSize, int blocks, int passes, int window)
+      throws Exception {
+    long t0 = System.nanoTime();
+    long bytes = f.fetchAll(blockSize, blocks, passes, window);
+    long ns = System.nanoTime() - t0;
+    if (bytes != (long) blockSize * blocks * passes) {
+      throw new IllegalStateException(f.name() + " fetched " + bytes + " bytes");
+    }
+    return bytes / (ns / 1e9) / 1e6;
+  }
+
+  private static void writeFile(Path p, long size) throws IOException {
+    byte[] chunk = new byte[1 << 20];
+    new Random(1).nextBytes(chunk);
+    try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
+      for (long off = 0; off < size; off += chunk.length) {
+        f.write(chunk, 0, (int) Math.min(chunk.length, size - off));
+      }
+    }
+  }
+
+  private static long bytes(String s) {
+    String t = s.trim().toLowerCase(java.util.Locale.ROOT);
+    long mult = 1;
+    if (t.endsWith("k")) {
+      mult = 1 << 10;
+    } else if (t.endsWith("m")) {
+      mult = 1 << 20;
+    } else if (t.endsWith("g")) {
+      mult = 1 << 30;
+    }
+    if (mult > 1) {
+      t = t.substring(0, t.length() - 1);
+    }
+    return Long.parseLong(t) * mult;
+  }
+
+  private static String human(long size) {
+    return size >= 1 << 20 ? (size >> 20) + " MiB" : (size >> 10) + " KiB";
+  }
+
+  private static double median(double[] v) {
+    double[] s = v.clone();
+    Arrays.sort(s);
+    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  }
+
+  private static double min(double[] v) {
+    return Arrays.stream(v).min().orElse(0);
+  }
+
+  private static double max(double[] v) {
+    return Arrays.stream(v).max().orElse(0);
+  }
+}
