@@ -73,6 +73,8 @@ final class TcpReadChannel implements ReadChannel {
 
   private final ByteBuffer in = ByteBuffer.allocateDirect(IN_BYTES);
   private final IdentityHashMap<RegisteredRegion, ByteBuffer> views = new IdentityHashMap<>();
+  /** Whether the last response's data was too large for the staging buffer. */
+  private boolean afterLarge;
   private final Thread receiver;
 
   TcpReadChannel(
@@ -333,7 +335,7 @@ final class TcpReadChannel implements ReadChannel {
   }
 
   private void receiveOne() throws IOException {
-    fill(RESPONSE_HEADER_BYTES);
+    fill(RESPONSE_HEADER_BYTES, afterLarge);
     int p = in.position();
     int slot = in.getInt(p + RESPONSE_ID_OFFSET);
     int status = in.getInt(p + RESPONSE_STATUS_OFFSET);
@@ -358,7 +360,8 @@ final class TcpReadChannel implements ReadChannel {
     int staged = Math.min(in.remaining(), length);
     v.put(offset, in, in.position(), staged);
     in.position(in.position() + staged);
-    if (staged < length) {
+    afterLarge = staged < length;
+    if (afterLarge) {
       v.limit(offset + length).position(offset + staged);
       while (v.hasRemaining()) {
         if (ch.read(v) < 0) {
@@ -369,12 +372,19 @@ final class TcpReadChannel implements ReadChannel {
     complete(slot, op, null);
   }
 
-  /** Makes at least {@code n} bytes readable in {@code in}. */
-  private void fill(int n) throws IOException {
+  /**
+   * Makes at least {@code n} bytes readable in {@code in}. After a large response the next one
+   * is likely large too: then only its header is read, so its data lands in the target directly
+   * instead of passing through the staging buffer.
+   */
+  private void fill(int n, boolean headerOnly) throws IOException {
     if (in.remaining() >= n) {
       return;
     }
     in.compact();
+    if (headerOnly) {
+      in.limit(n);
+    }
     while (in.position() < n) {
       if (ch.read(in) < 0) {
         throw new EOFException("peer closed the connection");

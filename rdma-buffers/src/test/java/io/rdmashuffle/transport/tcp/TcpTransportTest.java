@@ -133,6 +133,64 @@ class TcpTransportTest extends TransportContractTest {
     }
   }
 
+  /** Bytes allocated so far by every live thread whose name starts with {@code prefix}. */
+  private static long allocatedBy(String prefix) {
+    com.sun.management.ThreadMXBean mx =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long sum = 0;
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().startsWith(prefix)) {
+        sum += mx.getThreadAllocatedBytes(t.getId());
+      }
+    }
+    return sum;
+  }
+
+  @Test
+  void theReadPathAllocatesNothingPerRequest() throws Exception {
+    RegisteredRegion r = serveMemory(1 << 20, 22, APP);
+    ReadChannel c = connect();
+    PooledBuffer b = pool.allocate(64 * 1024, 1, TimeUnit.SECONDS);
+    try {
+      int window = 16;
+      ReadOp[] ops = new ReadOp[window];
+      for (int round = 0; round < 2; round++) {
+        int total = round == 0 ? 2000 : 20000;
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(total);
+        io.rdmashuffle.transport.ReadListener again = new io.rdmashuffle.transport.ReadListener() {
+          @Override public void onReadComplete(ReadOp op) {
+            done.countDown();
+            if (next.getAndIncrement() < total - window) {
+              c.post(op);
+            }
+          }
+
+          @Override public void onReadFailed(ReadOp op, io.rdmashuffle.transport.TransportException e) {
+            fail(e);
+          }
+        };
+        for (int i = 0; i < window; i++) {
+          ops[i] = new ReadOp().set(r.address() + i * 4096L, r.rkey(),
+              i % 2 == 0 ? 100 : 40_000, b, 0, again);
+        }
+        long before = allocatedBy("rdma-tcp-recv") + allocatedBy("rdma-tcp-serve");
+        for (ReadOp op : ops) {
+          c.post(op);
+        }
+        assertTrue(done.await(60, TimeUnit.SECONDS));
+        long perRead = (allocatedBy("rdma-tcp-recv") + allocatedBy("rdma-tcp-serve") - before) / total;
+        if (round == 1) {
+          // round 0 warms up (JIT, first-use tables); then small and large READs, served and
+          // received, must not allocate: a few bytes per READ allow for JIT and JFR noise only
+          assertTrue(perRead < 8, perRead + " bytes allocated per READ on transport threads");
+        }
+      }
+    } finally {
+      b.release();
+    }
+  }
+
   @Test
   void postingOnAClosedChannelFailsTheReadAtOnce() throws Exception {
     RegisteredRegion r = serveMemory(4096, 21, APP);
