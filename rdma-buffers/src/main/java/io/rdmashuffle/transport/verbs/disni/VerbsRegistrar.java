@@ -1,0 +1,194 @@
+package io.rdmashuffle.transport.verbs.disni;
+
+import com.ibm.disni.verbs.IbvContext;
+import com.ibm.disni.verbs.IbvMr;
+import com.ibm.disni.verbs.IbvPd;
+import com.ibm.disni.verbs.SVCRegMr;
+import io.rdmashuffle.memory.Access;
+import io.rdmashuffle.memory.MemoryAccounting;
+import io.rdmashuffle.memory.MemoryPiece;
+import io.rdmashuffle.memory.MemoryRegistrar;
+import io.rdmashuffle.memory.RegisteredRegion;
+import io.rdmashuffle.memory.RegistrationException;
+import java.io.IOException;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Registers memory with the NIC. Served regions go into a protection domain of their owner
+ * application, and the queue pair a peer of that application is given is created in the same
+ * domain: the NIC then refuses any rkey of another application's region on it (remote access
+ * error). READ targets go into the transport's own domain, where its reading queue pairs live.
+ * Served regions are registered with remote READ only (no local write, never remote write), so a
+ * read-only file mapping can be registered.
+ *
+ * <p>{@code ibv_reg_mr} is thread-safe, so registration runs on the caller's thread, not on the
+ * completion queue's owner (pinning a large file takes time the data path should not wait for).
+ */
+final class VerbsRegistrar implements MemoryRegistrar {
+  private static final Logger LOG = LoggerFactory.getLogger(VerbsRegistrar.class);
+
+  private final IbvContext context;
+  private final IbvPd ownPd;
+  private final Map<String, IbvPd> applicationPds = new HashMap<>();
+  private final Set<VerbsRegion> live = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final MemoryAccounting accounting;
+  private boolean gone;
+  private boolean closing;
+  private boolean released;
+
+  VerbsRegistrar(IbvContext context, MemoryAccounting accounting) throws IOException {
+    this.context = context;
+    this.accounting = accounting;
+    this.ownPd = context.allocPd();
+  }
+
+  IbvPd ownPd() {
+    return ownPd;
+  }
+
+  /** The protection domain of {@code application}'s served regions, created on first use. */
+  synchronized IbvPd pdOf(String application) throws IOException {
+    if (gone) {
+      throw new IOException("the RDMA device is gone");
+    }
+    IbvPd pd = applicationPds.get(application);
+    if (pd == null) {
+      pd = context.allocPd();
+      applicationPds.put(application, pd);
+    }
+    return pd;
+  }
+
+  @Override
+  public RegisteredRegion register(MemoryPiece piece, Access access, String owner, Runnable onFreed)
+      throws RegistrationException {
+    IbvPd pd;
+    int flags;
+    try {
+      if (access == Access.REMOTE_READ) {
+        if (owner == null || owner.isEmpty()) {
+          throw new IllegalArgumentException("a served region needs an owner application");
+        }
+        pd = pdOf(owner);
+        flags = IbvMr.IBV_ACCESS_REMOTE_READ;
+      } else {
+        synchronized (this) {
+          if (gone) {
+            throw new IOException("the RDMA device is gone or the transport is closed");
+          }
+        }
+        pd = ownPd;
+        flags = IbvMr.IBV_ACCESS_LOCAL_WRITE;
+      }
+      SVCRegMr call = pd.regMr(piece.buffer(), flags);
+      IbvMr mr;
+      try {
+        mr = call.execute().getMr();
+      } finally {
+        call.free();
+      }
+      VerbsRegion region = new VerbsRegion(piece, access, owner, mr, this, onFreed);
+      synchronized (this) {
+        live.add(region);
+      }
+      accounting.registered(piece.length());
+      return region;
+    } catch (IOException e) {
+      throw new RegistrationException(
+          "the NIC refused to register " + piece.length() + " bytes (" + e.getMessage()
+              + "); with verbs registered memory is pinned: check the memlock limit", e);
+    }
+  }
+
+  void deregister(VerbsRegion region) {
+    IbvMr mr = region.takeMr();
+    if (mr != null) {
+      try {
+        mr.deregMr().execute().free();
+      } catch (IOException e) {
+        LOG.warn("deregistering a memory region failed", e);
+      }
+    }
+    accounting.deregistered(region.length());
+    boolean last;
+    synchronized (this) {
+      live.remove(region);
+      last = closing && live.isEmpty();
+    }
+    if (last) {
+      releaseDomains();
+    }
+  }
+
+  /**
+   * The device went away: deregister everything now (owners may still close their regions
+   * later; that then only updates the accounting) and release the protection domains, so the
+   * kernel can finish removing the device.
+   */
+  void deviceRemoved() {
+    List<VerbsRegion> regions;
+    synchronized (this) {
+      gone = true;
+      regions = List.copyOf(live);
+    }
+    for (VerbsRegion r : regions) {
+      IbvMr mr = r.takeMr();
+      if (mr != null) {
+        try {
+          mr.deregMr().execute().free();
+        } catch (IOException e) {
+          LOG.debug("deregistering after device removal failed", e);
+        }
+      }
+    }
+    releaseDomains();
+  }
+
+  /**
+   * The transport closes: no new registrations; the protection domains are released as soon as
+   * the last region is deregistered (now, if none is left).
+   */
+  void close() {
+    boolean now;
+    synchronized (this) {
+      closing = true;
+      gone = true;
+      now = live.isEmpty();
+    }
+    if (now) {
+      releaseDomains();
+    }
+  }
+
+  private synchronized void releaseDomains() {
+    if (released) {
+      return;
+    }
+    released = true;
+    for (IbvPd pd : applicationPds.values()) {
+      dealloc(pd);
+    }
+    applicationPds.clear();
+    dealloc(ownPd);
+  }
+
+  private static void dealloc(IbvPd pd) {
+    try {
+      pd.deallocPd();
+    } catch (Exception e) {
+      LOG.debug("deallocating a protection domain failed (regions still registered?)", e);
+    }
+  }
+
+  @Override
+  public MemoryAccounting accounting() {
+    return accounting;
+  }
+}

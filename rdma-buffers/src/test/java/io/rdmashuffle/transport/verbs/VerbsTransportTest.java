@@ -1,0 +1,38 @@
+package io.rdmashuffle.transport.verbs;
+
+import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.config.TransportKind;
+import io.rdmashuffle.transport.RdmaDevices;
+import io.rdmashuffle.transport.TransportContractTest;
+import org.junit.jupiter.api.condition.EnabledIf;
+
+/**
+ * The transport contract on verbs, between two Soft-RoCE devices: the serving transport on
+ * {@code rdma.test.serverHost} (default 10.77.0.1, rxe0 in the guest of
+ * {@code integration/softroce/run-in-guest.sh}), the reading one on {@code rdma.test.clientHost}
+ * (default 10.77.0.2, rxe1). Runs where an RDMA device port is active and the native library
+ * loads; elsewhere it is skipped, and the guest run is what proves it.
+ */
+@EnabledIf("verbsAvailable")
+class VerbsTransportTest extends TransportContractTest {
+  static boolean verbsAvailable() {
+    return RdmaDevices.ports().stream().anyMatch(RdmaDevices.Port::active)
+        && new VerbsTransportProvider().probe(RdmaConf.defaults(KeyStyle.SPARK)).available();
+  }
+
+  @Override
+  protected TransportKind kind() {
+    return TransportKind.VERBS;
+  }
+
+  @Override
+  protected String serverHost() {
+    return System.getProperty("rdma.test.serverHost", "10.77.0.1");
+  }
+
+  @Override
+  protected String clientHost() {
+    return System.getProperty("rdma.test.clientHost", "10.77.0.2");
+  }
+}
