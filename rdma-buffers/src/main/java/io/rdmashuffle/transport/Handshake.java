@@ -114,7 +114,14 @@ public final class Handshake {
     challenge.put(hmac(secret, SERVER_LABEL, clientNonce, serverNonce, app));
     writeFully(ch, challenge.flip());
 
-    byte[] proof = bytes(readFully(ch, PROOF_MESSAGE_BYTES), 0, PROOF_BYTES);
+    byte[] proof;
+    try {
+      proof = bytes(readFully(ch, PROOF_MESSAGE_BYTES), 0, PROOF_BYTES);
+    } catch (EOFException e) {
+      // what a client does when our proof fails its check: a wrong secret or another application
+      throw new Refused("client of application " + application + " hung up instead of proving"
+          + " the secret (it holds another secret, or gave up)");
+    }
     boolean ok =
         MessageDigest.isEqual(hmac(secret, CLIENT_LABEL, serverNonce, clientNonce, app), proof)
             && known;
