@@ -13,12 +13,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Probes whether RDMA verbs can run here: an RDMA device with an active port, and a locked-memory
- * limit that allows the buffer pool. The verbs transport itself (DiSNI and our native library)
- * is not part of this build yet, so the probe always ends unavailable, saying so.
+ * Probes whether RDMA verbs can run here: an RDMA device with an active port, a locked-memory
+ * limit that allows the buffer pool, and our native library loaded under DiSNI
+ * ({@link NativeLibrary}, loaded once per process). The verbs transport itself is not written
+ * yet, so the probe still ends unavailable, saying so, even where all of that is in place.
  */
 public final class VerbsTransportProvider implements TransportProvider {
-  static final String NOT_BUILT = "the verbs transport is not part of this build yet";
+  static final String NOT_IMPLEMENTED = "the verbs transport itself is not implemented yet";
 
   @Override
   public TransportKind kind() {
@@ -54,11 +55,26 @@ public final class VerbsTransportProvider implements TransportProvider {
               + conf.keyOf(RdmaShuffleConfig.BUFFERS_MAX_BYTES) + "=" + need
               + " (raise it with ulimit -l / limits.conf / LimitMEMLOCK)";
     }
-    findings.add("native library: " + NOT_BUILT);
+    NativeLibrary library = NativeLibrary.load(conf);
+    addNativeFindings(conf, library, findings);
+    if (cause == null && !library.isAvailable()) {
+      cause = "native library unavailable: " + library.unavailabilityCause().getMessage();
+    }
     if (cause == null) {
-      cause = NOT_BUILT;
+      cause = NOT_IMPLEMENTED + " (native library, devices and memlock limit are ready)";
     }
     return Availability.unavailable(cause, findings);
+  }
+
+  private static void addNativeFindings(RdmaConf conf, NativeLibrary library, List<String> findings) {
+    findings.add("native library: " + library.describe());
+    String configured = conf.get(RdmaShuffleConfig.VERBS_NATIVE_LIBRARY).trim();
+    if (!configured.equals(library.requestedPath())) {
+      findings.add(
+          conf.keyOf(RdmaShuffleConfig.VERBS_NATIVE_LIBRARY) + "=" + configured
+              + " not used: this process loaded the native library once already, with "
+              + (library.requestedPath().isEmpty() ? "no path set" : library.requestedPath()));
+    }
   }
 
   @Override
