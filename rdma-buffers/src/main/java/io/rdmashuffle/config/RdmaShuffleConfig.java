@@ -124,6 +124,18 @@ public final class RdmaShuffleConfig {
                   + " can be served (one registration is limited to 2 GiB).")
           .build();
 
+  public static final ConfigEntry<String> VERBS_NATIVE_LIBRARY =
+      ConfigEntry.builder("verbs.nativeLibrary", ConfigType.STRING)
+          .defaultValue("")
+          .rule(v -> v.isEmpty() || v.startsWith("/"), "empty or an absolute path")
+          .doc(
+              "The native library DiSNI runs on (libdisni.so). Empty: a libdisni.so found on"
+                  + " java.library.path, else the one bundled in the rdma-buffers jar (extracted"
+                  + " to a private temporary folder). A path set here is used as it is and wins"
+                  + " over both; when it can't be loaded, verbs is unavailable and the cause says"
+                  + " why. A process loads the library once: the first value it sees counts.")
+          .build();
+
   /** Every entry, in the order the configuration page lists them. */
   public static final List<ConfigEntry<?>> ALL =
       List.of(
@@ -138,7 +150,8 @@ public final class RdmaShuffleConfig {
           BUFFERS_MAX_BYTES,
           BUFFERS_CHUNK_SIZE,
           BUFFERS_MIN_SIZE,
-          PIECE_SIZE);
+          PIECE_SIZE,
+          VERBS_NATIVE_LIBRARY);
 
   private static boolean isPowerOfTwo(long v) {
     return v > 0 && (v & (v - 1)) == 0;

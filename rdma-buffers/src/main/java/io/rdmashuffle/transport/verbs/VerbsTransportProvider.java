@@ -13,12 +13,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Probes whether RDMA verbs can run here: an RDMA device with an active port, and a locked-memory
- * limit that allows the buffer pool. The verbs transport itself (DiSNI and our native library)
- * is not part of this build yet, so the probe always ends unavailable, saying so.
+ * Probes whether RDMA verbs can run here: an RDMA device with an active port, a locked-memory
+ * limit that allows the buffer pool, and our native library loaded under DiSNI
+ * ({@link NativeLibrary}, loaded once per process). The transport itself ({@code
+ * disni.VerbsTransport}) runs inside the DiSNI class loader and is started through {@link
+ * VerbsStarter}.
  */
 public final class VerbsTransportProvider implements TransportProvider {
-  static final String NOT_BUILT = "the verbs transport is not part of this build yet";
+  static final String STARTER = "io.rdmashuffle.transport.verbs.disni.VerbsTransportStarter";
 
   @Override
   public TransportKind kind() {
@@ -54,15 +56,39 @@ public final class VerbsTransportProvider implements TransportProvider {
               + conf.keyOf(RdmaShuffleConfig.BUFFERS_MAX_BYTES) + "=" + need
               + " (raise it with ulimit -l / limits.conf / LimitMEMLOCK)";
     }
-    findings.add("native library: " + NOT_BUILT);
-    if (cause == null) {
-      cause = NOT_BUILT;
+    NativeLibrary library = NativeLibrary.load(conf);
+    addNativeFindings(conf, library, findings);
+    if (cause == null && !library.isAvailable()) {
+      cause = "native library unavailable: " + library.unavailabilityCause().getMessage();
     }
-    return Availability.unavailable(cause, findings);
+    return cause == null
+        ? Availability.available(findings)
+        : Availability.unavailable(cause, findings);
+  }
+
+  private static void addNativeFindings(RdmaConf conf, NativeLibrary library, List<String> findings) {
+    findings.add("native library: " + library.describe());
+    String configured = conf.get(RdmaShuffleConfig.VERBS_NATIVE_LIBRARY).trim();
+    if (!configured.equals(library.requestedPath())) {
+      findings.add(
+          conf.keyOf(RdmaShuffleConfig.VERBS_NATIVE_LIBRARY) + "=" + configured
+              + " not used: this process loaded the native library once already, with "
+              + (library.requestedPath().isEmpty() ? "no path set" : library.requestedPath()));
+    }
   }
 
   @Override
   public Transport start(TransportContext context) throws TransportStartException {
-    throw new TransportStartException(probe(context.conf()).cause());
+    Availability a = probe(context.conf());
+    if (!a.available()) {
+      throw new TransportStartException(a.cause());
+    }
+    VerbsStarter starter;
+    try {
+      starter = NativeLibrary.load(context.conf()).newInstance(STARTER, VerbsStarter.class);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      throw new TransportStartException("the verbs transport could not be loaded: " + e, e);
+    }
+    return starter.start(context);
   }
 }
