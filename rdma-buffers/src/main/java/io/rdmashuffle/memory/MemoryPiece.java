@@ -14,8 +14,10 @@ public final class MemoryPiece {
   private final ByteBuffer buffer;
   private final FileChannel file;
   private final long fileOffset;
+  private final boolean writableMapping;
 
-  private MemoryPiece(ByteBuffer buffer, FileChannel file, long fileOffset) {
+  private MemoryPiece(ByteBuffer buffer, FileChannel file, long fileOffset, boolean writable) {
+    this.writableMapping = writable;
     if (!buffer.isDirect()) {
       throw new IllegalArgumentException("only direct or mapped memory can be registered");
     }
@@ -26,15 +28,23 @@ public final class MemoryPiece {
 
   /** Direct memory; the buffer's whole capacity is registered. */
   public static MemoryPiece of(ByteBuffer direct) {
-    return new MemoryPiece(direct, null, 0);
+    return new MemoryPiece(direct, null, 0, false);
   }
 
-  /** A mapped piece of {@code file} starting at {@code fileOffset}. */
+  /**
+   * A mapped piece of {@code file} starting at {@code fileOffset}. A writable mapping is only
+   * ever read: {@link #buffer()} hands out a read-only view of it.
+   */
   public static MemoryPiece ofMappedFile(MappedByteBuffer mapped, FileChannel file, long offset) {
-    return new MemoryPiece(mapped, Objects.requireNonNull(file), offset);
+    return new MemoryPiece(
+        mapped.isReadOnly() ? mapped : mapped.asReadOnlyBuffer(), Objects.requireNonNull(file),
+        offset, !mapped.isReadOnly());
   }
 
-  /** The memory, position 0 and limit its capacity; callers must not change its state. */
+  /**
+   * The memory, position 0 and limit its capacity (read-only for files); callers must not change
+   * its state.
+   */
   public ByteBuffer buffer() {
     return buffer;
   }
@@ -55,5 +65,10 @@ public final class MemoryPiece {
 
   public boolean isFile() {
     return file != null;
+  }
+
+  /** Whether this file piece is mapped writable (see {@code needsWritableMappings}). */
+  public boolean writableMapping() {
+    return writableMapping;
   }
 }

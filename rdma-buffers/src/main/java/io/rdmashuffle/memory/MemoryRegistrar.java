@@ -20,4 +20,14 @@ public interface MemoryRegistrar {
 
   /** Registered bytes and regions of this registrar, live. */
   MemoryAccounting accounting();
+
+  /**
+   * Whether files must be mapped writable to be registered. The Linux kernel (6.1 measured here)
+   * refuses to pin a read-only shared file mapping for a NIC ({@code ibv_reg_mr} fails with
+   * EFAULT even for remote READ only access), so verbs needs the mapping writable; nothing ever
+   * writes through it, and the NIC gets remote READ access only.
+   */
+  default boolean needsWritableMappings() {
+    return false;
+  }
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -12,7 +13,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A file mapped read-only and registered for remote READ in pieces of at most {@code pieceSize}
+ * A file mapped (read-only, unless the registrar can only pin writable mappings: then mapped
+ * writable but never written) and registered for remote READ only in pieces of at most {@code
+ * pieceSize}
  * bytes (each registration is limited to 2 GiB, so files of any size work). Owned by whoever
  * opened it; {@link #close()} withdraws every piece at once and unmaps the file (and closes its
  * descriptor) after the last in-flight READ of it finishes.
@@ -27,8 +30,12 @@ public final class RegisteredFile implements AutoCloseable {
   /** Pieces not yet freed, plus one while the file is open; the last one out unmaps. */
   private final AtomicInteger live = new AtomicInteger(1);
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** Mapped writable for a registrar that can pin nothing else; never written through. */
+  private final boolean writable;
 
-  private RegisteredFile(Path path, FileChannel channel, long length, long pieceSize) {
+  private RegisteredFile(
+      Path path, FileChannel channel, long length, long pieceSize, boolean writable) {
+    this.writable = writable;
     this.path = path;
     this.channel = channel;
     this.length = length;
@@ -49,10 +56,13 @@ public final class RegisteredFile implements AutoCloseable {
       throw new IllegalArgumentException(
           "pieceSize=" + pieceSize + ": must be a multiple of 4096 below 2 GiB");
     }
-    FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
+    boolean writable = registrar.needsWritableMappings() && Files.isWritable(path);
+    FileChannel ch = writable
+        ? FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)
+        : FileChannel.open(path, StandardOpenOption.READ);
     RegisteredFile file;
     try {
-      file = new RegisteredFile(path, ch, ch.size(), pieceSize);
+      file = new RegisteredFile(path, ch, ch.size(), pieceSize, writable);
     } catch (IOException | RuntimeException e) {
       ch.close();
       throw e;
@@ -69,7 +79,9 @@ public final class RegisteredFile implements AutoCloseable {
   private void mapAndRegister(MemoryRegistrar registrar, String owner) throws IOException {
     for (long off = 0; off < length; off += pieceSize) {
       int size = (int) Math.min(pieceSize, length - off);
-      MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_ONLY, off, size);
+      MappedByteBuffer mapped =
+          channel.map(writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY,
+              off, size);
       mappings.add(mapped);
       live.incrementAndGet();
       try {

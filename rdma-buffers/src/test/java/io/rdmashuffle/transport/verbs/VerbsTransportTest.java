@@ -21,6 +21,17 @@ class VerbsTransportTest extends TransportContractTest {
         && new VerbsTransportProvider().probe(RdmaConf.defaults(KeyStyle.SPARK)).available();
   }
 
+  /** The emulated guest runs READs at tens of MB/s on a loaded host: generous timeouts. */
+  @Override
+  protected long readTimeoutSeconds() {
+    return Long.getLong("rdma.test.readTimeoutSeconds", 30);
+  }
+
+  @Override
+  protected long connectTimeoutSeconds() {
+    return Long.getLong("rdma.test.connectTimeoutSeconds", 30);
+  }
+
   @Override
   protected TransportKind kind() {
     return TransportKind.VERBS;

@@ -102,9 +102,17 @@ final class VerbsRegistrar implements MemoryRegistrar {
       return region;
     } catch (IOException e) {
       throw new RegistrationException(
-          "the NIC refused to register " + piece.length() + " bytes (" + e.getMessage()
-              + "); with verbs registered memory is pinned: check the memlock limit", e);
+          "the NIC refused to register " + piece.length() + " bytes (" + e.getMessage() + "): "
+              + (piece.isFile() && !piece.writableMapping()
+                  ? "the kernel pins only writable file mappings, and this process can't open the"
+                      + " file for writing (nothing is ever written through it)"
+                  : "registered memory is pinned, check the memlock limit"), e);
     }
+  }
+
+  @Override
+  public boolean needsWritableMappings() {
+    return true;
   }
 
   void deregister(VerbsRegion region) {

@@ -1,0 +1,60 @@
+package io.rdmashuffle.transport.verbs;
+
+import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.memory.Access;
+import io.rdmashuffle.memory.MemoryPiece;
+import io.rdmashuffle.memory.RegisteredRegion;
+import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.transport.Transport;
+import io.rdmashuffle.transport.TransportContext;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+
+/** Which file mappings the NIC accepts for remote READ, printed (run in the Soft-RoCE guest). */
+public final class MappedRegistrationProbe {
+  private MappedRegistrationProbe() {}
+
+  public static void main(String[] args) throws Exception {
+    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of("spark.shuffle.rdma.transport", "verbs"));
+    try (Transport t = new VerbsTransportProvider().start(new TransportContext(conf,
+        ApplicationSecrets.of("probe", "probe-secret-0123456789".getBytes()), "10.77.0.1",
+        new TransportMetrics()))) {
+      for (String dir : new String[] {"/tmp", "/dev/shm", System.getProperty("user.dir")}) {
+        Path p = Files.createTempFile(Path.of(dir), "probe", ".bin");
+        Files.write(p, new byte[1 << 20]);
+        for (FileChannel.MapMode mode : new FileChannel.MapMode[] {FileChannel.MapMode.READ_ONLY,
+            FileChannel.MapMode.READ_WRITE, FileChannel.MapMode.PRIVATE}) {
+          try (FileChannel ch = mode == FileChannel.MapMode.READ_ONLY
+              ? FileChannel.open(p, StandardOpenOption.READ)
+              : FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            MappedByteBuffer m = ch.map(mode, 0, 1 << 20);
+            for (boolean touch : new boolean[] {false, true}) {
+              if (touch) {
+                for (int i = 0; i < m.capacity(); i += 4096) {
+                  m.get(i);
+                }
+              }
+              try {
+                RegisteredRegion r = t.registrar().register(
+                    MemoryPiece.ofMappedFile(m, ch, 0), Access.REMOTE_READ, "probe", () -> { });
+                r.close();
+                System.out.println("PROBE " + dir + " " + mode + " touched=" + touch + ": OK");
+              } catch (Exception e) {
+                System.out.println("PROBE " + dir + " " + mode + " touched=" + touch + ": " + e.getMessage());
+              }
+            }
+          } catch (Exception e) {
+            System.out.println("PROBE " + dir + " " + mode + ": map failed " + e);
+          }
+        }
+        Files.delete(p);
+      }
+    }
+  }
+}
