@@ -38,7 +38,7 @@ selectors=()
 for c in "${classes[@]}"; do selectors+=(--select-class "$c"); done
 
 export SOFTROCE_OUT_DIR="$out"
-exec "$harness" -- env VERBS_PROBE="${VERBS_PROBE:-}" bash -c '
+exec "$harness" -- env VERBS_PROBE="${VERBS_PROBE:-}" VERBS_LOG_LEVEL="${VERBS_LOG_LEVEL:-info}" bash -c '
   set -u
   ulimit -l unlimited
   if [ -n "${VERBS_PROBE:-}" ]; then
@@ -46,6 +46,8 @@ exec "$harness" -- env VERBS_PROBE="${VERBS_PROBE:-}" bash -c '
   fi
   java -Xcheck:jni --add-exports java.base/sun.nio.ch=ALL-UNNAMED -XX:MaxDirectMemorySize=1g \
     -Drdma.shuffle.leakDetection=true -Dorg.slf4j.simpleLogger.log.com.ibm.disni=warn \
+    -Dorg.slf4j.simpleLogger.log.io.rdmashuffle.transport.verbs=$VERBS_LOG_LEVEL \
+    -Dorg.slf4j.simpleLogger.showDateTime=true \
     -Drdma.test.classpath="$1" \
     -jar "$0" execute --disable-banner --details=tree --fail-if-no-tests \
     --reports-dir "$GUEST_OUT/junit" --class-path "$1" "${@:2}" 2>&1 | tee "$GUEST_OUT/console.log"

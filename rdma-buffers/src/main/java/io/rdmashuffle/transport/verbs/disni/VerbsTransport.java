@@ -221,6 +221,7 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
         return null;
       }, remaining(deadline));
       expect(id, RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_RESOLVED, peer, deadline, "address");
+      LOG.debug("{}: address resolved after {} ms", peer, elapsedMillis(deadline));
       InetSocketAddress source = (InetSocketAddress) cm.call(cid::getSource, remaining(deadline));
       announce = ControlServer.announce(peer, application, secret, source, timer,
           remaining(deadline));
@@ -228,6 +229,7 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
         cid.resolveRoute((int) remaining(deadline));
         return null;
       }, remaining(deadline));
+      LOG.debug("{}: announced after {} ms", peer, elapsedMillis(deadline));
       expect(id, RdmaCmEvent.EventType.RDMA_CM_EVENT_ROUTE_RESOLVED, peer, deadline, "route");
       Qp made = createQp(id, registrar.ownPd(), Math.min(wantedDepth, engine.capacity()));
       qp = made.qp();
@@ -304,6 +306,10 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     String what = got < 0 ? "no " + step + " within " + connectTimeoutMillis + " ms"
         : step + " failed: " + (got < all.length ? all[got].name() : "event " + got);
     throw new PeerUnreachableException(what, peer, null, null);
+  }
+
+  private long elapsedMillis(long deadline) {
+    return connectTimeoutMillis - TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
   }
 
   private static long remaining(long deadline) {
@@ -430,6 +436,12 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     destroyCq();
     CmEventLoop.destroyNow(listenId);
     listenId = null;
+    // reading channels were broken above; their ids are destroyed by queued commands: run them
+    // now, then let librdmacm notice the device is gone and close its context of it
+    cm.later(() -> {
+      int left = NativeExtras.syncDevices();
+      LOG.info("released the removed RDMA device; {} device(s) left", left);
+    });
   }
 
   private void destroyCq() {
