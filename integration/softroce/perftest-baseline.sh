@@ -48,8 +48,8 @@ check_guest() {
 
 # Waits until the server's output shows it listens, or up to 30 s.
 wait_for_server() {
-  local log="$1" pid="$2" i
-  for i in $(seq 1 300); do
+  local log="$1" pid="$2" _
+  for _ in $(seq 1 300); do
     grep -qs 'Waiting for client' "$log" && { sleep 0.5; return 0; }
     kill -0 "$pid" 2>/dev/null || return 1
     sleep 0.1

@@ -24,8 +24,9 @@
 set -euo pipefail
 shopt -s inherit_errexit
 
-readonly SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-readonly REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
+readonly SCRIPT_DIR REPO_ROOT
 WORK_DIR="${SOFTROCE_WORK_DIR:-$REPO_ROOT/integration/target/softroce}" # made absolute in main
 readonly MEM="${SOFTROCE_MEM:-3G}"
 readonly CPUS="${SOFTROCE_CPUS:-2}"
@@ -419,14 +420,14 @@ boot_guest() {
   mkfifo "$CTL_DIR/stderr.fifo"
   cat "$CTL_DIR/stderr.fifo" >&2 &
   ERR_PUMP=$!
-  local qemu=(qemu-system-x86_64 -name softroce -machine pc -accel tcg,thread=multi -cpu max
+  local qemu=(qemu-system-x86_64 -name softroce -machine pc -accel "tcg,thread=multi" -cpu max
     -smp "$CPUS" -m "$MEM" -nodefaults -no-user-config -display none -vga none -monitor none
     -nic none -no-reboot -pidfile "$CTL_DIR/qemu.pid"
     -kernel "$kernel" -initrd "$initrd" -append "$append"
-    -chardev stdio,id=gout,signal=off -serial chardev:gout
+    -chardev "stdio,id=gout,signal=off" -serial chardev:gout
     -chardev "file,id=gerr,path=$CTL_DIR/stderr.fifo" -serial chardev:gerr
     -chardev "file,id=gcon,path=$CTL_DIR/console.log" -serial chardev:gcon
-    -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+    -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
     -virtfs "local,path=$OUT_DIR,mount_tag=out,security_model=none"
     -virtfs "local,path=$CTL_DIR,mount_tag=ctl,security_model=none")
   # In the background so that a signal reaches our trap at once; `timeout` runs in its own
