@@ -1,0 +1,519 @@
+#!/usr/bin/env bash
+# Runs one command inside a throwaway QEMU guest that has two Soft-RoCE devices (rxe0, rxe1),
+# so real RDMA verbs run on a machine without an RDMA NIC (see README.md beside this file).
+#
+#   integration/softroce/run-in-guest.sh [--] COMMAND [ARG...]
+#
+# The guest boots a Debian kernel under TCG, mounts the host's / read-only over 9p with a tmpfs
+# overlay on top, and runs COMMAND in the host's current directory. Only the out share
+# ($GUEST_OUT in the guest) survives the run. COMMAND's stdout and stderr come back on this
+# script's stdout and stderr, its exit status becomes this script's exit status.
+#
+# Exit status: COMMAND's own, or 124 on timeout, 125 when the harness itself failed
+# (setup, boot), 130 when interrupted.
+#
+# Settings (environment):
+#   SOFTROCE_WORK_DIR  cache of kernel and initramfs (default: integration/target/softroce)
+#   SOFTROCE_OUT_DIR   host folder shared writable as $GUEST_OUT (default: $SOFTROCE_WORK_DIR/out,
+#                      emptied at the start of each run; a folder you name is never emptied)
+#   SOFTROCE_MEM       guest memory, QEMU syntax (default: 3G)
+#   SOFTROCE_CPUS      guest vCPUs (default: 2)
+#   SOFTROCE_TIMEOUT   whole run, boot included, in `timeout` syntax: 90s, 40m, 1h (default: 40m)
+#   SOFTROCE_KERNEL_PKG  Debian kernel package (default: the one linux-image-amd64 depends on)
+#   SOFTROCE_VERBOSE   1: show kernel boot messages and the guest's setup steps
+set -euo pipefail
+shopt -s inherit_errexit
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
+readonly SCRIPT_DIR REPO_ROOT
+WORK_DIR="${SOFTROCE_WORK_DIR:-$REPO_ROOT/integration/target/softroce}" # made absolute in main
+readonly MEM="${SOFTROCE_MEM:-3G}"
+readonly CPUS="${SOFTROCE_CPUS:-2}"
+readonly TIMEOUT="${SOFTROCE_TIMEOUT:-40m}"
+readonly VERBOSE="${SOFTROCE_VERBOSE:-0}"
+# Fixed path of the writable share inside the guest, exported to the command as GUEST_OUT.
+readonly GUEST_OUT=/mnt/softroce-out
+# Harness failures use this status, like `env` and `timeout` do for their own failures.
+readonly EXIT_HARNESS=125
+
+# Debian packages the host needs: QEMU, initramfs tools, and rdma-core plus perftest, which the
+# guest uses straight from the host's root file system.
+readonly HOST_PACKAGES=(qemu-system-x86 busybox-static kmod cpio coreutils util-linux
+  rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest libibverbs-dev librdmacm-dev
+  iproute2)
+
+# Modules for the initramfs, in load order; their dependencies are added before each one.
+# crc32_generic must come before rdma_rxe: rxe asks the crypto API for "crc32" and without it
+# `rdma link add` fails with "rdma_rxe: failed to add veth0".
+readonly GUEST_MODULES=(crc32_generic rdma_rxe ib_uverbs rdma_ucm virtio_pci 9p 9pnet_virtio
+  overlay veth)
+
+say() { echo "softroce: $*" >&2; }
+die() {
+  say "ERROR: $*"
+  exit "$EXIT_HARNESS"
+}
+
+usage() {
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
+}
+
+check_host() {
+  [[ "$(id -u)" == 0 ]] || die "run as root: it installs packages and shares / with the guest"
+  [[ "$(uname -m)" == x86_64 ]] || die "x86_64 hosts only (found $(uname -m))"
+  command -v apt-get >/dev/null && command -v dpkg-query >/dev/null ||
+    die "needs a Debian 12 host (apt-get, dpkg-query not found)"
+  [[ "$CPUS" =~ ^[1-9][0-9]*$ ]] || die "SOFTROCE_CPUS=$CPUS is not a positive integer"
+  [[ "$MEM" =~ ^[1-9][0-9]*[MGmg]?$ ]] || die "SOFTROCE_MEM=$MEM is not a size like 3G or 2048M"
+  [[ "$TIMEOUT" =~ ^[1-9][0-9]*[smh]?$ ]] ||
+    die "SOFTROCE_TIMEOUT=$TIMEOUT is not a duration like 90s, 40m or 1h"
+}
+
+is_installed() {
+  [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]
+}
+
+install_packages() {
+  local missing=() pkg
+  for pkg in "${HOST_PACKAGES[@]}"; do
+    is_installed "$pkg" || missing+=("$pkg")
+  done
+  if ((${#missing[@]} > 0)); then
+    say "installing Debian packages: ${missing[*]}"
+    apt-get update -qq >&2 || die "apt-get update failed"
+    # Recommends would pull a GUI and firmware for QEMU that a headless TCG guest never uses.
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >&2 || die "apt-get install ${missing[*]} failed"
+  fi
+  local tool
+  for tool in qemu-system-x86_64 busybox depmod modprobe cpio ibv_devices rdma; do
+    command -v "$tool" >/dev/null || die "$tool not found although its package is installed"
+  done
+  [[ -x /bin/busybox ]] && /bin/busybox --list | grep -qx insmod ||
+    die "/bin/busybox (busybox-static) missing or without insmod"
+}
+
+# Prints the Debian kernel package to boot: SOFTROCE_KERNEL_PKG, else what linux-image-amd64
+# depends on, else (no apt lists) the one already unpacked in the cache.
+kernel_package() {
+  local pkg="${SOFTROCE_KERNEL_PKG:-}"
+  if [[ -z "$pkg" ]]; then
+    pkg="$(apt-cache depends linux-image-amd64 2>/dev/null |
+      awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')"
+  fi
+  if [[ -z "$pkg" ]]; then
+    apt-get update -qq >&2 || true
+    pkg="$(apt-cache depends linux-image-amd64 2>/dev/null |
+      awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')"
+  fi
+  if [[ -z "$pkg" ]]; then
+    pkg="$(ls -1 "$WORK_DIR/kernel" 2>/dev/null | tail -n 1)"
+  fi
+  [[ -n "$pkg" ]] || die "cannot tell which kernel package linux-image-amd64 depends on"
+  echo "$pkg"
+}
+
+# Unpacks the kernel package into $WORK_DIR/kernel/PKG (once) and prints that folder.
+prepare_kernel() {
+  local pkg="$1" dir="$WORK_DIR/kernel/$1"
+  if [[ ! -f "$dir/.ready" ]]; then
+    say "preparing guest kernel $pkg (download about 70 MB, once)"
+    local tmp="$dir.tmp" debs="$WORK_DIR/debs" deb kver
+    rm -rf "$tmp" "$debs"
+    mkdir -p "$debs" "$tmp"
+    # As root into a root-only folder: apt's _apt sandbox user could not write there.
+    local get=(apt-get download -q -o APT::Sandbox::User=root "$pkg")
+    (cd "$debs" && "${get[@]}" >&2) ||
+      (apt-get update -qq >&2 && cd "$debs" && "${get[@]}" >&2) ||
+      die "apt-get download $pkg failed"
+    deb="$(ls -1 "$debs"/*.deb | head -n 1)"
+    dpkg -x "$deb" "$tmp" || die "dpkg -x $deb failed"
+    kver="$(ls -1 "$tmp/lib/modules" | head -n 1)"
+    [[ -n "$kver" && -f "$tmp/boot/vmlinuz-$kver" ]] || die "$deb holds no kernel and modules"
+    depmod -b "$tmp" "$kver" || die "depmod for $kver failed"
+    rm -rf "$dir" "$debs"
+    mv "$tmp" "$dir"
+    touch "$dir/.ready"
+  fi
+  echo "$dir"
+}
+
+# Prints the module files to load, dependencies first, each once.
+module_files() {
+  local kdir="$1" kver="$2" mod deps
+  for mod in "${GUEST_MODULES[@]}"; do
+    deps="$(modprobe -d "$kdir" -S "$kver" --show-depends "$mod" 2>&1)" ||
+      die "kernel module $mod not found in $kver: $deps"
+    # "insmod PATH [params]" lines are modules, "builtin NAME" lines need nothing.
+    awk '$1 == "insmod" { print $2 }' <<<"$deps"
+  done | awk '!seen[$0]++'
+}
+
+# PID 1 of the guest (busybox sh). Static, so the initramfs is built once; what changes per run
+# (the command, the in-guest setup) comes through the control share.
+guest_init() {
+  cat <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+exec </dev/null >/dev/ttyS1 2>&1
+# No \r before \n on the consoles: the host streams them as they are.
+stty -onlcr </dev/ttyS0
+stty -onlcr </dev/ttyS1
+verbose=0
+grep -q 'softroce.verbose=1' /proc/cmdline && verbose=1
+log() { [ "$verbose" = 1 ] && echo "softroce-guest: $*"; return 0; }
+fail() {
+  echo "softroce-guest: ERROR: $*"
+  [ -d /newroot/run/softroce/ctl ] && echo "$*" >/newroot/run/softroce/ctl/setup-error
+  poweroff -f
+}
+log "kernel up after $(cut -d' ' -f1 /proc/uptime) s"
+while read -r mod; do
+  insmod "/modules/$mod" || fail "insmod $mod failed"
+done </modules/order
+opts=trans=virtio,version=9p2000.L,msize=262144
+mkdir -p /lower /rw /newroot
+mount -t 9p -o "$opts,ro,cache=loose" hostroot /lower || fail "cannot mount the host's / over 9p"
+mount -t tmpfs -o mode=755 tmpfs /rw
+mkdir -p /rw/upper /rw/work
+mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work /newroot ||
+  fail "cannot mount the overlay over the host's /"
+mount -t tmpfs -o mode=755,nosuid,nodev tmpfs /newroot/run
+mkdir -p /newroot/run/softroce/ctl
+mount -t 9p -o "$opts" ctl /newroot/run/softroce/ctl || fail "cannot mount the control share"
+mount -t proc proc /newroot/proc
+mount -t sysfs sysfs /newroot/sys
+mount -t devtmpfs devtmpfs /newroot/dev
+[ -f /newroot/run/softroce/ctl/guest-main.sh ] || fail "guest-main.sh missing in the control share"
+log "root mounted after $(cut -d' ' -f1 /proc/uptime) s"
+chroot /newroot /bin/bash /run/softroce/ctl/guest-main.sh </dev/null >/dev/ttyS0 2>/dev/ttyS1
+echo "$?" >/newroot/run/softroce/ctl/status
+sync
+poweroff -f
+EOF
+}
+
+# Runs in the guest, chrooted into the overlay over the host's /: finishes the mounts, sets up
+# the veth pair and Soft-RoCE devices, then execs the command. Written to the control share for
+# each run, next to config.sh and command.sh.
+guest_main() {
+  cat <<'EOF'
+set -uo pipefail
+ctl=/run/softroce/ctl
+. "$ctl/config.sh"
+if [[ "$SOFTROCE_VERBOSE" == 1 ]]; then
+  PS4='+ ${EPOCHREALTIME} '
+  set -x
+fi
+log() { [[ "$SOFTROCE_VERBOSE" == 1 ]] && echo "softroce-guest: $*" >&2; return 0; }
+fail() {
+  echo "softroce-guest: ERROR: $*" >&2
+  echo "$*" >"$ctl/setup-error"
+  exit 125
+}
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+mkdir -p /dev/pts /dev/shm "$GUEST_OUT" "$HOST_OUT_DIR"
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=mmap out "$GUEST_OUT" ||
+  fail "cannot mount the out share at $GUEST_OUT"
+# The same folder also at its host path, so paths computed on the host work unchanged.
+mount --bind "$GUEST_OUT" "$HOST_OUT_DIR"
+# The whole module tree of the guest kernel, so modprobe works for anything else (sch_netem...).
+mkdir -p "/lib/modules/$GUEST_KVER"
+mount --bind "$GUEST_MODULES_DIR" "/lib/modules/$GUEST_KVER" || fail "cannot bind the module tree"
+
+hostname softroce-guest
+echo "127.0.1.1 softroce-guest" >>/etc/hosts
+
+ip link set lo up || fail "cannot bring lo up"
+ip link add veth0 type veth peer name veth1 || fail "cannot create the veth pair"
+ip addr add 10.77.0.1/24 dev veth0
+ip addr add 10.77.0.2/24 dev veth1
+ip link set veth0 up
+ip link set veth1 up
+# Both ends live in one network namespace, where the kernel would deliver 10.77.0.1 <-> 10.77.0.2
+# through lo: rdma_cm then puts both QPs on one device (rxe loopback), and packets that rxe1
+# addresses to rxe0 arrive on lo and are dropped (rxe only accepts packets from its netdev). An
+# rxe device in another namespace gets nothing either (kernel 6.1 rxe listens in init_net only).
+# So make the pair behave like two hosts: what this machine sends to one address leaves through
+# the other end of the pair, and each end accepts packets from the other's (local) address.
+for conf in all default veth0 veth1; do
+  echo 1 >"/proc/sys/net/ipv4/conf/$conf/accept_local" &&
+    echo 0 >"/proc/sys/net/ipv4/conf/$conf/rp_filter" ||
+    fail "cannot set accept_local/rp_filter on $conf"
+done
+# veth hands each packet to the receiving CPU's backlog queue (default 1000 packets); one 1 MiB
+# READ response alone is 1024 packets at MTU 1024, so overflowing it drops packets and rxe's
+# go-back-N retries crawl or stall. A deep backlog makes the pair lossless, as RoCE fabrics are
+# configured to be (PFC).
+echo 131072 >/proc/sys/net/core/netdev_max_backlog || fail "cannot raise netdev_max_backlog"
+ip route add 10.77.0.2 dev veth0 src 10.77.0.1 table 100 &&
+  ip route add 10.77.0.1 dev veth1 src 10.77.0.2 table 101 &&
+  ip rule add pref 10 iif lo to 10.77.0.2 lookup 100 &&
+  ip rule add pref 11 iif lo to 10.77.0.1 lookup 101 &&
+  ip rule add pref 100 lookup local &&
+  ip rule del pref 0 lookup local ||
+  fail "cannot set up routing across the veth pair"
+rdma link add rxe0 type rxe netdev veth0 ||
+  fail "rdma link add rxe0 failed (is crc32_generic loaded before rdma_rxe?)"
+rdma link add rxe1 type rxe netdev veth1 || fail "rdma link add rxe1 failed"
+
+# Ports turn ACTIVE once their netdev has carrier, which takes a moment under emulation.
+for i in $(seq 1 100); do
+  grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null &&
+    grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state 2>/dev/null && break
+  sleep 0.1
+done
+for dev in rxe0 rxe1; do
+  grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" ||
+    fail "$dev port is $(cat "/sys/class/infiniband/$dev/ports/1/state"), not ACTIVE"
+done
+
+# devtmpfs normally creates these; create any that is missing from its sysfs major:minor.
+mkdir -p /dev/infiniband
+for devfile in /sys/class/infiniband_verbs/uverbs*/dev /sys/class/misc/rdma_cm/dev; do
+  [[ -f "$devfile" ]] || continue
+  node="${devfile%/dev}"
+  node="/dev/infiniband/${node##*/}"
+  [[ -c "$node" ]] || mknod -m 666 "$node" c "$(cut -d: -f1 "$devfile")" "$(cut -d: -f2 "$devfile")"
+done
+[[ -c /dev/infiniband/rdma_cm ]] || fail "/dev/infiniband/rdma_cm missing (rdma_ucm not loaded?)"
+devices="$(ibv_devices 2>&1)" || fail "ibv_devices failed: $devices"
+grep -qw rxe0 <<<"$devices" && grep -qw rxe1 <<<"$devices" ||
+  fail "ibv_devices does not list rxe0 and rxe1: $devices"
+
+ulimit -l unlimited || fail "cannot lift the locked-memory limit"
+export PATH="$GUEST_PATH" HOME="$GUEST_HOME" GUEST_OUT SOFTROCE_GUEST=1 TERM=dumb
+[[ -n "$GUEST_JAVA_HOME" ]] && export JAVA_HOME="$GUEST_JAVA_HOME"
+[[ -n "$GUEST_LANG" ]] && export LANG="$GUEST_LANG"
+cd "$GUEST_CWD" || fail "cannot cd to $GUEST_CWD in the guest"
+. "$ctl/command.sh"
+echo "softroce-guest: rxe0 and rxe1 ACTIVE, ready $(uptime_s) s after kernel start" >&2
+exec "${GUEST_COMMAND[@]}"
+EOF
+}
+
+# Builds the initramfs (busybox, modules, init) once per kernel, module list and init text.
+prepare_initramfs() {
+  local kdir="$1" kver="$2" files key image stage f i=0
+  files="$(module_files "$kdir" "$kver")"
+  key="$( (echo "$kver"; echo "$files"; guest_init; sha256sum /bin/busybox) | sha256sum | cut -c1-12)"
+  image="$WORK_DIR/initramfs-$kver-$key.cpio"
+  if [[ ! -f "$image" ]]; then
+    say "building initramfs for $kver"
+    stage="$WORK_DIR/initramfs.tmp"
+    rm -rf "$stage"
+    mkdir -p "$stage"/{bin,dev,proc,sys,modules}
+    cp /bin/busybox "$stage/bin/busybox"
+    guest_init >"$stage/init"
+    chmod 755 "$stage/init"
+    # Without /dev/console the kernel starts init with no stdin/stdout.
+    mknod -m 600 "$stage/dev/console" c 5 1
+    while read -r f; do
+      i=$((i + 1))
+      local name
+      name="$(printf '%02d-%s' "$i" "$(basename "$f")")"
+      case "$f" in
+      *.ko) cp "$f" "$stage/modules/$name" ;;
+      *.ko.xz) xz -dc "$f" >"$stage/modules/${name%.xz}"; name="${name%.xz}" ;;
+      *.ko.zst) zstd -qdc "$f" >"$stage/modules/${name%.zst}"; name="${name%.zst}" ;;
+      *) die "unknown module format: $f" ;;
+      esac
+      echo "$name" >>"$stage/modules/order"
+    done <<<"$files"
+    (cd "$stage" && find . -print0 | cpio --null -o -H newc --owner=0:0 --quiet) >"$image.tmp" ||
+      die "cpio failed"
+    rm -f "$WORK_DIR"/initramfs-*.cpio
+    mv "$image.tmp" "$image"
+    rm -rf "$stage"
+  fi
+  echo "$image"
+}
+
+# The host's PATH, plus the usual system folders it lacks (a root shell may not have sbin).
+guest_path() {
+  local path="${PATH:-}" dir
+  for dir in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+    [[ ":$path:" == *":$dir:"* ]] || path="${path:+$path:}$dir"
+  done
+  echo "$path"
+}
+
+# Writes the per-run files of the control share.
+write_control() {
+  local ctl="$1" kdir="$2" kver="$3" java_home="${JAVA_HOME:-}" java
+  if [[ -z "$java_home" ]] && java="$(command -v java)"; then
+    java_home="$(dirname "$(dirname "$(readlink -f "$java")")")"
+  fi
+  guest_main >"$ctl/guest-main.sh"
+  {
+    printf 'SOFTROCE_VERBOSE=%q\n' "$VERBOSE"
+    printf 'GUEST_OUT=%q\n' "$GUEST_OUT"
+    printf 'HOST_OUT_DIR=%q\n' "$OUT_DIR"
+    printf 'GUEST_KVER=%q\n' "$kver"
+    printf 'GUEST_MODULES_DIR=%q\n' "$kdir/lib/modules/$kver"
+    printf 'GUEST_CWD=%q\n' "$PWD"
+    printf 'GUEST_PATH=%q\n' "$(guest_path)"
+    printf 'GUEST_HOME=%q\n' "${HOME:-/root}"
+    printf 'GUEST_JAVA_HOME=%q\n' "$java_home"
+    printf 'GUEST_LANG=%q\n' "${LANG:-C.UTF-8}"
+  } >"$ctl/config.sh"
+  {
+    printf 'GUEST_COMMAND=('
+    printf ' %q' "${COMMAND[@]}"
+    printf ' )\n'
+  } >"$ctl/command.sh"
+}
+
+QEMU_JOB=""
+CTL_DIR=""
+ERR_PUMP=""
+INTERRUPTED=0
+
+# On any exit: a QEMU still running (we are exiting early) is stopped, then the control share
+# is removed.
+cleanup() {
+  if [[ -n "$QEMU_JOB" ]]; then
+    local pid
+    pid="$(cat "$CTL_DIR/qemu.pid" 2>/dev/null || true)"
+    kill -TERM "$QEMU_JOB" 2>/dev/null || true
+    sleep 1
+    # Only the QEMU of this run: its command line names our control folder.
+    if [[ -n "$pid" ]] && grep -qF "$CTL_DIR" "/proc/$pid/cmdline" 2>/dev/null; then
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  [[ -n "$ERR_PUMP" ]] && kill "$ERR_PUMP" 2>/dev/null
+  [[ -n "$CTL_DIR" ]] && rm -rf "$CTL_DIR"
+  return 0
+}
+
+on_signal() {
+  INTERRUPTED=1
+  say "interrupted: stopping the guest"
+  [[ -n "$QEMU_JOB" ]] && kill -TERM "$QEMU_JOB" 2>/dev/null || true
+}
+
+# Boots the guest and waits for it; sets GUEST_STATUS.
+boot_guest() {
+  local kernel="$1" initrd="$2" append
+  # Serial ports: ttyS0 is the command's stdout, ttyS1 its stderr and the guest's harness
+  # messages, ttyS2 the kernel console, kept in a file (shown when the guest dies, and on our
+  # stderr too with SOFTROCE_VERBOSE=1).
+  # panic=-1 with -no-reboot: a guest kernel panic ends QEMU at once instead of waiting for
+  # the timeout. mitigations=off: no page-table switch per system call, which TCG pays dearly.
+  append="panic=-1 mitigations=off"
+  if [[ "$VERBOSE" == 1 ]]; then
+    append+=" console=ttyS1 softroce.verbose=1"
+  else
+    append+=" console=ttyS2"
+  fi
+  # The guest's stderr goes through a FIFO to ours, so this works whatever our stderr is
+  # (terminal, file, pipe, socket).
+  mkfifo "$CTL_DIR/stderr.fifo"
+  cat "$CTL_DIR/stderr.fifo" >&2 &
+  ERR_PUMP=$!
+  local qemu=(qemu-system-x86_64 -name softroce -machine pc -accel "tcg,thread=multi" -cpu max
+    -smp "$CPUS" -m "$MEM" -nodefaults -no-user-config -display none -vga none -monitor none
+    -nic none -no-reboot -pidfile "$CTL_DIR/qemu.pid"
+    -kernel "$kernel" -initrd "$initrd" -append "$append"
+    -chardev "stdio,id=gout,signal=off" -serial chardev:gout
+    -chardev "file,id=gerr,path=$CTL_DIR/stderr.fifo" -serial chardev:gerr
+    -chardev "file,id=gcon,path=$CTL_DIR/console.log" -serial chardev:gcon
+    -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+    -virtfs "local,path=$OUT_DIR,mount_tag=out,security_model=none"
+    -virtfs "local,path=$CTL_DIR,mount_tag=ctl,security_model=none")
+  # In the background so that a signal reaches our trap at once; `timeout` runs in its own
+  # process group and would not see a Ctrl-C itself.
+  timeout --kill-after=10s "$TIMEOUT" "${qemu[@]}" </dev/null &
+  QEMU_JOB=$!
+  local rc
+  while :; do
+    rc=0
+    wait "$QEMU_JOB" || rc=$?
+    kill -0 "$QEMU_JOB" 2>/dev/null || break
+  done
+  QEMU_JOB=""
+  # Opening the FIFO read-write never blocks: this frees the pump if QEMU died before opening
+  # its end, and the pump then drains what is left and ends.
+  exec 7<>"$CTL_DIR/stderr.fifo"
+  exec 7>&-
+  wait "$ERR_PUMP" 2>/dev/null || true
+  ERR_PUMP=""
+  cp "$CTL_DIR/console.log" "$WORK_DIR/console.log" 2>/dev/null || true
+  if ((INTERRUPTED)); then
+    exit 130
+  fi
+  if ((rc == 124)); then
+    say "TIMEOUT: the guest did not finish within SOFTROCE_TIMEOUT=$TIMEOUT (boot included);" \
+      "QEMU was killed"
+    exit 124
+  fi
+  if [[ -f "$CTL_DIR/setup-error" ]]; then
+    die "guest setup failed: $(cat "$CTL_DIR/setup-error")"
+  fi
+  if [[ ! -s "$CTL_DIR/status" ]]; then
+    [[ "$VERBOSE" == 1 ]] || tail -n 25 "$WORK_DIR/console.log" >&2 2>/dev/null || true
+    die "the guest stopped without reporting an exit status (QEMU exit status $rc);" \
+      "kernel messages in $WORK_DIR/console.log"
+  fi
+  GUEST_STATUS="$(cat "$CTL_DIR/status")"
+}
+
+main() {
+  if [[ $# -gt 0 && ( "$1" == -h || "$1" == --help ) ]]; then
+    usage
+    exit 0
+  fi
+  [[ $# -gt 0 && "$1" == -- ]] && shift
+  (($# > 0)) || die "no command given; usage: $0 [--] COMMAND [ARG...]"
+  COMMAND=("$@")
+
+  check_host
+  install_packages
+  local t0=$SECONDS pkg kdir kver initrd
+  mkdir -p "$WORK_DIR"
+  WORK_DIR="$(cd "$WORK_DIR" && pwd)"
+  # One preparation at a time per work folder; the boot itself needs no lock.
+  exec 9>"$WORK_DIR/.lock"
+  flock 9
+  pkg="$(kernel_package)"
+  kdir="$(prepare_kernel "$pkg")"
+  kver="$(ls -1 "$kdir/lib/modules" | head -n 1)"
+  initrd="$(prepare_initramfs "$kdir" "$kver")"
+  flock -u 9
+
+  if [[ -n "${SOFTROCE_OUT_DIR:-}" ]]; then
+    OUT_DIR="$SOFTROCE_OUT_DIR"
+    mkdir -p "$OUT_DIR"
+  else
+    # The default out folder is emptied for each run, so two runs must not share it.
+    exec 8>"$WORK_DIR/out.lock"
+    flock -n 8 || die "another run is using $WORK_DIR/out; wait, or set SOFTROCE_OUT_DIR"
+    OUT_DIR="$WORK_DIR/out"
+    rm -rf "$OUT_DIR"
+    mkdir -p "$OUT_DIR"
+  fi
+  OUT_DIR="$(cd "$OUT_DIR" && pwd)"
+  CTL_DIR="$(mktemp -d "$WORK_DIR/run.XXXXXX")"
+  trap cleanup EXIT
+  trap on_signal INT TERM HUP
+  write_control "$CTL_DIR" "$kdir" "$kver"
+  # Under TCG every guest timing scales with what else the host runs: say how busy it is.
+  say "booting $kver (TCG, $CPUS vCPUs, $MEM; host load $(cut -d' ' -f1 /proc/loadavg)" \
+    "on $(nproc) cores) for: ${COMMAND[*]}"
+  local t1=$SECONDS
+  boot_guest "$kdir/boot/vmlinuz-$kver" "$initrd"
+  say "guest finished with status $GUEST_STATUS after $((SECONDS - t1)) s" \
+    "($((SECONDS - t0)) s in all); results in $OUT_DIR"
+  exit "$GUEST_STATUS"
+}
+
+main "$@"
