@@ -2,12 +2,14 @@ package io.rdmashuffle.bench;
 
 import io.rdmashuffle.config.KeyStyle;
 import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.transport.ConnectionPool;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadListener;
 import io.rdmashuffle.transport.ReadOp;
@@ -37,18 +39,23 @@ final class OursTcpFetcher implements BlockFetcher {
   private final Transport client;
   private final RegisteredFile file;
   private final BufferPool pool;
-  private final ReadChannel channel;
+  private final ConnectionPool connections;
 
   OursTcpFetcher(Path path) throws Exception {
     byte[] secret = "benchmark-secret-0123456789".getBytes(StandardCharsets.UTF_8);
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of("spark.shuffle.rdma.transport", "tcp"));
+    Map<String, String> settings = new java.util.HashMap<>(Map.of("spark.shuffle.rdma.transport", "tcp"));
+    String perPeer = System.getProperty("bench.connectionsPerPeer");
+    if (perPeer != null) {
+      settings.put("spark.shuffle.rdma.connectionsPerPeer", perPeer);
+    }
+    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, settings);
     server = TcpTransport.start(new TransportContext(
         conf, ApplicationSecrets.of(APP, secret), "127.0.0.1", new TransportMetrics()));
     client = TcpTransport.start(new TransportContext(
         conf, ApplicationSecrets.of(APP, secret), "127.0.0.1", new TransportMetrics()));
     file = RegisteredFile.open(path, 1L << 30, server.registrar(), APP);
     pool = new BufferPool(client.registrar(), 4096, 16 << 20, 1L << 30);
-    channel = client.connect(server.localAddress(), APP);
+    connections = new ConnectionPool(client, conf.get(RdmaShuffleConfig.CONNECTIONS_PER_PEER));
   }
 
   @Override
@@ -73,7 +80,7 @@ final class OursTcpFetcher implements BlockFetcher {
         int i = next.getAndIncrement();
         if (i < total) {
           PooledBuffer b = (PooledBuffer) op.attachment();
-          channel.post(op.set(piece.address() + (long) (i % blocks) * blockSize, piece.rkey(),
+          channelFor(i).post(op.set(piece.address() + (long) (i % blocks) * blockSize, piece.rkey(),
               blockSize, b, 0, this));
         }
       }
@@ -95,7 +102,9 @@ final class OursTcpFetcher implements BlockFetcher {
         first.add(new ReadOp().set(piece.address() + (long) (i % blocks) * blockSize, piece.rkey(),
             blockSize, b, 0, listener).attach(b));
       }
-      channel.postAll(first);
+      for (ReadOp op : first) {
+        channelFor(0).post(op);
+      }
       if (!done.await(10, TimeUnit.MINUTES)) {
         throw new IllegalStateException("READs did not finish");
       }
@@ -108,9 +117,18 @@ final class OursTcpFetcher implements BlockFetcher {
     }
   }
 
+  /** A pooled connection (round-robin over connectionsPerPeer). */
+  private ReadChannel channelFor(int i) {
+    try {
+      return connections.channel(server.localAddress(), APP);
+    } catch (TransportException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   @Override
   public void close() {
-    channel.close();
+    connections.close();
     file.close();
     pool.close();
     client.close();
