@@ -7,7 +7,7 @@ import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.ConnectionLostException;
 import io.rdmashuffle.transport.PeerAddress;
-import io.rdmashuffle.transport.ReadChannel;
+import io.rdmashuffle.transport.BoundedReadChannel;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.ReadTimeoutException;
 import io.rdmashuffle.transport.RemoteAccessException;
@@ -16,7 +16,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -36,37 +36,28 @@ import org.slf4j.LoggerFactory;
  * one that fails the READs in flight when the connection ends: no target is written after its
  * READ was reported. Nothing is allocated per READ (slots are arrays, queues grow once).
  */
-final class TcpReadChannel implements ReadChannel {
+final class TcpReadChannel extends BoundedReadChannel {
   private static final Logger LOG = LoggerFactory.getLogger(TcpReadChannel.class);
   private static final int IN_BYTES = 64 * 1024;
   private static final int MAX_FRAMES_PER_WRITE = 1024;
 
   private final TcpTransport transport;
   private final TransportMetrics metrics;
-  private final PeerAddress peer;
-  private final String application;
   private final SocketChannel ch;
   private final int maxRequests;
-  private final long maxBytes;
   private final long timeoutNanos;
 
-  private final ReentrantLock state = new ReentrantLock();
+  // guarded by state
   private final ReadOp[] inflight;
   private final long[] issuedAt;
   private final int[] freeSlots;
   private int freeCount;
-  private int inflightCount;
-  private long inflightBytes;
   /** Slots assigned but not yet written, as a ring. */
   private final int[] toSend;
   private int toSendHead;
   private int toSendCount;
-  /** READs waiting for a bound to free up. */
-  private final ArrayDeque<ReadOp> waiting = new ArrayDeque<>();
-  /** Why the connection is (being) closed; null while open. */
-  private TransportException closing;
-  /** Set by the receiver when it has failed everything; posts then fail at once. */
-  private boolean ended;
+  /** READs found overdue by {@link #checkTimeouts}; empty until then. */
+  private Set<ReadOp> timedOut = Set.of();
 
   private final ReentrantLock send = new ReentrantLock();
   private final ByteBuffer sendBuffer;
@@ -85,13 +76,11 @@ final class TcpReadChannel implements ReadChannel {
       int maxRequests,
       long maxBytes,
       long timeoutNanos) {
+    super(peer, application, maxRequests, maxBytes);
     this.transport = transport;
     this.metrics = transport.metrics();
-    this.peer = peer;
-    this.application = application;
     this.ch = ch;
     this.maxRequests = maxRequests;
-    this.maxBytes = maxBytes;
     this.timeoutNanos = timeoutNanos;
     this.inflight = new ReadOp[maxRequests];
     this.issuedAt = new long[maxRequests];
@@ -109,148 +98,26 @@ final class TcpReadChannel implements ReadChannel {
     receiver.start();
   }
 
-  @Override
-  public PeerAddress peer() {
-    return peer;
-  }
-
-  @Override
-  public String application() {
-    return application;
-  }
-
-  @Override
-  public boolean isOpen() {
-    state.lock();
-    try {
-      return closing == null;
-    } finally {
-      state.unlock();
-    }
-  }
-
-  @Override
-  public int inFlight() {
-    state.lock();
-    try {
-      return inflightCount;
-    } finally {
-      state.unlock();
-    }
-  }
-
-  @Override
-  public boolean tryPost(ReadOp op) {
-    retainTarget(op);
-    TransportException endedBy;
-    state.lock();
-    try {
-      endedBy = ended ? closing : null;
-      if (endedBy == null) {
-        if (!waiting.isEmpty() || !hasRoom(op.length())) {
-          op.target().release();
-          return false;
-        }
-        issue(op);
-      }
-    } finally {
-      state.unlock();
-    }
-    if (endedBy != null) {
-      failEnded(op, endedBy);
-    } else {
-      drainSends();
-    }
-    return true;
-  }
-
-  @Override
-  public void post(ReadOp op) {
-    retainTarget(op);
-    TransportException endedBy;
-    state.lock();
-    try {
-      endedBy = ended ? closing : null;
-      if (endedBy == null) {
-        enqueue(op);
-      }
-    } finally {
-      state.unlock();
-    }
-    if (endedBy != null) {
-      failEnded(op, endedBy);
-    } else {
-      drainSends();
-    }
-  }
-
-  @Override
-  public void postAll(List<ReadOp> ops) {
-    int n = ops.size();
-    for (int i = 0; i < n; i++) {
-      retainTarget(ops.get(i));
-    }
-    TransportException endedBy;
-    state.lock();
-    try {
-      endedBy = ended ? closing : null;
-      if (endedBy == null) {
-        for (int i = 0; i < n; i++) {
-          enqueue(ops.get(i));
-        }
-      }
-    } finally {
-      state.unlock();
-    }
-    if (endedBy != null) {
-      for (int i = 0; i < n; i++) {
-        failEnded(ops.get(i), endedBy);
-      }
-    } else {
-      drainSends();
-    }
-  }
-
-  private void retainTarget(ReadOp op) {
-    if (op.target() == null || !op.target().tryRetain()) {
-      throw new IllegalStateException("READ target region is not open: " + op);
-    }
-  }
-
-  /** Fails a READ posted after the channel ended (outside the state lock). */
-  private void failEnded(ReadOp op, TransportException cause) {
-    op.target().release();
-    fail(op, new ConnectionLostException("connection is closed", peer, op, cause));
-  }
-
-  private void enqueue(ReadOp op) {
-    if (waiting.isEmpty() && hasRoom(op.length())) {
-      issue(op);
-    } else {
-      waiting.addLast(op);
-    }
-  }
-
-  private boolean hasRoom(int length) {
-    return freeCount > 0 && (inflightBytes + length <= maxBytes || inflightCount == 0);
-  }
-
   /** Assigns a slot; the frame goes out with the next drain. Under the state lock. */
-  private void issue(ReadOp op) {
+  @Override
+  protected void issue(ReadOp op) {
     int slot = freeSlots[--freeCount];
     inflight[slot] = op;
     issuedAt[slot] = System.nanoTime();
-    inflightCount++;
-    inflightBytes += op.length();
     toSend[(toSendHead + toSendCount) % maxRequests] = slot;
     toSendCount++;
+  }
+
+  @Override
+  protected void afterIssue() {
+    drainSends();
   }
 
   /**
    * Writes every assigned request, unless another thread is writing (it will pick ours up after
    * its write: it checks again after letting go of the send lock).
    */
-  private void drainSends() {
+  void drainSends() {
     while (true) {
       if (!send.tryLock()) {
         return;
@@ -270,7 +137,7 @@ final class TcpReadChannel implements ReadChannel {
       }
       state.lock();
       try {
-        if (toSendCount == 0 || closing != null) {
+        if (toSendCount == 0 || closingLocked() != null) {
           return;
         }
       } finally {
@@ -283,7 +150,7 @@ final class TcpReadChannel implements ReadChannel {
   private int encodePending() {
     state.lock();
     try {
-      if (closing != null) {
+      if (closingLocked() != null) {
         return 0;
       }
       int n = 0;
@@ -314,7 +181,7 @@ final class TcpReadChannel implements ReadChannel {
         receiveOne();
       }
     } catch (IOException | RuntimeException e) {
-      cause = currentClosing();
+      cause = closingCause();
       if (cause == null) {
         cause =
             new ConnectionLostException(
@@ -408,18 +275,13 @@ final class TcpReadChannel implements ReadChannel {
   /** Frees the slot, admits waiting READs, tells the listener. Receiver thread only. */
   private void complete(int slot, ReadOp op, TransportException failure) {
     long latency;
-    boolean admitted = false;
+    boolean admitted;
     state.lock();
     try {
       inflight[slot] = null;
       latency = System.nanoTime() - issuedAt[slot];
       freeSlots[freeCount++] = slot;
-      inflightCount--;
-      inflightBytes -= op.length();
-      while (!waiting.isEmpty() && closing == null && hasRoom(waiting.peekFirst().length())) {
-        issue(waiting.pollFirst());
-        admitted = true;
-      }
+      admitted = releaseLocked(1, op.length());
     } finally {
       state.unlock();
     }
@@ -435,7 +297,8 @@ final class TcpReadChannel implements ReadChannel {
     }
   }
 
-  private void fail(ReadOp op, TransportException failure) {
+  @Override
+  protected void fail(ReadOp op, TransportException failure) {
     metrics.failure(failure.kind());
     transport.deliver(op, failure);
   }
@@ -444,33 +307,25 @@ final class TcpReadChannel implements ReadChannel {
   private void endAll() {
     TransportException cause;
     Set<ReadOp> late;
-    ReadOp[] ops;
-    int n = 0;
+    List<ReadOp> ops = new ArrayList<>();
     state.lock();
     try {
-      ended = true;
-      cause = closing;
+      cause = closingLocked();
       late = timedOut;
-      ops = new ReadOp[inflightCount + waiting.size()];
       for (int slot = 0; slot < maxRequests; slot++) {
         ReadOp op = inflight[slot];
         if (op != null) {
           inflight[slot] = null;
           freeSlots[freeCount++] = slot;
-          ops[n++] = op;
+          ops.add(op);
         }
       }
-      inflightCount = 0;
-      inflightBytes = 0;
       toSendCount = 0;
-      while (!waiting.isEmpty()) {
-        ops[n++] = waiting.pollFirst();
-      }
+      ops.addAll(endLocked());
     } finally {
       state.unlock();
     }
-    for (int i = 0; i < n; i++) {
-      ReadOp op = ops[i];
+    for (ReadOp op : ops) {
       op.target().release();
       TransportException e =
           late.contains(op)
@@ -481,15 +336,12 @@ final class TcpReadChannel implements ReadChannel {
     }
   }
 
-  /** READs found overdue by {@link #checkTimeouts}; empty until then. */
-  private Set<ReadOp> timedOut = Set.of();
-
   /** Called by the transport's timer: fails the connection when a READ is overdue. */
   void checkTimeouts(long now) {
     Set<ReadOp> late = null;
     state.lock();
     try {
-      if (closing != null || inflightCount == 0) {
+      if (closingLocked() != null || freeCount == maxRequests) {
         return;
       }
       for (int slot = 0; slot < maxRequests; slot++) {
@@ -514,22 +366,11 @@ final class TcpReadChannel implements ReadChannel {
             null));
   }
 
-  private TransportException currentClosing() {
-    state.lock();
-    try {
-      return closing;
-    } finally {
-      state.unlock();
-    }
-  }
-
   /** Records why the connection closes (first cause wins) and closes the socket. */
   private void closeWith(TransportException cause) {
     state.lock();
     try {
-      if (closing == null) {
-        closing = cause;
-      }
+      closeLocked(cause);
     } finally {
       state.unlock();
     }

@@ -7,14 +7,14 @@ import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.SVCPostSend;
 import io.rdmashuffle.transport.ConnectionLostException;
 import io.rdmashuffle.transport.PeerAddress;
-import io.rdmashuffle.transport.ReadChannel;
+import io.rdmashuffle.transport.BoundedReadChannel;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.TransportException;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.LinkedList;
 import java.util.List;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The reader's side of one RC queue pair. Posting threads only queue READs here; the queue pair
@@ -26,28 +26,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * creation) and {@code maxBytes} bytes are in flight; beyond them READs wait here ({@link #post})
  * or are refused ({@link #tryPost}).
  */
-final class VerbsChannel implements ReadChannel {
+final class VerbsChannel extends BoundedReadChannel {
   /** READs per doorbell: one reused work-request list per size up to this. */
   static final int MAX_BATCH = 16;
 
-  final PeerAddress peer;
-  final String application;
   final RdmaCmId cmId;
   final IbvQP qp;
   final int depth;
-  private final long maxBytes;
   private final VerbsEngine engine;
 
-  private final ReentrantLock lock = new ReentrantLock();
+  // guarded by state
   /** Admitted within the bounds, not yet posted: taken by the engine. */
   private final ArrayDeque<ReadOp> admitted = new ArrayDeque<>();
-  /** Beyond the bounds. */
-  private final ArrayDeque<ReadOp> waiting = new ArrayDeque<>();
-  private int inFlight;
-  private long inFlightBytes;
   private boolean scheduled;
-  private TransportException closing;
-  private boolean ended;
 
   // ---- engine thread only
   /** Engine slots of the posted READs, in posting order. */
@@ -60,151 +51,36 @@ final class VerbsChannel implements ReadChannel {
   VerbsChannel(
       PeerAddress peer, String application, RdmaCmId cmId, IbvQP qp, int depth, long maxBytes,
       VerbsEngine engine) {
-    this.peer = peer;
-    this.application = application;
+    super(peer, application, depth, maxBytes);
     this.cmId = cmId;
     this.qp = qp;
     this.depth = depth;
-    this.maxBytes = maxBytes;
     this.engine = engine;
     this.ring = new int[depth];
   }
 
   @Override
-  public PeerAddress peer() {
-    return peer;
-  }
-
-  @Override
-  public String application() {
-    return application;
-  }
-
-  @Override
-  public boolean isOpen() {
-    lock.lock();
-    try {
-      return closing == null && !ended;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  @Override
-  public int inFlight() {
-    lock.lock();
-    try {
-      return inFlight;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  @Override
-  public boolean tryPost(ReadOp op) {
-    retainTarget(op);
-    TransportException endedBy;
-    boolean schedule = false;
-    lock.lock();
-    try {
-      endedBy = ended ? closing : null;
-      if (endedBy == null) {
-        if (!waiting.isEmpty() || !hasRoom(op.length())) {
-          op.target().release();
-          return false;
-        }
-        admit(op);
-        schedule = markScheduled();
-      }
-    } finally {
-      lock.unlock();
-    }
-    after(op, endedBy, schedule);
-    return true;
-  }
-
-  @Override
-  public void post(ReadOp op) {
-    retainTarget(op);
-    TransportException endedBy;
-    boolean schedule = false;
-    lock.lock();
-    try {
-      endedBy = ended ? closing : null;
-      if (endedBy == null) {
-        enqueue(op);
-        schedule = markScheduled();
-      }
-    } finally {
-      lock.unlock();
-    }
-    after(op, endedBy, schedule);
-  }
-
-  @Override
-  public void postAll(List<ReadOp> ops) {
-    int n = ops.size();
-    for (int i = 0; i < n; i++) {
-      retainTarget(ops.get(i));
-    }
-    TransportException endedBy;
-    boolean schedule = false;
-    lock.lock();
-    try {
-      endedBy = ended ? closing : null;
-      if (endedBy == null) {
-        for (int i = 0; i < n; i++) {
-          enqueue(ops.get(i));
-        }
-        schedule = markScheduled();
-      }
-    } finally {
-      lock.unlock();
-    }
-    if (endedBy != null) {
-      for (int i = 0; i < n; i++) {
-        failEnded(ops.get(i), endedBy);
-      }
-    } else if (schedule) {
-      engine.schedule(this);
-    }
-  }
-
-  private void after(ReadOp op, TransportException endedBy, boolean schedule) {
-    if (endedBy != null) {
-      failEnded(op, endedBy);
-    } else if (schedule) {
-      engine.schedule(this);
-    }
-  }
-
-  private static void retainTarget(ReadOp op) {
-    if (op.target() == null || !op.target().tryRetain()) {
-      throw new IllegalStateException("READ target region is not open: " + op);
-    }
-  }
-
-  private void failEnded(ReadOp op, TransportException cause) {
-    op.target().release();
-    engine.fail(op, new ConnectionLostException("connection is closed", peer, op, cause));
-  }
-
-  private void enqueue(ReadOp op) {
-    if (waiting.isEmpty() && hasRoom(op.length())) {
-      admit(op);
-    } else {
-      waiting.addLast(op);
-    }
-  }
-
-  private boolean hasRoom(int length) {
-    return inFlight < depth && (inFlightBytes + length <= maxBytes || inFlight == 0);
-  }
-
-  private void admit(ReadOp op) {
+  protected void issue(ReadOp op) {
     admitted.addLast(op);
-    inFlight++;
-    inFlightBytes += op.length();
+  }
+
+  @Override
+  protected void afterIssue() {
+    boolean schedule;
+    state.lock();
+    try {
+      schedule = markScheduled();
+    } finally {
+      state.unlock();
+    }
+    if (schedule) {
+      engine.schedule(this);
+    }
+  }
+
+  @Override
+  protected void fail(ReadOp op, TransportException e) {
+    engine.fail(op, e);
   }
 
   /** Under the lock: whether the caller must hand this channel to the engine. */
@@ -218,25 +94,21 @@ final class VerbsChannel implements ReadChannel {
 
   @Override
   public void close() {
-    lock.lock();
+    TransportException cause = new ConnectionLostException("connection closed locally", peer, null, null);
+    state.lock();
     try {
-      if (closing != null || ended) {
+      if (!closeLocked(cause)) {
         return;
       }
-      closing = new ConnectionLostException("connection closed locally", peer, null, null);
     } finally {
-      lock.unlock();
+      state.unlock();
     }
-    engine.submit(() -> engine.breakChannel(this, closingCause()));
+    engine.submit(() -> engine.breakChannel(this, cause));
   }
 
-  TransportException closingCause() {
-    lock.lock();
-    try {
-      return closing;
-    } finally {
-      lock.unlock();
-    }
+  /** Why the channel closes (null while open). */
+  TransportException whyClosing() {
+    return closingCause();
   }
 
   // ------------------------------------------------------------ engine side
@@ -246,7 +118,7 @@ final class VerbsChannel implements ReadChannel {
    * is left. Engine thread.
    */
   int takeAdmitted(ReadOp[] into, int max) {
-    lock.lock();
+    state.lock();
     try {
       int n = 0;
       while (n < max && !admitted.isEmpty()) {
@@ -257,7 +129,7 @@ final class VerbsChannel implements ReadChannel {
       }
       return n;
     } finally {
-      lock.unlock();
+      state.unlock();
     }
   }
 
@@ -266,16 +138,12 @@ final class VerbsChannel implements ReadChannel {
    * waiting READs. Returns whether the engine must post again. Engine thread.
    */
   boolean released(int count, long bytes) {
-    lock.lock();
+    state.lock();
     try {
-      inFlight -= count;
-      inFlightBytes -= bytes;
-      while (!waiting.isEmpty() && closing == null && hasRoom(waiting.peekFirst().length())) {
-        admit(waiting.pollFirst());
-      }
+      releaseLocked(count, bytes);
       return markScheduled();
     } finally {
-      lock.unlock();
+      state.unlock();
     }
   }
 
@@ -284,32 +152,16 @@ final class VerbsChannel implements ReadChannel {
    * waiting) for the engine to fail. Engine thread.
    */
   List<ReadOp> end(TransportException cause) {
-    lock.lock();
+    state.lock();
     try {
-      ended = true;
-      if (closing == null) {
-        closing = cause;
-      }
-      List<ReadOp> out = new java.util.ArrayList<>(admitted.size() + waiting.size());
-      out.addAll(admitted);
-      out.addAll(waiting);
+      closeLocked(cause);
+      List<ReadOp> out = new ArrayList<>(admitted);
       admitted.clear();
-      waiting.clear();
-      inFlight = 0;
-      inFlightBytes = 0;
       scheduled = false;
+      out.addAll(endLocked());
       return out;
     } finally {
-      lock.unlock();
-    }
-  }
-
-  int pendingCount() {
-    lock.lock();
-    try {
-      return admitted.size() + waiting.size();
-    } finally {
-      lock.unlock();
+      state.unlock();
     }
   }
 

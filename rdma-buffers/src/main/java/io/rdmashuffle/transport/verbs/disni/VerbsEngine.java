@@ -291,7 +291,7 @@ final class VerbsEngine implements Runnable {
       if (ch.broken) {
         for (int i = 0; i < k; i++) {
           batch[i].target().release();
-          fail(ch, batch[i], ch.closingCause(), null);
+          fail(ch, batch[i], ch.whyClosing(), null);
         }
         continue;
       }
@@ -340,7 +340,7 @@ final class VerbsEngine implements Runnable {
       s.execute();
     } catch (IOException e) {
       breakChannel(ch,
-          new ConnectionLostException("posting READs failed: " + e.getMessage(), ch.peer, null, e));
+          new ConnectionLostException("posting READs failed: " + e.getMessage(), ch.peer(), null, e));
     }
   }
 
@@ -368,7 +368,7 @@ final class VerbsEngine implements Runnable {
         TransportException cause = failureOf(status, ch, slotOp[slot]);
         completeThrough(ch, slot, cause);
         breakChannel(ch,
-            new ConnectionLostException("queue pair failed: " + statusName(status), ch.peer,
+            new ConnectionLostException("queue pair failed: " + statusName(status), ch.peer(),
                 null, cause));
       }
     }
@@ -421,10 +421,10 @@ final class VerbsEngine implements Runnable {
   private TransportException failureOf(int status, VerbsChannel ch, ReadOp op) {
     if (status == IbvWC.IbvWcStatus.IBV_WC_REM_ACCESS_ERR.ordinal()
         || status == IbvWC.IbvWcStatus.IBV_WC_REM_INV_REQ_ERR.ordinal()) {
-      return new RemoteAccessException(RemoteAccessException.Reason.UNSPECIFIED, ch.peer, op);
+      return new RemoteAccessException(RemoteAccessException.Reason.UNSPECIFIED, ch.peer(), op);
     }
     return new ConnectionLostException(
-        "READ completed with " + statusName(status), ch.peer, op, null);
+        "READ completed with " + statusName(status), ch.peer(), op, null);
   }
 
   private static String statusName(int status) {
@@ -438,7 +438,7 @@ final class VerbsEngine implements Runnable {
       if (ch.ringCount > 0 && now - slotPostedAt[ch.ring[ch.ringHead]] > timeoutNanos) {
         breakChannel(ch,
             new ReadTimeoutException("READ(s) exceeded the read timeout; queue pair closed",
-                ch.peer, null, null));
+                ch.peer(), null, null));
       }
     }
   }
@@ -469,7 +469,7 @@ final class VerbsEngine implements Runnable {
       boolean late = now - slotPostedAt[s] > timeoutNanos;
       freeSlot(s);
       op.target().release();
-      fail(ch, op, cause, late ? new ReadTimeoutException("READ timed out", ch.peer, op, null) : null);
+      fail(ch, op, cause, late ? new ReadTimeoutException("READ timed out", ch.peer(), op, null) : null);
     }
     active.remove(ch);
     for (ReadOp op : queued) {
@@ -482,7 +482,7 @@ final class VerbsEngine implements Runnable {
   private void fail(VerbsChannel ch, ReadOp op, TransportException cause, TransportException own) {
     TransportException e =
         own != null ? own : new ConnectionLostException("connection ended with the READ in flight",
-            ch.peer, op, cause);
+            ch.peer(), op, cause);
     fail(op, e);
   }
 
@@ -511,7 +511,7 @@ final class VerbsEngine implements Runnable {
     runCommands();
     for (VerbsChannel ch : new ArrayList<>(active)) {
       breakChannel(ch,
-          new ConnectionLostException("transport closed", ch.peer, null, null));
+          new ConnectionLostException("transport closed", ch.peer(), null, null));
     }
     while (true) {
       VerbsChannel ch;
@@ -525,7 +525,7 @@ final class VerbsEngine implements Runnable {
         break;
       }
       breakChannel(ch,
-          new ConnectionLostException("transport closed", ch.peer, null, null));
+          new ConnectionLostException("transport closed", ch.peer(), null, null));
     }
     pollCall.free();
     armCall.free();

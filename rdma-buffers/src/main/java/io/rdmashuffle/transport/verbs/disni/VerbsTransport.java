@@ -405,7 +405,7 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     VerbsChannel ch = clients.get(id);
     if (ch != null) {
       engine.submit(() -> engine.breakChannel(ch,
-          new ConnectionLostException("peer disconnected", ch.peer, null, null)));
+          new ConnectionLostException("peer disconnected", ch.peer(), null, null)));
     }
   }
 
@@ -422,7 +422,7 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     CountDownLatch broken = new CountDownLatch(1);
     engine.submit(() -> {
       for (VerbsChannel ch : List.copyOf(channels)) {
-        engine.breakChannel(ch, new ConnectionLostException(unusable, ch.peer, null, null));
+        engine.breakChannel(ch, new ConnectionLostException(unusable, ch.peer(), null, null));
       }
       broken.countDown();
     });
