@@ -51,7 +51,7 @@ exec "$harness" -- env VERBS_PROBE="${VERBS_PROBE:-}" VERBS_LOG_LEVEL="${VERBS_L
     -Dorg.slf4j.simpleLogger.log.io.rdmashuffle.transport.verbs=$VERBS_LOG_LEVEL \
     -Dorg.slf4j.simpleLogger.showDateTime=true \
     -Drdma.test.classpath="$1" \
-    -jar "$0" execute --disable-banner --details=tree --fail-if-no-tests \
+    -jar "$0" execute --disable-banner --details=testfeed --fail-if-no-tests \
     --reports-dir "$GUEST_OUT/junit" --class-path "$1" "${@:2}" 2>&1 | tee "$GUEST_OUT/console.log"
   status=${PIPESTATUS[0]}
   for crash in "$GUEST_OUT"/hs_err_pid*.log; do

@@ -230,12 +230,19 @@ final class CmEventLoop implements Runnable {
   }
 
   /** Stops the loop after running what was asked of it; waits for it. */
-  void stop() {
+  /**
+   * Stops the loop after running what was asked of it; waits for it. Returns whether it ended:
+   * while it runs it may still wait for events on the channel, which must then not be destroyed.
+   */
+  boolean stop() {
     running = false;
     try {
-      thread.join(10_000);
+      thread.join(30_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    if (thread.isAlive()) {
+      return false;
     }
     Runnable c;
     while (true) {
@@ -243,11 +250,12 @@ final class CmEventLoop implements Runnable {
         c = commands.pollFirst();
       }
       if (c == null) {
-        return;
+        return true;
       }
       c.run();
     }
   }
+
 
   private static void sleepQuietly() {
     try {

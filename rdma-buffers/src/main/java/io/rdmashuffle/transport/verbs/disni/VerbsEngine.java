@@ -154,14 +154,19 @@ final class VerbsEngine implements Runnable {
   }
 
   /** Stops the engine after breaking every channel still posted; waits for it. */
-  void stop() {
+  /**
+   * Stops the engine thread and waits for it. Returns whether it ended: while it runs it may
+   * still poll the completion queue, which must then not be destroyed.
+   */
+  boolean stop() {
     running = false;
     LockSupport.unpark(thread);
     try {
-      thread.join(10_000);
+      thread.join(30_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    return !thread.isAlive();
   }
 
   // ------------------------------------------------------------ engine thread

@@ -87,6 +87,8 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
   private final Map<RdmaCmId, IbvQP> served = new ConcurrentHashMap<>();
   private final Set<VerbsChannel> channels = ConcurrentHashMap.newKeySet();
   private volatile String unusable;
+  /** The RDMA-CM thread waits for the engine (device removal): the engine may use RDMA-CM. */
+  private volatile boolean cmParked;
   private volatile boolean closed;
 
   private VerbsTransport(TransportContext ctx) {
@@ -353,6 +355,10 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     if (ch.qpDestroyed) {
       return;
     }
+    if (cmParked) {
+      destroyQpNow(ch); // the RDMA-CM thread waits for this engine (device removal)
+      return;
+    }
     try {
       cm.call(() -> {
         destroyQpNow(ch);
@@ -455,14 +461,10 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     for (RdmaCmId id : new ArrayList<>(served.keySet())) {
       dropServed(id);
     }
-    // this is the RDMA-CM thread: destroy the reading queue pairs here, the engine (which would
-    // ask this thread to) only fails their READs
-    for (VerbsChannel ch : List.copyOf(channels)) {
-      destroyQpNow(ch);
-    }
-    for (VerbsChannel ch : List.copyOf(clients.values())) {
-      destroyQpNow(ch);
-    }
+    // this thread (RDMA-CM) now waits for the engine, which breaks every reading channel and
+    // destroys its queue pair itself: with this thread parked nothing else uses RDMA-CM, and the
+    // engine posts nothing on a queue pair after destroying it
+    cmParked = true;
     CountDownLatch broken = new CountDownLatch(1);
     engine.submit(() -> {
       for (VerbsChannel ch : List.copyOf(channels)) {
@@ -475,9 +477,17 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    boolean engineEnded = engine.stop();
+    cmParked = false;
+    for (VerbsChannel ch : List.copyOf(clients.values())) {
+      destroyQpNow(ch); // channels the engine never saw (a connect in progress)
+    }
     registrar.releaseAll();
-    engine.stop();
-    destroyCq();
+    if (engineEnded) {
+      destroyCq();
+    } else {
+      LOG.error("the verbs engine did not stop: its completion queue is left to the process");
+    }
     CmEventLoop.destroyNow(listenId);
     listenId = null;
     // reading channels were broken above; their ids are destroyed by queued commands: run them
@@ -535,19 +545,25 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
         LOG.warn("closing served connections failed", e);
       }
     }
-    if (engine != null && unusable == null) {
-      engine.stop();
-    }
+    // a thread that did not end may still use what it polls: that is then left to the process
+    // (a leak) rather than destroyed under it (a crash)
+    boolean engineEnded = engine == null || unusable != null || engine.stop();
     // the queued id destructions (reading channels) run now, the listening id stays: it keeps
     // librdmacm's device context open until every verbs resource on it is released
-    if (cm != null) {
-      cm.stop();
+    boolean cmEnded = cm == null || cm.stop();
+    if (!engineEnded || !cmEnded) {
+      LOG.error("verbs transport on {}: the {} thread did not stop; its resources are left to the"
+          + " process", host, engineEnded ? "RDMA-CM" : "completion queue");
     }
-    if (unusable == null) {
+    if (unusable == null && engineEnded) {
       destroyCq();
     }
     if (registrar != null) {
       registrar.releaseAll();
+    }
+    if (!cmEnded) {
+      timer.shutdownNow();
+      return;
     }
     if (listenId != null) {
       CmEventLoop.destroyNow(listenId); // the loop thread has ended: no concurrent CM use
