@@ -256,7 +256,8 @@ public final class RdmaShuffleManager implements ShuffleManager {
             env.blockManager().blockManagerId().host());
       } catch (Exception e) {
         unavailable = e.getMessage() == null ? e.toString() : e.getMessage();
-        LOG.warn("rdma-shuffle: no transport can start in this process", e);
+        LOG.warn("rdma-shuffle: no transport can start in this process: {}", unavailable);
+        LOG.debug("transport start failure", e);
       }
       registerSource();
       return runtime;
