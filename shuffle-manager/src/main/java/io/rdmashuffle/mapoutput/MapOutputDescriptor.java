@@ -9,8 +9,8 @@ import java.util.Base64;
 
 /**
  * Everything a reducer needs to READ one map output, published with the map's status so no
- * extra round trip is needed (Spark carries it in {@code BlockManagerId.topologyInfo}, as text:
- * {@link #toText()}). Byte layout (big-endian):
+ * extra round trip is needed (Spark carries it in {@code BlockManagerId.topologyInfo}, as
+ * sealed text: {@link #toText}). Byte layout (big-endian):
  *
  * <pre>
  *  0       1       2       3       4               8               12
@@ -168,9 +168,12 @@ public record MapOutputDescriptor(
     return out;
   }
 
-  /** The text form carried by an engine's string field (Spark's topologyInfo). */
-  public String toText() {
-    return TEXT_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(encode());
+  /**
+   * The text form carried by an engine's string field (Spark's topologyInfo): sealed with the
+   * application's secret, so logs that print the field show no capability.
+   */
+  public String toText(DescriptorSeal seal) {
+    return TEXT_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(seal.seal(encode()));
   }
 
   /** Whether {@code text} claims to be a descriptor of ours. */
@@ -179,11 +182,12 @@ public record MapOutputDescriptor(
   }
 
   /**
-   * Parses the text form.
+   * Opens and parses the text form.
    *
-   * @throws IllegalArgumentException when it is not ours or is malformed
+   * @throws IllegalArgumentException when it is not ours, not sealed with this application's
+   *     secret, or malformed
    */
-  public static MapOutputDescriptor fromText(String text) {
+  public static MapOutputDescriptor fromText(String text, DescriptorSeal seal) {
     if (!isText(text)) {
       throw new IllegalArgumentException("not an rdma-shuffle map output descriptor");
     }
@@ -193,7 +197,7 @@ public record MapOutputDescriptor(
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("map output descriptor: not base64url", e);
     }
-    return decode(bytes);
+    return decode(seal.open(bytes));
   }
 
   @Override

@@ -31,11 +31,13 @@ public final class ShuffleRuntime implements AutoCloseable {
   private final ConnectionPool connections;
   private final MapOutputRegistry registry;
   private final ReadCounters counters = new ReadCounters();
+  private final DescriptorSeal seal;
   private final Thread shutdownHook;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private ShuffleRuntime(RdmaConf conf, String application, Transport transport) {
+  private ShuffleRuntime(RdmaConf conf, String application, byte[] secret, Transport transport) {
     this.conf = conf;
+    this.seal = new DescriptorSeal(secret);
     this.application = application;
     this.transport = transport;
     this.buffers = new BufferPool(transport.registrar(),
@@ -62,7 +64,7 @@ public final class ShuffleRuntime implements AutoCloseable {
         new TransportContext(conf, ApplicationSecrets.of(application, secret), host, metrics));
     ShuffleRuntime r;
     try {
-      r = new ShuffleRuntime(conf, application, transport);
+      r = new ShuffleRuntime(conf, application, secret, transport);
     } catch (RuntimeException e) {
       transport.close();
       throw e;
@@ -92,6 +94,11 @@ public final class ShuffleRuntime implements AutoCloseable {
 
   public BufferPool buffers() {
     return buffers;
+  }
+
+  /** Seals and opens this application's map output descriptors. */
+  public DescriptorSeal seal() {
+    return seal;
   }
 
   public MapOutputRegistry registry() {

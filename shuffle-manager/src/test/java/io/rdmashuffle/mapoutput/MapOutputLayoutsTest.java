@@ -11,6 +11,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class MapOutputLayoutsTest {
+  private static final DescriptorSeal SEAL =
+      new DescriptorSeal("application-secret-0123456789".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
   private static MapOutputDescriptor descriptor(int partitions) {
     RegisteredFileDescriptor meta = new RegisteredFileDescriptor(
         MapOutputMetaLayout.fileLength(partitions), 1 << 20,
@@ -26,9 +29,9 @@ class MapOutputLayoutsTest {
   @Test
   void descriptorSurvivesItsTextForm() {
     MapOutputDescriptor d = descriptor(3000);
-    String text = d.toText();
+    String text = d.toText(SEAL);
     assertTrue(MapOutputDescriptor.isText(text));
-    MapOutputDescriptor back = MapOutputDescriptor.fromText(text);
+    MapOutputDescriptor back = MapOutputDescriptor.fromText(text, SEAL);
     assertArrayEquals(d.encode(), back.encode());
     assertEquals(d.nonce(), back.nonce());
     assertEquals(d.dataPath(), back.dataPath());
@@ -40,7 +43,7 @@ class MapOutputLayoutsTest {
   @Test
   void emptyDescriptorCarriesNoRegistration() {
     MapOutputDescriptor d = MapOutputDescriptor.empty(1, 2, 3, 40);
-    MapOutputDescriptor back = MapOutputDescriptor.fromText(d.toText());
+    MapOutputDescriptor back = MapOutputDescriptor.fromText(d.toText(SEAL), SEAL);
     assertTrue(back.isEmpty());
     assertEquals(40, back.partitions());
     assertEquals(MapOutputDescriptor.FIXED_BYTES, d.encode().length);
@@ -49,7 +52,8 @@ class MapOutputLayoutsTest {
   @Test
   void malformedDescriptorsAreRejectedNamingTheField() {
     assertFalse(MapOutputDescriptor.isText("rack-1"));
-    assertThrows(IllegalArgumentException.class, () -> MapOutputDescriptor.fromText("rack-1"));
+    assertThrows(IllegalArgumentException.class,
+        () -> MapOutputDescriptor.fromText("rack-1", SEAL));
     byte[] bytes = descriptor(4).encode();
     bytes[0] = 9;
     IllegalArgumentException e =
@@ -57,6 +61,27 @@ class MapOutputLayoutsTest {
     assertTrue(e.getMessage().startsWith("map output descriptor version=9"), e.getMessage());
     byte[] cut = Arrays.copyOf(descriptor(4).encode(), 60);
     assertThrows(IllegalArgumentException.class, () -> MapOutputDescriptor.decode(cut));
+  }
+
+  @Test
+  void onlyThisApplicationsSecretOpensADescriptorAndChangesAreDetected() {
+    MapOutputDescriptor d = descriptor(8);
+    String text = d.toText(SEAL);
+    assertNotEquals(text, d.toText(SEAL), "each seal has its own nonce");
+    DescriptorSeal other = new DescriptorSeal(
+        "another-application-secret".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> MapOutputDescriptor.fromText(text, other));
+    assertTrue(e.getMessage().contains("not sealed with this application's secret"));
+    char[] c = text.toCharArray();
+    int i = MapOutputDescriptor.TEXT_PREFIX.length() + 20;
+    c[i] = c[i] == 'A' ? 'B' : 'A';
+    assertThrows(IllegalArgumentException.class,
+        () -> MapOutputDescriptor.fromText(new String(c), SEAL));
+    // the printed form shows no plain bytes of the descriptor (its data path, for one)
+    assertFalse(text.contains(java.util.Base64.getUrlEncoder().withoutPadding()
+        .encodeToString("/tmp/blockmgr".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+        .substring(0, 12)));
   }
 
   @Test

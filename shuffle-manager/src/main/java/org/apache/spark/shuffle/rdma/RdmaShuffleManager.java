@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.spark.ShuffleDependency;
 import org.apache.spark.SparkConf;
 import org.apache.spark.SparkEnv;
@@ -69,6 +70,9 @@ public final class RdmaShuffleManager implements ShuffleManager {
   private final FallbackLog fallbacks = new FallbackLog();
   private final ChecksumAlgorithm exactSparkChecksums;
   private final Object lock = new Object();
+  /** Reduce tasks read by us, and how many of them read a map range (AQE skew splits, local reads). */
+  private final LongAdder readers = new LongAdder();
+  private final LongAdder readersOfMapRanges = new LongAdder();
   private volatile ShuffleRuntime runtime;
   private volatile String unavailable;
   private volatile boolean stopped;
@@ -165,11 +169,15 @@ public final class RdmaShuffleManager implements ShuffleManager {
     String what = "reduce partitions [" + startPartition + ", " + endPartition + ") of shuffle "
         + handle.shuffleId();
     ShuffleRuntime r = runtime(what);
-    List<BlockFetcher.Source> sources = r == null ? null : sources(handle.shuffleId(),
+    List<BlockFetcher.Source> sources = r == null ? null : sources(r, handle.shuffleId(),
         startMapIndex, endMapIndex, startPartition, endPartition, what);
     if (sources == null) {
       return sort.getReader(h.sortHandle(), startMapIndex, endMapIndex, startPartition,
           endPartition, context, metrics);
+    }
+    readers.increment();
+    if (startMapIndex != 0 || endMapIndex != Integer.MAX_VALUE) {
+      readersOfMapRanges.increment();
     }
     return new RdmaShuffleReader<>((BaseShuffleHandle<K, ?, C>) handle, sources, context,
         metrics, r, fetchOptions());
@@ -179,8 +187,8 @@ public final class RdmaShuffleManager implements ShuffleManager {
    * The map outputs a reduce task reads, with their descriptors; null when some have none
    * (written where no transport ran, or migrated by Spark): then the task reads the stock way.
    */
-  private List<BlockFetcher.Source> sources(int shuffleId, int startMapIndex, int endMapIndex,
-      int startPartition, int endPartition, String what) {
+  private List<BlockFetcher.Source> sources(ShuffleRuntime r, int shuffleId, int startMapIndex,
+      int endMapIndex, int startPartition, int endPartition, String what) {
     Iterator<Tuple2<BlockManagerId, Seq<Tuple3<BlockId, Object, Object>>>> it =
         SparkEnv.get().mapOutputTracker().getMapSizesByExecutorId(
             shuffleId, startMapIndex, endMapIndex, startPartition, endPartition);
@@ -194,7 +202,15 @@ public final class RdmaShuffleManager implements ShuffleManager {
             "map outputs of executor " + address.executorId() + " carry no descriptor");
         return null;
       }
-      MapOutputDescriptor d = MapOutputDescriptor.fromText(text);
+      MapOutputDescriptor d;
+      try {
+        d = MapOutputDescriptor.fromText(text, r.seal());
+      } catch (IllegalArgumentException bad) {
+        fallbacks.record(FallbackLog.Cause.UNPUBLISHED_MAP_OUTPUT, what,
+            "a descriptor of executor " + address.executorId() + " can't be used: "
+                + bad.getMessage());
+        return null;
+      }
       Map<Integer, List<ShuffleBlockId>> byMapIndex = new LinkedHashMap<>();
       for (Tuple3<BlockId, Object, Object> b : CollectionConverters.asJava(e._2())) {
         if (!(b._1() instanceof ShuffleBlockId id) || id.mapId() != d.mapId()) {
@@ -311,6 +327,8 @@ public final class RdmaShuffleManager implements ShuffleManager {
     m.put("bufferPoolBytes", r == null ? 0L : r.buffers().registeredBytes());
     m.putAll(r == null ? new io.rdmashuffle.mapoutput.ReadCounters().snapshot()
         : r.counters().snapshot());
+    m.put("readers", readers.sum());
+    m.put("readersOfMapRanges", readersOfMapRanges.sum());
     m.putAll(fallbacks.snapshot());
     m.put("fallbacks", fallbacks.total());
     return m;
@@ -319,6 +337,16 @@ public final class RdmaShuffleManager implements ShuffleManager {
   LatencyHistogram readLatency() {
     ShuffleRuntime r = runtime;
     return r == null ? null : r.metrics().readLatency();
+  }
+
+  /**
+   * The secret the transport's handshake proves for {@code application} under Spark's security
+   * settings (see SparkSettings#secret for the policy); for tools and tests that talk to
+   * executors' transports.
+   */
+  public static byte[] transportSecret(org.apache.spark.SecurityManager security,
+      String application) {
+    return SparkSettings.secret(security, application);
   }
 
   /** The runtime if it started (tests, tools). */

@@ -85,7 +85,7 @@ final class RdmaShuffleWriter<K, V> extends ShuffleWriter<K, V> {
           lengths, sparkChecksums(resolver, lengths.length));
       BlockManagerId loc = status.location();
       status.updateLocation(BlockManagerId.apply(loc.executorId(), loc.host(), loc.port(),
-          Option.apply(out.descriptor().toText())));
+          Option.apply(out.descriptor().toText(runtime.seal()))));
     } catch (IOException | RuntimeException e) {
       manager.fallbacks().record(FallbackLog.Cause.PUBLISH_FAILED,
           "map output " + mapId + " of shuffle " + shuffleId, e.toString());
