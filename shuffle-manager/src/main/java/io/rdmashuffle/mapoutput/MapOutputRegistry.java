@@ -34,6 +34,8 @@ public final class MapOutputRegistry implements AutoCloseable {
   private final Map<Integer, Map<Long, PublishedMapOutput>> shuffles = new ConcurrentHashMap<>();
   /** Shuffles already unregistered: a late publish for one of them is withdrawn at once. */
   private final Set<Integer> removed = ConcurrentHashMap.newKeySet();
+  private final java.util.concurrent.atomic.LongAdder publishedTotal =
+      new java.util.concurrent.atomic.LongAdder();
   private volatile boolean closed;
 
   /**
@@ -84,6 +86,7 @@ public final class MapOutputRegistry implements AutoCloseable {
     }
     Map<Long, PublishedMapOutput> maps =
         shuffles.computeIfAbsent(shuffleId, k -> new ConcurrentHashMap<>());
+    publishedTotal.increment();
     PublishedMapOutput previous = maps.put(mapId, out);
     if (previous != null) {
       previous.close();
@@ -191,6 +194,11 @@ public final class MapOutputRegistry implements AutoCloseable {
     if (maps != null) {
       maps.values().forEach(PublishedMapOutput::close);
     }
+  }
+
+  /** Map outputs published since the process started (withdrawn ones included). */
+  public long publishedTotal() {
+    return publishedTotal.sum();
   }
 
   /** Map outputs currently served. */

@@ -36,7 +36,7 @@ class CrossVersionIT {
       Differential.assertSameAsStock(s);
       JavaSparkContext sc = ItCluster.jsc(s);
       Map<String, Map<String, Long>> p = ItCluster.probe(sc);
-      assertTrue(ItCluster.total(p, "mapOutputsServed") > 0, p.toString());
+      assertTrue(ItCluster.total(p, "mapOutputsPublished") > 0, p.toString());
       assertTrue(ItCluster.total(p, "blocksRemote") > 0, p.toString());
       assertTrue(ItCluster.total(p, "readersOfMapRanges") > 0, p.toString());
       assertEquals(0, ItCluster.total(p, "fallbacks"), p.toString());

@@ -68,7 +68,7 @@ class DifferentialIT {
       JavaSparkContext sc = ItCluster.jsc(s);
       Differential.assertSameAsStock(s);
       Map<String, Map<String, Long>> p = ItCluster.probe(sc);
-      assertTrue(ItCluster.total(p, "mapOutputsServed") > 0, p.toString());
+      assertTrue(ItCluster.total(p, "mapOutputsPublished") > 0, p.toString());
       assertTrue(ItCluster.total(p, "blocksLocal") > 0, p.toString());
       assertTrue(ItCluster.total(p, "readersOfMapRanges") > 0, "AQE read no map range: " + p);
       assertEquals(0, ItCluster.total(p, "fallbacks"), p.toString());
@@ -270,7 +270,7 @@ class DifferentialIT {
       Differential.assertSameAsStock(s);
       Map<String, Long> m =
           ((RdmaShuffleManager) SparkEnv.get().shuffleManager()).metricsSnapshot();
-      assertTrue(m.get("mapOutputsServed") > 0, m.toString());
+      assertTrue(m.get("mapOutputsPublished") > 0, m.toString());
       assertEquals(0L, m.get("fallbacks"), m.toString());
     } finally {
       Differential.stop(s);

@@ -112,7 +112,7 @@ class FaultsIT {
           Differential.assertSame(c, ref.get(c), DifferentialCases.all().get(c).apply(s));
         }
         Map<String, Map<String, Long>> p = ItCluster.probe(sc);
-        assertEquals(0, ItCluster.total(p, "mapOutputsServed"), p.toString());
+        assertEquals(0, ItCluster.total(p, "mapOutputsPublished"), p.toString());
         for (Map<String, Long> e : p.values()) {
           assertEquals(1L, e.get("transportUnavailable"), p.toString());
           assertTrue(e.get("fallbacks.transportUnavailable") > 0, p.toString());

@@ -322,6 +322,7 @@ public final class RdmaShuffleManager implements ShuffleManager {
     Map<String, Long> m = new LinkedHashMap<>();
     TransportMetrics t = r == null ? new TransportMetrics(new MemoryAccounting()) : r.metrics();
     m.putAll(t.snapshot());
+    m.put("mapOutputsPublished", r == null ? 0L : r.registry().publishedTotal());
     m.put("mapOutputsServed", r == null ? 0L : (long) r.registry().published());
     m.put("mapOutputBytesRegistered", r == null ? 0L : r.registry().registeredBytes());
     m.put("bufferPoolBytes", r == null ? 0L : r.buffers().registeredBytes());

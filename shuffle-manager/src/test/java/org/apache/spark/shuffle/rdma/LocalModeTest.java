@@ -6,12 +6,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.spark.SparkConf;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.executor.ShuffleReadMetrics;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,10 +56,38 @@ class LocalModeTest {
     return (RdmaShuffleManager) SparkEnv.get().shuffleManager();
   }
 
+  /** Sums of the shuffle read metrics of every finished task. */
+  static final class ReadMetrics extends SparkListener {
+    final LongAdder records = new LongAdder();
+    final LongAdder localBlocks = new LongAdder();
+    final LongAdder localBytes = new LongAdder();
+    final LongAdder remoteBlocks = new LongAdder();
+
+    @Override
+    public void onTaskEnd(SparkListenerTaskEnd end) {
+      if (end.taskMetrics() != null) {
+        ShuffleReadMetrics m = end.taskMetrics().shuffleReadMetrics();
+        records.add(m.recordsRead());
+        localBlocks.add(m.localBlocksFetched());
+        localBytes.add(m.localBytesRead());
+        remoteBlocks.add(m.remoteBlocksFetched());
+      }
+    }
+  }
+
   @Test
-  void shufflesAreServedFromRegisteredMemoryAndCorrect() {
+  void shufflesAreServedFromRegisteredMemoryAndCorrect() throws Exception {
     try (JavaSparkContext sc = new JavaSparkContext(conf())) {
+      ReadMetrics read = new ReadMetrics();
+      sc.sc().addSparkListener(read);
       JavaPairRDD<Integer, Integer> pairs = sc.parallelizePairs(data(), 4);
+      assertEquals(20_000, pairs.repartition(3).count());
+      sc.sc().listenerBus().waitUntilEmpty();
+      // the task metrics the UI shows: every record read, every block local (one process)
+      assertEquals(20_000, read.records.sum());
+      assertTrue(read.localBlocks.sum() > 0 && read.localBytes.sum() > 0);
+      assertEquals(0, read.remoteBlocks.sum());
+
       Map<Integer, Long> sums = new TreeMap<>(
           pairs.mapValues(v -> (long) v).reduceByKey(Long::sum, 5).collectAsMap());
       assertEquals(expectedSums(), sums);
@@ -71,10 +103,24 @@ class LocalModeTest {
       assertEquals(expected, sorted);
 
       Map<String, Long> m = manager().metricsSnapshot();
-      assertTrue(m.get("mapOutputsServed") > 0, m.toString());
+      assertTrue(m.get("mapOutputsPublished") > 0, m.toString());
       assertTrue(m.get("blocksLocal") > 0, m.toString());
       assertEquals(0L, m.get("fallbacks"), m.toString());
       assertEquals(0L, m.get("checksumMismatches"), m.toString());
+
+      // the metrics source every sink sees
+      scala.collection.Seq<org.apache.spark.metrics.source.Source> sources =
+          SparkEnv.get().metricsSystem().getSourcesByName("rdmaShuffle");
+      assertEquals(1, sources.size());
+      Map<String, com.codahale.metrics.Metric> metrics =
+          sources.head().metricRegistry().getMetrics();
+      for (String name : List.of("bytesServed", "registeredBytes", "mapOutputsServed",
+          "fallbacks.transportUnavailable", "failures.timeout", "checksumMismatches")) {
+        assertTrue(metrics.containsKey(name), name + " in " + metrics.keySet());
+      }
+      assertTrue(metrics.get("readLatencyMicros") instanceof com.codahale.metrics.Histogram);
+      Object served = ((com.codahale.metrics.Gauge<?>) metrics.get("mapOutputsPublished")).getValue();
+      assertTrue((Long) served > 0);
     }
   }
 
@@ -86,7 +132,7 @@ class LocalModeTest {
       assertEquals(expectedSums(), sums);
       Map<String, Long> m = manager().metricsSnapshot();
       assertEquals(1L, m.get("fallbacks.disabled"), m.toString());
-      assertEquals(0L, m.get("mapOutputsServed"), m.toString());
+      assertEquals(0L, m.get("mapOutputsPublished"), m.toString());
       assertNull(manager().runtimeIfStarted());
     }
   }
