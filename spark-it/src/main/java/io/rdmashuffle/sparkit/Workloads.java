@@ -26,7 +26,7 @@ public final class Workloads {
 
   /** Which shuffle an application runs, and how blocks on this host are read. */
   public enum Shuffle {
-    /** Spark's sort shuffle, defaults (host-local blocks read from disk). */
+    /** Spark's sort shuffle as a real cluster runs it (host-local blocks read from disk). */
     STOCK("stock"),
     /** Ours, defaults (blocks on this host read from their mapped files). */
     RDMA("rdma-shuffle"),
@@ -61,7 +61,9 @@ public final class Workloads {
       c.set("spark.local.dir", System.getProperty("rdma.localDir"));
     }
     switch (shuffle) {
-      case STOCK -> { }
+      // local-cluster turns host-local disk reads off unless set (SparkContext: "this mode is
+      // intended to be used for testing"); a real cluster has them on: say so explicitly
+      case STOCK -> c.set("spark.shuffle.readHostLocalDisk", "true");
       case STOCK_NETWORK -> c.set("spark.shuffle.readHostLocalDisk", "false");
       case RDMA -> c.set("spark.shuffle.manager", MANAGER);
       case RDMA_TRANSPORT -> c.set("spark.shuffle.manager", MANAGER)

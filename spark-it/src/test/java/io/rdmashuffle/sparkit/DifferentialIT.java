@@ -99,6 +99,7 @@ class DifferentialIT {
     // the map stage is skipped: the reduce stage reads the corrupted block, sees the checksum
     // mismatch, fails the fetch; Spark re-runs the lost map outputs
     List<String> second = canonical(sums);
+    sc.sc().listenerBus().waitUntilEmpty(30_000);
     assertEquals(first, second);
     assertTrue(fetchFailures.get() >= 1, "the corrupted block was not detected");
     Map<String, Map<String, Long>> p = ItCluster.probe(sc);

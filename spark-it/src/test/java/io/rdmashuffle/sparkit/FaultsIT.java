@@ -85,6 +85,7 @@ class FaultsIT {
         return l;
       });
       List<String> result = job.get(480, TimeUnit.SECONDS);
+      sc.sc().listenerBus().waitUntilEmpty(30_000);
       assertTrue(killed.get(), "no executor was killed");
       assertTrue(executorRemoved.get(), "the killed executor was never removed");
       assertEquals(DifferentialCases.expectedSums(200_000, 5000, 6), result);
