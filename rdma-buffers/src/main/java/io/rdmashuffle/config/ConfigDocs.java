@@ -12,13 +12,23 @@ import java.util.Map;
  * Generates the operator templates in {@code conf/} and {@code docs/configuration.md} from
  * {@link RdmaShuffleConfig}. Run from the repository root:
  *
- * <pre>mvn -q -pl rdma-buffers compile exec:java -Dexec.mainClass=io.rdmashuffle.config.ConfigDocs</pre>
+ * <pre>mvn -q -pl rdma-buffers compile
+ * java -cp rdma-buffers/target/classes io.rdmashuffle.config.ConfigDocs .</pre>
  *
  * <p>{@code GeneratedConfigFilesTest} fails when the committed files differ from what this writes.
  */
 public final class ConfigDocs {
   private static final String GENERATED =
       "generated from RdmaShuffleConfig by ConfigDocs; do not edit by hand";
+
+  /** The Spark plugin's ShuffleManager, as {@code spark.shuffle.manager} names it. */
+  public static final String SPARK_SHUFFLE_MANAGER =
+      "org.apache.spark.shuffle.rdma.RdmaShuffleManager";
+  /** Where the template expects the Spark plugin jar on every node. */
+  public static final String SPARK_PLUGIN_JAR = "/opt/rdma-shuffle/rdma-shuffle-spark_2.13.jar";
+  /** Where the build leaves the Spark plugin jar. */
+  static final String SPARK_PLUGIN_BUILT =
+      "shuffle-manager/target/rdma-shuffle-spark_2.13-<version>.jar";
 
   private ConfigDocs() {}
 
@@ -73,8 +83,19 @@ public final class ConfigDocs {
   static String sparkDefaults() {
     StringBuilder sb = new StringBuilder();
     sb.append("# rdma-shuffle settings for spark-defaults.conf (").append(GENERATED).append(").\n");
-    sb.append("# Every line is commented out and shows the default; uncomment what you change.\n");
-    sb.append("# The page docs/configuration.md explains each setting.\n");
+    sb.append("#\n");
+    sb.append("# Enabling it takes the plugin jar on the class path of the driver and of every executor,\n");
+    sb.append("# and the manager flag: the three lines below. Build the jar with `mvn -B package`\n");
+    sb.append("# (").append(SPARK_PLUGIN_BUILT).append(") and copy it to the\n");
+    sb.append("# same path on every node; these lines replace any extraClassPath you already set, so\n");
+    sb.append("# append your own entries with ':'. From Spark 4.0 on, `--jars` works too; on 3.5 the\n");
+    sb.append("# jar must be on extraClassPath.\n");
+    sb.append("spark.driver.extraClassPath    ").append(SPARK_PLUGIN_JAR).append("\n");
+    sb.append("spark.executor.extraClassPath  ").append(SPARK_PLUGIN_JAR).append("\n");
+    sb.append("spark.shuffle.manager          ").append(SPARK_SHUFFLE_MANAGER).append("\n");
+    sb.append("#\n");
+    sb.append("# The settings below are commented out and show their defaults; uncomment what you\n");
+    sb.append("# change. The page docs/configuration.md explains each setting.\n");
     for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
       if (!e.readBy(KeyStyle.SPARK)) {
         continue;

@@ -136,6 +136,53 @@ public final class RdmaShuffleConfig {
                   + " why. A process loads the library once: the first value it sees counts.")
           .build();
 
+  // ---- Spark ShuffleManager only ----
+
+  public static final ConfigEntry<Boolean> SPARK_ENABLED =
+      ConfigEntry.builder("enabled", ConfigType.BOOLEAN)
+          .defaultValue(true)
+          .scope(ConfigEntry.Scope.SPARK)
+          .doc(
+              "Serve shuffles from registered memory. false: every shuffle of the application"
+                  + " falls back to Spark's stock sort shuffle (logged once with this cause and"
+                  + " counted); the manager stays in place.")
+          .build();
+
+  public static final ConfigEntry<Boolean> SPARK_READ_LOCAL =
+      ConfigEntry.builder("read.local", ConfigType.BOOLEAN)
+          .defaultValue(true)
+          .scope(ConfigEntry.Scope.SPARK)
+          .doc(
+              "Read blocks of map outputs on this host (this executor's, and other executors' of"
+                  + " the same host) straight from their mapped files, with no transport, as"
+                  + " Spark's spark.shuffle.readHostLocalDisk does. false sends them through the"
+                  + " transport like remote blocks (to measure the transport on one machine).")
+          .build();
+
+  public static final ConfigEntry<Boolean> SPARK_CHECKSUM_VERIFY =
+      ConfigEntry.builder("checksum.verify", ConfigType.BOOLEAN)
+          .defaultValue(true)
+          .scope(ConfigEntry.Scope.SPARK)
+          .doc(
+              "Verify every block's checksum after reading it: Spark's shuffle checksum where it"
+                  + " describes the committed bytes, otherwise a CRC32C computed when the map"
+                  + " output is committed. A mismatch is a fetch failure, never wrong data."
+                  + " false skips both.")
+          .build();
+
+  public static final ConfigEntry<Long> SPARK_READ_SEGMENT_SIZE =
+      ConfigEntry.builder("read.segmentSize", ConfigType.BYTES)
+          .defaultValue(8 * MIB)
+          .range(64 * KIB, GIB)
+          .scope(ConfigEntry.Scope.SPARK)
+          .doc(
+              "Largest single READ of block data. Consecutive small blocks of one map output are"
+                  + " READ together up to this size; a larger block is READ in segments of this"
+                  + " size and streamed to the task as they arrive. Bytes and READs in flight per"
+                  + " task are bounded by spark.reducer.maxSizeInFlight and"
+                  + " spark.reducer.maxReqsInFlight.")
+          .build();
+
   /** Every entry, in the order the configuration page lists them. */
   public static final List<ConfigEntry<?>> ALL =
       List.of(
@@ -151,7 +198,11 @@ public final class RdmaShuffleConfig {
           BUFFERS_CHUNK_SIZE,
           BUFFERS_MIN_SIZE,
           PIECE_SIZE,
-          VERBS_NATIVE_LIBRARY);
+          VERBS_NATIVE_LIBRARY,
+          SPARK_ENABLED,
+          SPARK_READ_LOCAL,
+          SPARK_CHECKSUM_VERIFY,
+          SPARK_READ_SEGMENT_SIZE);
 
   private static boolean isPowerOfTwo(long v) {
     return v > 0 && (v & (v - 1)) == 0;

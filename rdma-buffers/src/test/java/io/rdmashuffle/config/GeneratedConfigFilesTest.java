@@ -35,4 +35,13 @@ class GeneratedConfigFilesTest {
       }
     }
   }
+
+  @Test
+  void sparkTemplateCarriesTheJarAndTheManagerFlagUncommented() {
+    String conf = ConfigDocs.render().get("conf/spark-defaults.conf");
+    assertTrue(conf.contains("\nspark.shuffle.manager          " + ConfigDocs.SPARK_SHUFFLE_MANAGER
+        + "\n"), conf);
+    assertTrue(conf.contains("\nspark.driver.extraClassPath    " + ConfigDocs.SPARK_PLUGIN_JAR), conf);
+    assertTrue(conf.contains("\nspark.executor.extraClassPath  " + ConfigDocs.SPARK_PLUGIN_JAR), conf);
+  }
 }
