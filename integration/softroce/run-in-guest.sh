@@ -276,6 +276,23 @@ for dev in rxe0 rxe1; do
     fail "$dev port is $(cat "/sys/class/infiniband/$dev/ports/1/state"), not ACTIVE"
 done
 
+# RDMA-CM resolves an address through the neighbour table and the device's GID table. Both fill
+# in lazily (ARP, and a kernel work item for the GIDs) and, under a loaded host, the first
+# resolution after boot took 20-60 s. Make both ready now: permanent neighbour entries across
+# the pair, and wait for each device's IPv4 GID.
+ip neigh replace 10.77.0.1 lladdr "$(cat /sys/class/net/veth0/address)" dev veth1 nud permanent &&
+  ip neigh replace 10.77.0.2 lladdr "$(cat /sys/class/net/veth1/address)" dev veth0 nud permanent ||
+  fail "cannot add the neighbour entries across the veth pair"
+for pair in rxe0:0a4d:0001 rxe1:0a4d:0002; do
+  dev="${pair%%:*}" gid="0000:0000:0000:0000:0000:ffff:${pair#*:}"
+  for i in $(seq 1 1200); do
+    grep -qs "$gid" /sys/class/infiniband/"$dev"/ports/1/gids/* && break
+    sleep 0.1
+  done
+  grep -qs "$gid" /sys/class/infiniband/"$dev"/ports/1/gids/* ||
+    fail "$dev has no GID for its IPv4 address after 120 s"
+done
+
 # devtmpfs normally creates these; create any that is missing from its sysfs major:minor.
 mkdir -p /dev/infiniband
 for devfile in /sys/class/infiniband_verbs/uverbs*/dev /sys/class/misc/rdma_cm/dev; do

@@ -26,6 +26,7 @@ unzip -qql "$jar" 'native/*/libdisni.so' >/dev/null 2>&1 ||
   { echo "$jar has no native library: install libibverbs-dev librdmacm-dev and rebuild" >&2; exit 125; }
 
 mkdir -p "$out"
+rm -f "$out"/hs_err_pid*.log # crash reports of an earlier run
 deps="$module/target/test-classpath.txt"
 (cd "$module" && mvn -q -B dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile="$deps" >&2)
@@ -45,6 +46,7 @@ exec "$harness" -- env VERBS_PROBE="${VERBS_PROBE:-}" VERBS_LOG_LEVEL="${VERBS_L
     java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -cp "$1" $VERBS_PROBE 2>&1 | grep -v "INFO com.ibm"
   fi
   java -Xcheck:jni --add-exports java.base/sun.nio.ch=ALL-UNNAMED -XX:MaxDirectMemorySize=1g \
+    -XX:ErrorFile="$GUEST_OUT/hs_err_pid%p.log" \
     -Drdma.shuffle.leakDetection=true -Dorg.slf4j.simpleLogger.log.com.ibm.disni=warn \
     -Dorg.slf4j.simpleLogger.log.io.rdmashuffle.transport.verbs=$VERBS_LOG_LEVEL \
     -Dorg.slf4j.simpleLogger.showDateTime=true \
@@ -52,6 +54,11 @@ exec "$harness" -- env VERBS_PROBE="${VERBS_PROBE:-}" VERBS_LOG_LEVEL="${VERBS_L
     -jar "$0" execute --disable-banner --details=tree --fail-if-no-tests \
     --reports-dir "$GUEST_OUT/junit" --class-path "$1" "${@:2}" 2>&1 | tee "$GUEST_OUT/console.log"
   status=${PIPESTATUS[0]}
+  for crash in "$GUEST_OUT"/hs_err_pid*.log; do
+    [ -f "$crash" ] || continue
+    echo "JVM crash report $crash (head):" >&2
+    sed -n "1,/^Registers/p" "$crash" | head -n 80 >&2
+  done
   if grep -q "WARNING in native method" "$GUEST_OUT/console.log"; then
     echo "-Xcheck:jni reported warnings" >&2
     status=1

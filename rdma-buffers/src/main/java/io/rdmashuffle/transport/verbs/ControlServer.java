@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,8 +101,13 @@ public final class ControlServer implements AutoCloseable {
   }
 
   private void serve(SocketChannel ch) {
-    ScheduledFuture<?> deadline = timer.schedule(() -> closeQuietly(ch), timeoutMillis,
-        TimeUnit.MILLISECONDS);
+    // set before the close: the blocked read fails as soon as the channel closes, possibly
+    // before the timer's future counts as done
+    AtomicBoolean timedOut = new AtomicBoolean();
+    ScheduledFuture<?> deadline = timer.schedule(() -> {
+      timedOut.set(true);
+      closeQuietly(ch);
+    }, timeoutMillis, TimeUnit.MILLISECONDS);
     try {
       String app = Handshake.server(ch, secrets).application();
       ByteBuffer first = readFully(ch, 1);
@@ -128,7 +134,7 @@ public final class ControlServer implements AutoCloseable {
       onRefused.run();
       LOG.warn("refused a verbs connection: {}", e.getMessage());
     } catch (IOException | IllegalArgumentException e) {
-      if (deadline.isDone() && !closed) {
+      if (timedOut.get() && !closed) {
         onRefused.run();
         LOG.warn("refused a verbs connection: no handshake within {} ms", timeoutMillis);
       } else {

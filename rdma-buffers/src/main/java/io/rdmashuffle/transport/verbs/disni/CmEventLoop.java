@@ -142,14 +142,11 @@ final class CmEventLoop implements Runnable {
     return e == null ? -1 : e;
   }
 
-  /** Stops routing resolution events of {@code id} to a waiter. */
-  void forget(RdmaCmId id) {
-    waiters.remove(id);
-  }
-
   /** Disconnects and destroys {@code id} on the loop thread (its queue pair must be gone). */
   void destroyLater(RdmaCmId id) {
-    forget(id);
+    if (waiters.remove(id) == null) {
+      return; // already destroyed (or asked to be): a second rdma_destroy_id frees it twice
+    }
     later(() -> destroyNow(id));
   }
 

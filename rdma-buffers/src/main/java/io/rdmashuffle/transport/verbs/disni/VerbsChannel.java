@@ -46,6 +46,8 @@ final class VerbsChannel extends BoundedReadChannel {
   int ringHead;
   int ringCount;
   boolean broken;
+  /** Set on the RDMA-CM thread once the queue pair is destroyed (see VerbsTransport#destroyQp). */
+  volatile boolean qpDestroyed;
   private final SVCPostSend[] batches = new SVCPostSend[MAX_BATCH + 1];
 
   VerbsChannel(

@@ -56,6 +56,7 @@ final class VerbsEngine implements Runnable {
   private final IbvCompChannel events;
   private final TransportMetrics metrics;
   private final long timeoutNanos;
+  private final Consumer<VerbsChannel> destroyQp;
   private final Consumer<VerbsChannel> onBroken;
 
   private final ReentrantLock queueLock = new ReentrantLock();
@@ -85,6 +86,7 @@ final class VerbsEngine implements Runnable {
       int capacity,
       TransportMetrics metrics,
       long timeoutNanos,
+      Consumer<VerbsChannel> destroyQp,
       Consumer<VerbsChannel> onBroken)
       throws IOException {
     this.cq = cq;
@@ -92,6 +94,7 @@ final class VerbsEngine implements Runnable {
     this.capacity = capacity;
     this.metrics = metrics;
     this.timeoutNanos = timeoutNanos;
+    this.destroyQp = destroyQp;
     this.onBroken = onBroken;
     this.slotOp = new ReadOp[capacity];
     this.slotChannel = new VerbsChannel[capacity];
@@ -453,11 +456,7 @@ final class VerbsEngine implements Runnable {
       return;
     }
     ch.broken = true;
-    try {
-      ch.cmId.destroyQP();
-    } catch (IOException | RuntimeException e) {
-      LOG.debug("destroying a queue pair failed", e);
-    }
+    destroyQp.accept(ch);
     ch.freeBatches();
     long now = System.nanoTime();
     List<ReadOp> queued = ch.end(cause);

@@ -40,7 +40,6 @@ final class VerbsRegistrar implements MemoryRegistrar {
   private final Set<VerbsRegion> live = Collections.newSetFromMap(new IdentityHashMap<>());
   private final MemoryAccounting accounting;
   private boolean gone;
-  private boolean closing;
   private boolean released;
 
   VerbsRegistrar(IbvContext context, MemoryAccounting accounting) throws IOException {
@@ -125,22 +124,23 @@ final class VerbsRegistrar implements MemoryRegistrar {
       }
     }
     accounting.deregistered(region.length());
-    boolean last;
     synchronized (this) {
       live.remove(region);
-      last = closing && live.isEmpty();
-    }
-    if (last) {
-      releaseDomains();
     }
   }
 
   /**
-   * The device went away: deregister everything now (owners may still close their regions
-   * later; that then only updates the accounting) and release the protection domains, so the
-   * kernel can finish removing the device.
+   * Deregisters every region now and releases the protection domains: the device went away (so
+   * the kernel can finish removing it), or the transport closes. Owners may still close their
+   * regions later; that then only updates the accounting.
+   *
+   * <p>On close this must not wait for the last region: librdmacm owns the device context and
+   * may close it as soon as the transport's last RDMA-CM id is gone (it does when a device
+   * enumeration during some device's removal missed this one), after which any verbs call on
+   * the context crashes the process. So everything is released while the listening id still
+   * holds the context.
    */
-  void deviceRemoved() {
+  void releaseAll() {
     List<VerbsRegion> regions;
     synchronized (this) {
       gone = true;
@@ -152,27 +152,11 @@ final class VerbsRegistrar implements MemoryRegistrar {
         try {
           mr.deregMr().execute().free();
         } catch (IOException e) {
-          LOG.debug("deregistering after device removal failed", e);
+          LOG.debug("deregistering a region at release failed", e);
         }
       }
     }
     releaseDomains();
-  }
-
-  /**
-   * The transport closes: no new registrations; the protection domains are released as soon as
-   * the last region is deregistered (now, if none is left).
-   */
-  void close() {
-    boolean now;
-    synchronized (this) {
-      closing = true;
-      gone = true;
-      now = live.isEmpty();
-    }
-    if (now) {
-      releaseDomains();
-    }
   }
 
   private synchronized void releaseDomains() {

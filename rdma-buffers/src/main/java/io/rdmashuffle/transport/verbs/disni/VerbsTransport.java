@@ -168,7 +168,7 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
       }
     }
     engine = new VerbsEngine(cq, compChannel, entries, metrics,
-        conf.get(RdmaShuffleConfig.READ_TIMEOUT).toNanos(), this::channelBroken);
+        conf.get(RdmaShuffleConfig.READ_TIMEOUT).toNanos(), this::destroyQp, this::channelBroken);
     engine.start();
     address = new PeerAddress(host, control.port());
     LOG.info("verbs transport listening on {} (completion queue of {} entries)", address, entries);
@@ -323,8 +323,8 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     VerbsChannel ch = clients.remove(id);
     if (ch != null) {
       channels.remove(ch);
-    }
-    if (qp != null) {
+      destroyQp(ch); // the engine may be breaking it at the same time (a disconnect event)
+    } else if (qp != null) {
       try {
         cm.call(() -> {
           id.destroyQP();
@@ -340,6 +340,42 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
   private TransportException failed(TransportException e) {
     metrics.failure(e.kind());
     return e;
+  }
+
+  /**
+   * Destroys a reading channel's queue pair, once, on the RDMA-CM thread. librdmacm touches an
+   * id's queue pair while it processes the id's events (it moves it to RTR/RTS on a connect
+   * response), and two threads destroying the same queue pair unmap its queues twice: either
+   * corrupts the process. The engine calls this before it fails the channel's READs (after it the
+   * NIC writes nothing more into their targets).
+   */
+  private void destroyQp(VerbsChannel ch) {
+    if (ch.qpDestroyed) {
+      return;
+    }
+    try {
+      cm.call(() -> {
+        destroyQpNow(ch);
+        return null;
+      }, connectTimeoutMillis);
+    } catch (IOException e) {
+      // the loop has stopped (transport closing, device gone): its last commands or the device
+      // removal destroyed the queue pair, or its context is gone with the device
+      LOG.debug("queue pair of {} not destroyed: {}", ch.peer(), e.getMessage());
+    }
+  }
+
+  /** RDMA-CM thread. */
+  private static void destroyQpNow(VerbsChannel ch) {
+    if (ch.qpDestroyed) {
+      return;
+    }
+    ch.qpDestroyed = true;
+    try {
+      ch.cmId.destroyQP();
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("destroying a queue pair failed", e);
+    }
   }
 
   /** The engine broke a channel (error, timeout, close): release its id. */
@@ -419,6 +455,14 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     for (RdmaCmId id : new ArrayList<>(served.keySet())) {
       dropServed(id);
     }
+    // this is the RDMA-CM thread: destroy the reading queue pairs here, the engine (which would
+    // ask this thread to) only fails their READs
+    for (VerbsChannel ch : List.copyOf(channels)) {
+      destroyQpNow(ch);
+    }
+    for (VerbsChannel ch : List.copyOf(clients.values())) {
+      destroyQpNow(ch);
+    }
     CountDownLatch broken = new CountDownLatch(1);
     engine.submit(() -> {
       for (VerbsChannel ch : List.copyOf(channels)) {
@@ -431,7 +475,7 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    registrar.deviceRemoved();
+    registrar.releaseAll();
     engine.stop();
     destroyCq();
     CmEventLoop.destroyNow(listenId);
@@ -494,18 +538,20 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     if (engine != null && unusable == null) {
       engine.stop();
     }
+    // the queued id destructions (reading channels) run now, the listening id stays: it keeps
+    // librdmacm's device context open until every verbs resource on it is released
     if (cm != null) {
-      if (listenId != null) {
-        RdmaCmId l = listenId;
-        cm.later(() -> CmEventLoop.destroyNow(l));
-      }
       cm.stop();
     }
     if (unusable == null) {
       destroyCq();
     }
     if (registrar != null) {
-      registrar.close();
+      registrar.releaseAll();
+    }
+    if (listenId != null) {
+      CmEventLoop.destroyNow(listenId); // the loop thread has ended: no concurrent CM use
+      listenId = null;
     }
     if (cmChannel != null) {
       try {
