@@ -108,6 +108,20 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     startServing();
   }
 
+  /**
+   * Serves READs again after {@link #stopServingReads()}: a new transport (new address, new
+   * registrations). Idempotent.
+   */
+  public synchronized void startServingReads() throws IOException {
+    if (transport == null) {
+      startServing();
+      // jobs the service knows get their secrets back
+      for (String job : userRsrc.keySet()) {
+        registry.admitJob(job);
+      }
+    }
+  }
+
   private void startServing() throws IOException {
     Transport t = TransportSelector.standard()
         .start(new TransportContext(rdmaConf, secrets, localHost(), metrics));
@@ -117,7 +131,9 @@ public class RdmaShuffleHandler extends ShuffleHandler {
         rdmaConf.get(RdmaShuffleConfig.SERVICE_MAX_REGISTERED_BYTES), indexBytes, secrets,
         this::transportSecretOf);
     locator = new MapOutputLocator(getAuxiliaryLocalPathHandler());
-    answering = answeringThreads();
+    if (answering == null) {
+      answering = answeringThreads();
+    }
     transport = t;
     LOG.info("rdma-shuffle serves map outputs to READs over {} at {}; map outputs requests on the"
             + " shuffle port {}", t.kind().name().toLowerCase(java.util.Locale.ROOT),
@@ -141,7 +157,7 @@ public class RdmaShuffleHandler extends ShuffleHandler {
    * on: from now on reduce tasks fetch this node's outputs over HTTP, as after a lost RDMA
    * device. READs in flight fail. Idempotent; the service's stop calls it too.
    */
-  public void stopServingReads() {
+  public synchronized void stopServingReads() {
     Transport t = transport;
     transport = null;
     MapOutputRegistry r = registry;
