@@ -64,7 +64,12 @@ public final class RdmaMiniCluster implements AutoCloseable {
     // stop in 2 s instead of 34 s (FACTS.md)
     conf.setLong("yarn.nodemanager.sleep-delay-before-sigkill.ms", 100);
     conf.setLong("yarn.nodemanager.process-kill-wait.ms", 100);
-    conf.setLong("yarn.nodemanager.log.retain-seconds", 0);
+    if (Boolean.getBoolean("rdma.test.keepLogs")) {
+      // container logs and local dirs stay for 10 minutes after each job, for a look
+      conf.setLong("yarn.nodemanager.delete.debug-delay-sec", 600);
+    } else {
+      conf.setLong("yarn.nodemanager.log.retain-seconds", 0);
+    }
     conf.setFloat("yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage",
         100f);
     for (int i = 0; i + 1 < settings.length; i += 2) {
