@@ -1,7 +1,6 @@
 package io.rdmashuffle.hadoop.reduce;
 
 import io.rdmashuffle.config.ConfigException;
-import io.rdmashuffle.config.ConfigType;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.hadoop.HadoopConf;
@@ -135,9 +134,9 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     long chunk = conf.get(RdmaShuffleConfig.FETCH_CHUNK_SIZE);
     long pool = conf.get(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE);
     if (chunk > pool) {
-      throw new ConfigException(conf.keyOf(RdmaShuffleConfig.FETCH_CHUNK_SIZE) + "="
-          + ConfigType.BYTES.name() + " " + chunk + ": must not exceed "
-          + conf.keyOf(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE) + "=" + pool);
+      throw new ConfigException(conf.keyOf(RdmaShuffleConfig.FETCH_CHUNK_SIZE) + "=" + chunk
+          + " bytes: must not exceed " + conf.keyOf(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE) + "="
+          + pool + " bytes");
     }
   }
 

@@ -158,6 +158,12 @@ public class RdmaShuffleHandler extends ShuffleHandler {
    * device. READs in flight fail. Idempotent; the service's stop calls it too.
    */
   public synchronized void stopServingReads() {
+    if (closeReads()) {
+      LOG.warn("rdma-shuffle stopped serving READs; reduce tasks fetch from this node over HTTP");
+    }
+  }
+
+  private synchronized boolean closeReads() {
     Transport t = transport;
     transport = null;
     MapOutputRegistry r = registry;
@@ -166,14 +172,18 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     }
     if (t != null) {
       t.close();
-      LOG.warn("rdma-shuffle stopped serving READs; reduce tasks fetch from this node over HTTP");
+      return true;
     }
+    return false;
   }
 
   @Override
   protected void serviceStop() throws Exception {
     try {
-      stopServingReads();
+      if (closeReads()) {
+        LOG.info("rdma-shuffle stopped serving READs: the service stops ({})",
+            metrics.snapshot());
+      }
       ExecutorService e = answering;
       if (e != null) {
         e.shutdownNow();

@@ -40,13 +40,18 @@ import org.apache.hadoop.util.ToolRunner;
  * run sorted the same bytes, and writes the results with the machine they ran on. Not a test:
  * {@code integration/bin/bench-hadoop-sort} runs it.
  *
- * <pre>SortBenchmark [--bytes 1536m] [--rounds 3] [--reducers 4] [--split 256m] [--out FILE]</pre>
+ * <pre>SortBenchmark [--bytes 1536m] [--rounds 3] [--reducers 4] [--split 256m] [--slowstart 1.0]
+ *     [--out FILE]</pre>
+ *
+ * <p>By default reducers start when every map is done ({@code --slowstart 1.0}), so the reduce
+ * shuffle phase measures fetching and merging, not waiting for maps.
  */
 public final class SortBenchmark {
   private long bytes = 1536L << 20;
   private int rounds = 3;
   private int reducers = 4;
   private long split = 256L << 20;
+  private float slowstart = 1.0f;
   private String out;
 
   /** One measured run. */
@@ -61,6 +66,7 @@ public final class SortBenchmark {
         case "--rounds" -> b.rounds = Integer.parseInt(args[++i]);
         case "--reducers" -> b.reducers = Integer.parseInt(args[++i]);
         case "--split" -> b.split = size(args[++i]);
+        case "--slowstart" -> b.slowstart = Float.parseFloat(args[++i]);
         case "--out" -> b.out = args[++i];
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
@@ -125,6 +131,7 @@ public final class SortBenchmark {
     c.setLong(FileInputFormat.SPLIT_MINSIZE, split);
     c.setBoolean(MRJobConfig.MAP_SPECULATIVE, false);
     c.setBoolean(MRJobConfig.REDUCE_SPECULATIVE, false);
+    c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, slowstart);
     // total order by key prefix ranges, without the sampled partition file (which tasks can't
     // find when the default file system is the local one)
     c.setBoolean("mapreduce.terasort.simplepartitioner", true);
@@ -219,8 +226,9 @@ public final class SortBenchmark {
     sb.append("cluster: MiniMRYarnCluster, 2 NodeManagers in one JVM, tasks in their own JVMs\n");
     sb.append(String.format(Locale.ROOT,
         "job: TeraSort of %d MiB (TeraGen), %d reducers, splits >= %d MiB, map -Xmx768m"
-            + " io.sort.mb=256, reduce -Xmx1152m; %d rounds, alternating which goes first%n%n",
-        bytes >> 20, reducers, split >> 20, rounds));
+            + " io.sort.mb=256, reduce -Xmx1152m, reduce slowstart %.2f; %d rounds, alternating"
+            + " which goes first%n%n",
+        bytes >> 20, reducers, split >> 20, slowstart, rounds));
     sb.append("| run | shuffle | round | job s | reduce shuffle avg s | max s | shuffled MiB | maps READ | fallbacks | output crc |\n");
     sb.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     int i = 0;
