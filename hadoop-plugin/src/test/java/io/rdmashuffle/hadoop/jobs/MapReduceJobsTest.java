@@ -234,7 +234,7 @@ class MapReduceJobsTest {
   void aLiveNodeRefusesABadTokenAndAnotherJobsRequests() throws Exception {
     Job job = wordCount(cluster, "wordcount-forged", true, words, 1, c -> {
       c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, 1.0f);
-      c.setLong("test.reducer.sleep.ms", 20_000);
+      c.setLong("test.reducer.sleep.ms", 10_000);
     });
     job.setReducerClass(SlowSumReducer.class);
     job.submit();
