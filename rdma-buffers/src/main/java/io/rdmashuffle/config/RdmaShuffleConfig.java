@@ -31,6 +31,7 @@ public final class RdmaShuffleConfig {
           .doc(
               "Address the READ responder binds to and advertises. Empty: the engine's own host"
                   + " (Spark's executor host, the NodeManager's host).")
+          .side(ConfigEntry.Side.SERVING)
           .build();
 
   public static final ConfigEntry<Integer> PORT =
@@ -38,6 +39,7 @@ public final class RdmaShuffleConfig {
           .defaultValue(0)
           .range(0, 65535)
           .doc("TCP port of the READ responder (and of verbs connection setup); 0 picks a free port.")
+          .side(ConfigEntry.Side.SERVING)
           .build();
 
   public static final ConfigEntry<Duration> CONNECT_TIMEOUT =
@@ -56,6 +58,7 @@ public final class RdmaShuffleConfig {
           .doc(
               "Longest time a posted READ may stay incomplete. A READ that exceeds it fails with a"
                   + " timeout and its connection is closed, failing what else was in flight on it.")
+          .side(ConfigEntry.Side.FETCHING)
           .build();
 
   public static final ConfigEntry<Integer> CONNECTIONS_PER_PEER =
@@ -64,6 +67,7 @@ public final class RdmaShuffleConfig {
           .range(1, 64)
           .unit("connections")
           .doc("Connections kept to each peer; READs are spread over them.")
+          .side(ConfigEntry.Side.FETCHING)
           .build();
 
   public static final ConfigEntry<Integer> MAX_OUTSTANDING_READS =
@@ -74,6 +78,7 @@ public final class RdmaShuffleConfig {
           .doc(
               "READs in flight per connection; posting more is refused (back-pressure) until some"
                   + " complete. The verbs transport also caps this at what the device allows.")
+          .side(ConfigEntry.Side.FETCHING)
           .build();
 
   public static final ConfigEntry<Long> MAX_OUTSTANDING_BYTES =
@@ -84,6 +89,7 @@ public final class RdmaShuffleConfig {
               "Bytes of READs in flight per connection; posting more is refused (back-pressure)"
                   + " until some complete. A single READ larger than this is still accepted when"
                   + " nothing else is in flight.")
+          .side(ConfigEntry.Side.FETCHING)
           .build();
 
   public static final ConfigEntry<Long> BUFFERS_MAX_BYTES =
@@ -94,6 +100,7 @@ public final class RdmaShuffleConfig {
               "Upper bound on registered memory held by the READ buffer pool of one process. A"
                   + " request beyond it waits for buffers to be released (back-pressure). With"
                   + " verbs this memory is pinned: RLIMIT_MEMLOCK must allow it.")
+          .side(ConfigEntry.Side.FETCHING)
           .build();
 
   public static final ConfigEntry<Long> BUFFERS_CHUNK_SIZE =
@@ -104,6 +111,7 @@ public final class RdmaShuffleConfig {
           .doc(
               "The pool registers memory in chunks of this size and carves buffers out of them;"
                   + " a buffer larger than a chunk is registered on its own.")
+          .side(ConfigEntry.Side.FETCHING)
           .build();
 
   public static final ConfigEntry<Long> BUFFERS_MIN_SIZE =
@@ -112,6 +120,7 @@ public final class RdmaShuffleConfig {
           .range(512L, 64 * KIB)
           .rule(RdmaShuffleConfig::isPowerOfTwo, "a power of two")
           .doc("Smallest size class of the buffer pool; smaller requests get a buffer this big.")
+          .side(ConfigEntry.Side.FETCHING)
           .build();
 
   public static final ConfigEntry<Long> PIECE_SIZE =
@@ -122,6 +131,57 @@ public final class RdmaShuffleConfig {
           .doc(
               "Mapped files are registered in pieces of at most this size, so files of any size"
                   + " can be served (one registration is limited to 2 GiB).")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  // Hadoop MapReduce only
+
+  public static final ConfigEntry<Long> SERVICE_MAX_REGISTERED_BYTES =
+      ConfigEntry.builder("service.maxRegisteredBytes", ConfigType.BYTES)
+          .defaultValue(4 * GIB)
+          .range(64 * MIB, 4096 * GIB)
+          .scope(ConfigEntry.Scope.HADOOP)
+          .side(ConfigEntry.Side.SERVING)
+          .doc(
+              "Upper bound on the map output bytes the NodeManager service keeps registered (mapped"
+                  + " and, with verbs, pinned: RLIMIT_MEMLOCK must allow it). Outputs are registered"
+                  + " on their first request; beyond the bound the least recently requested ones are"
+                  + " deregistered, and a reducer still reading one asks again.")
+          .build();
+
+  public static final ConfigEntry<Long> FETCH_CHUNK_SIZE =
+      ConfigEntry.builder("fetch.chunkSize", ConfigType.BYTES)
+          .defaultValue(MIB)
+          .range(64 * KIB, GIB)
+          .scope(ConfigEntry.Scope.HADOOP)
+          .side(ConfigEntry.Side.FETCHING)
+          .doc(
+              "A reduce task READs each map output segment in pieces of at most this size, each"
+                  + " into a pooled registered buffer; must not exceed buffers.chunkSize.")
+          .build();
+
+  public static final ConfigEntry<Long> FETCH_MAX_BYTES_IN_FLIGHT =
+      ConfigEntry.builder("fetch.maxBytesInFlight", ConfigType.BYTES)
+          .defaultValue(32 * MIB)
+          .range(64 * KIB, 16 * GIB)
+          .scope(ConfigEntry.Scope.HADOOP)
+          .side(ConfigEntry.Side.FETCHING)
+          .doc(
+              "Bytes a reduce task has READ or in flight and not yet handed to Hadoop's merge,"
+                  + " shared evenly by its fetcher threads (mapreduce.reduce.shuffle.parallelcopies);"
+                  + " this is direct memory of the task, on top of its heap.")
+          .build();
+
+  public static final ConfigEntry<Boolean> FETCH_HTTP_FALLBACK =
+      ConfigEntry.builder("fetch.httpFallback", ConfigType.BOOLEAN)
+          .defaultValue(true)
+          .scope(ConfigEntry.Scope.HADOOP)
+          .side(ConfigEntry.Side.FETCHING)
+          .doc(
+              "When a node's rdma-shuffle service can't be used (not installed, not answering,"
+                  + " transport unreachable), fetch that node's map outputs over the stock HTTP"
+                  + " shuffle (logged and counted in the job's counters). false: report such"
+                  + " failures as fetch failures, as the stock shuffle reports a lost node.")
           .build();
 
   public static final ConfigEntry<String> VERBS_NATIVE_LIBRARY =
@@ -202,7 +262,12 @@ public final class RdmaShuffleConfig {
           SPARK_ENABLED,
           SPARK_READ_LOCAL,
           SPARK_CHECKSUM_VERIFY,
-          SPARK_READ_SEGMENT_SIZE);
+          SPARK_READ_SEGMENT_SIZE,
+
+          SERVICE_MAX_REGISTERED_BYTES,
+          FETCH_CHUNK_SIZE,
+          FETCH_MAX_BYTES_IN_FLIGHT,
+          FETCH_HTTP_FALLBACK);
 
   private static boolean isPowerOfTwo(long v) {
     return v > 0 && (v & (v - 1)) == 0;

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.spark.FetchFailed;
@@ -80,7 +81,7 @@ class DifferentialIT {
   }
 
   private static void aCorruptedBlockIsDetectedAndRecomputed(JavaSparkContext sc, Path work)
-      throws IOException {
+      throws IOException, TimeoutException {
     AtomicInteger fetchFailures = new AtomicInteger();
     sc.sc().addSparkListener(new SparkListener() {
       @Override
