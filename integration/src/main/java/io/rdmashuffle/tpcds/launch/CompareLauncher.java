@@ -96,7 +96,8 @@ public final class CompareLauncher {
           --spark-submit PATH   a spark-submit script to use
           --app-jar PATH        the runner's jar (default: the jar this class came from)
           --driver-memory SIZE  default 2g
-          --submit-arg ARG      extra spark-submit argument, repeatable (e.g. --submit-arg=--deploy-mode ...)
+          --submit-args "ARGS"  extra spark-submit arguments, e.g. "--num-executors 16 --executor-memory 8g"
+          --submit-arg ARG      one extra spark-submit argument, repeatable
           --conf K=V            Spark setting for both sides, repeatable
           --stock-class C       stock side's shuffle manager (default sort)
           --stock-conf K=V      setting for the stock side only, repeatable
@@ -132,7 +133,7 @@ public final class CompareLauncher {
         sparkHomeArg == null ? null : Paths.get(sparkHomeArg).toAbsolutePath(),
         submit == null ? null : Paths.get(submit).toAbsolutePath(),
         appJar == null ? ownJar() : Paths.get(appJar).toAbsolutePath(),
-        a.get("driver-memory", "2g"), a.all("submit-arg"), conf, stock, ours,
+        a.get("driver-memory", "2g"), submitArgs(a), conf, stock, ours,
         a.getLong("query-timeout", 0), a.getLong("stall-timeout", 3600),
         a.getLong("rows-limit", 100_000), a.getLong("chunk-rows", 500_000),
         String.join(" ", List.of(argv).subList(from, argv.length)));
@@ -142,6 +143,18 @@ public final class CompareLauncher {
           + o.batch() + ": need reps >= 1, warmup >= 0, batch >= 0");
     }
     return o;
+  }
+
+  private static List<String> submitArgs(Args a) {
+    List<String> out = new ArrayList<>();
+    String joined = a.get("submit-args", "");
+    for (String s : joined.trim().split("\\s+")) {
+      if (!s.isEmpty()) {
+        out.add(s);
+      }
+    }
+    out.addAll(a.all("submit-arg"));
+    return out;
   }
 
   /** A path without a scheme is a local path, made absolute; anything else stays as it is. */

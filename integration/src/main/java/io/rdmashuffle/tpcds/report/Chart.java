@@ -21,7 +21,7 @@ abstract class Chart {
   static final int WIDTH = 960;
   static final int LEFT = 110;
   static final int RIGHT = 40;
-  static final int TOP = 56;
+  static final int TOP = 70;
   static final int BOTTOM = 36;
 
   final String title;
@@ -139,10 +139,10 @@ abstract class Chart {
           }
         }
       }
-      double lx = x0 + 320;
+      double lx = x0;
       for (int s = 0; s < seriesNames.size(); s++) {
-        c.rect(lx, 30, 12, 10, colors.get(s));
-        c.text(lx + 16, 39, seriesNames.get(s), 11, Anchor.START, INK, false);
+        c.rect(lx, 32, 12, 10, colors.get(s));
+        c.text(lx + 16, 41, seriesNames.get(s), 11, Anchor.START, INK, false);
         lx += 150;
       }
     }
@@ -184,8 +184,8 @@ abstract class Chart {
             r <= 1 ? BETTER : WORSE);
       }
       c.line(mid, TOP - 4, mid, TOP + labels.size() * rowHeight(), INK, 1);
-      c.text(x0, 42, "ours faster", 11, Anchor.START, BETTER, false);
-      c.text(x1, 42, "ours slower", 11, Anchor.END, WORSE, false);
+      c.text(x0, 42, "<- ours faster", 11, Anchor.START, BETTER, false);
+      c.text(x1, 42, "ours slower ->", 11, Anchor.END, WORSE, false);
     }
 
     private static String fmt(double t) {
