@@ -49,6 +49,7 @@ class TpcdsComparisonIT {
     Summary s = report.summary();
     String summary = Files.readString(out.resolve("summary.txt"));
     assertEquals(List.of(), report.different(), summary);
+    assertEquals(List.of(), report.failed(), summary);
     assertEquals(0, code, summary);
     assertEquals(s.queries(), s.equal(), summary);
     if ("all".equals(queries) || queries.isBlank()) {

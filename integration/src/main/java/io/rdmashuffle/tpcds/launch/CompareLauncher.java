@@ -108,7 +108,8 @@ public final class CompareLauncher {
           --stall-timeout S     kill an application that finished no query for S seconds (default 3600)
           --rows-limit N        store results up to N rows for comparisons within tolerance (default 100000)
           --chunk-rows N        rows per generator task (default 500000)
-        Exit code: 0 when every query returned equal results on both sides, 1 when some differ, 2 on errors.
+        Exit code: 0 when every query returned equal results on both sides; 1 when some differ or gave
+        no result (application died, timeout); 2 on bad options or when the data cannot be made.
         """;
   }
 
@@ -239,12 +240,16 @@ public final class CompareLauncher {
     out.print(report.terminalSummary());
     out.println("report: " + html);
     List<String> different = report.different();
+    List<String> failed = report.failed();
     if (!different.isEmpty()) {
       out.println("FAILED: results differ in " + different.size() + " queries: "
           + String.join(", ", different));
-      return 1;
     }
-    return 0;
+    if (!failed.isEmpty()) {
+      out.println("FAILED: no result from " + failed.size() + " queries (see logs/): "
+          + String.join(", ", failed));
+    }
+    return different.isEmpty() && failed.isEmpty() ? 0 : 1;
   }
 
   /** The queries an application runs, warm-up first. */
@@ -347,7 +352,7 @@ public final class CompareLauncher {
     }
     List<Query> expected = runList(app);
     for (int i = runs.size(); i < expected.size(); i++) {
-      String error = "APPLICATION_FAILED";
+      String error = QueryRun.NOT_RUN;
       runs.add(new QueryRun(app.side(), app.round(), app.label(), expected.get(i).id(), i < o.warmup(),
           QueryRun.ERROR, 0, 0, io.rdmashuffle.tpcds.result.CanonicalRows.errorDigest(error),
           null, error, "the application ended (exit code " + code + ") before this query ran; see logs/"

@@ -60,9 +60,14 @@ public final class Outcomes {
     boolean tolerance = false;
     String note = "";
     String error = null;
+    List<QueryRun> missing = runs.stream().filter(QueryRun::noResult).toList();
     if (stock.isEmpty() || ours.isEmpty()) {
-      verdict = Verdict.DIFFERENT;
+      verdict = Verdict.FAILED;
       note = "no run on " + (stock.isEmpty() ? STOCK : OURS);
+    } else if (!missing.isEmpty()) {
+      verdict = Verdict.FAILED;
+      note = missing.stream().map(r -> r.app() + (r.warmup() ? " warm-up" : "") + ": " + r.error())
+          .distinct().reduce((x, y) -> x + "; " + y).orElse("");
     } else {
       // every distinct result is compared with the first one stock returned
       String reference = stock.get(0).digest();

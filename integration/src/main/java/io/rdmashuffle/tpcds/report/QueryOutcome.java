@@ -37,11 +37,13 @@ public record QueryOutcome(
     EQUAL,
     /** Every run on both sides failed with the same error (equal results too). */
     SAME_ERROR,
-    /** Some run returned something else: different rows, an error on one side only, or none. */
-    DIFFERENT;
+    /** Some run returned something else: different rows, or an error on one side only. */
+    DIFFERENT,
+    /** Some run gave no result: its application died before it, or it timed out. */
+    FAILED;
 
     public boolean equalResults() {
-      return this != DIFFERENT;
+      return this == EQUAL || this == SAME_ERROR;
     }
   }
 

@@ -56,13 +56,20 @@ public record QueryRun(
 
   public static final String OK = "ok";
   public static final String ERROR = "error";
+  /** The error of a run its application never made (it died first): no result at all. */
+  public static final String NOT_RUN = "APPLICATION_FAILED";
+  /** Prefix of the error of a run cancelled after the query timeout: no result at all. */
+  public static final String TIMEOUT = "TIMEOUT";
 
   public boolean ok() {
     return OK.equals(status);
   }
 
-  /** The result a comparison looks at: the digest of the rows or of the error. */
-  public String resultKey() {
-    return digest;
+  /**
+   * No result to compare: the run never happened or was cancelled. Unlike a query's own error,
+   * this is never an equal result, even when it happened on both sides.
+   */
+  public boolean noResult() {
+    return error != null && (error.equals(NOT_RUN) || error.startsWith(TIMEOUT));
   }
 }

@@ -85,6 +85,12 @@ public final class Report {
         .map(QueryOutcome::query).toList();
   }
 
+  /** Queries with a run that gave no result (application died, timeout), in order. */
+  public List<String> failed() {
+    return outcomes.stream().filter(o -> o.verdict() == Verdict.FAILED)
+        .map(QueryOutcome::query).toList();
+  }
+
   /** Writes summary, CSV, JSON, HTML and PNG charts into {@code dir}; returns the HTML file. */
   public Path write(Path dir) throws IOException {
     Files.createDirectories(dir);
@@ -158,8 +164,8 @@ public final class Report {
     Summary s = summary;
     List<String> errors = outcomes.stream().filter(o -> o.verdict() == Verdict.SAME_ERROR)
         .map(o -> o.query() + " " + o.error()).toList();
-    b.append(String.format(Locale.ROOT, "results: %d queries: %d equal, %d different%s%n",
-        s.queries(), s.equal(), s.different(),
+    b.append(String.format(Locale.ROOT, "results: %d queries: %d equal, %d different, %d failed%s%n",
+        s.queries(), s.equal(), s.different(), s.failed(),
         s.withinTolerance() > 0 ? " (" + s.withinTolerance() + " equal within double tolerance)" : ""));
     if (!errors.isEmpty()) {
       b.append("  failed the same way on both sides (counted equal): ")
@@ -176,8 +182,8 @@ public final class Report {
       b.append("biggest losses: ").append(moves(s.losses())).append('\n');
     }
     for (QueryOutcome o : outcomes) {
-      if (o.verdict() == Verdict.DIFFERENT) {
-        b.append("DIFFERENT ").append(o.query()).append(": ").append(o.note()).append('\n');
+      if (o.verdict() == Verdict.DIFFERENT || o.verdict() == Verdict.FAILED) {
+        b.append(o.verdict()).append(' ').append(o.query()).append(": ").append(o.note()).append('\n');
       }
     }
     return b.toString();
@@ -199,6 +205,8 @@ public final class Report {
     m.put("sameError", s.sameError());
     m.put("different", s.different());
     m.put("differentQueries", different());
+    m.put("failed", s.failed());
+    m.put("failedQueries", failed());
     m.put("withinTolerance", s.withinTolerance());
     m.put("timedQueries", s.timed());
     m.put("stockTotalSeconds", s.stockTotal());
@@ -273,7 +281,7 @@ public final class Report {
         .append("table{border-collapse:collapse;font-size:13px}")
         .append("td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}")
         .append("td:first-child,th:first-child,.l{text-align:left}")
-        .append(".different{background:#f5b7b1}.same_error{background:#fcf3cf}")
+        .append(".different,.failed{background:#f5b7b1}.same_error{background:#fcf3cf}")
         .append(".hdr td{text-align:left;vertical-align:top}pre{background:#f4f4f4;padding:8px}")
         .append("\n</style></head><body>\n<h1>").append(Html.escape(info.title())).append("</h1>\n");
     b.append("<table class=\"hdr\">\n");

@@ -12,6 +12,8 @@ import java.util.List;
  * @param equal queries whose results were equal, {@link #sameError} included
  * @param sameError queries that failed with the same error on both sides
  * @param different queries whose results differed (these fail the run)
+ * @param failed queries with a run that gave no result: application died, timeout (these fail
+ *     the run too)
  * @param withinTolerance equal queries that needed the double tolerance
  * @param timed queries in the time figures below
  * @param stockTotal sum of stock's medians, seconds
@@ -26,6 +28,7 @@ public record Summary(
     int equal,
     int sameError,
     int different,
+    int failed,
     int withinTolerance,
     int timed,
     double stockTotal,
@@ -40,6 +43,7 @@ public record Summary(
   public static Summary of(List<QueryOutcome> outcomes) {
     int equal = 0;
     int sameError = 0;
+    int failed = 0;
     int tolerance = 0;
     for (QueryOutcome o : outcomes) {
       if (o.verdict().equalResults()) {
@@ -50,6 +54,9 @@ public record Summary(
       }
       if (o.verdict() == Verdict.SAME_ERROR) {
         sameError++;
+      }
+      if (o.verdict() == Verdict.FAILED) {
+        failed++;
       }
     }
     List<QueryOutcome> timed = outcomes.stream().filter(QueryOutcome::timed).toList();
@@ -68,7 +75,8 @@ public record Summary(
         .sorted(Comparator.comparingDouble(QueryOutcome::savedSeconds).reversed()).limit(TOP).toList();
     List<QueryOutcome> losses = timed.stream().filter(o -> o.savedSeconds() < 0)
         .sorted(Comparator.comparingDouble(QueryOutcome::savedSeconds)).limit(TOP).toList();
-    return new Summary(outcomes.size(), equal, sameError, outcomes.size() - equal, tolerance, n,
+    return new Summary(outcomes.size(), equal, sameError, outcomes.size() - equal - failed, failed,
+        tolerance, n,
         st, ot, n == 0 ? Double.NaN : Math.exp(sl / n), n == 0 ? Double.NaN : Math.exp(ol / n),
         wins, losses);
   }

@@ -41,7 +41,6 @@ import scala.jdk.javaapi.CollectionConverters;
 public final class QueryRunner {
   /** Prefix of the progress lines on standard output. */
   public static final String PROGRESS = "TPCDS-PROGRESS ";
-  public static final String TIMEOUT = "TIMEOUT";
   /** The application's own description in its output folder. */
   public static final String APP = "app.json";
 
@@ -160,7 +159,7 @@ public final class QueryRunner {
       ordered = CanonicalRows.orderedDigest(lines);
       storeRows(q.id(), digest, lines);
     } else {
-      error = timedOut.get() ? TIMEOUT + " after " + plan.timeoutSeconds() + " s" : canonicalError(failure);
+      error = timedOut.get() ? QueryRun.TIMEOUT + " after " + plan.timeoutSeconds() + " s" : canonicalError(failure);
       message = firstLine(failure);
       digest = CanonicalRows.errorDigest(error);
       ordered = digest;

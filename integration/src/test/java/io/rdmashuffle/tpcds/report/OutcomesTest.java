@@ -100,10 +100,22 @@ class OutcomesTest {
   }
 
   @Test
-  void aQueryOnlyOneSideRanIsADifference() {
+  void aQueryOnlyOneSideRanFails() {
     QueryOutcome o = only(List.of(ok("stock", 1, "q3", 1000, ROWS)), Outcomes.RowsSource.NONE);
-    assertEquals(Verdict.DIFFERENT, o.verdict());
+    assertEquals(Verdict.FAILED, o.verdict());
     assertEquals("no run on ours", o.note());
+  }
+
+  @Test
+  void applicationsDyingOnBothSidesIsNeverAnEqualResult() {
+    QueryOutcome o = only(List.of(error("stock", 1, "q3", QueryRun.NOT_RUN), error("ours", 1, "q3", QueryRun.NOT_RUN)),
+        Outcomes.RowsSource.NONE);
+    assertEquals(Verdict.FAILED, o.verdict());
+    assertFalse(o.verdict().equalResults());
+    QueryOutcome t = only(List.of(error("stock", 1, "q4", "TIMEOUT after 600 s"), ok("ours", 1, "q4", 1, ROWS)),
+        Outcomes.RowsSource.NONE);
+    assertEquals(Verdict.FAILED, t.verdict());
+    assertTrue(t.note().contains("stock-r1-b1: TIMEOUT"), t.note());
   }
 
   @Test

@@ -52,6 +52,7 @@ class ReportTest {
     assertEquals(9, s.equal());
     assertEquals(1, s.sameError());
     assertEquals(1, s.different());
+    assertEquals(0, s.failed());
     assertEquals(8, s.timed());
     assertEquals(36, s.stockTotal(), 1e-9);
     assertEquals(36, s.oursTotal(), 1e-9);
@@ -61,7 +62,7 @@ class ReportTest {
     assertEquals(List.of("q1", "q2", "q3", "q4"), s.losses().stream().map(QueryOutcome::query).toList());
     assertEquals(List.of("q5x"), r.different());
     String text = r.terminalSummary();
-    assertTrue(text.contains("10 queries: 9 equal, 1 different"), text);
+    assertTrue(text.contains("10 queries: 9 equal, 1 different, 0 failed"), text);
     assertTrue(text.contains("q90 DIVIDE_BY_ZERO"), text);
     assertTrue(text.contains("biggest wins:   q8 -7.00 s (0.13x)"), text);
     assertTrue(text.contains("DIFFERENT q5x"), text);
