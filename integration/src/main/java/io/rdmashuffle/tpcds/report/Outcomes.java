@@ -94,6 +94,10 @@ public final class Outcomes {
       if (stockDigests.size() > 1 && verdict == Verdict.DIFFERENT) {
         note += " (stock's own runs disagree: is the query deterministic?)";
       }
+      long orders = runs.stream().filter(QueryRun::ok).map(QueryRun::orderedDigest).distinct().count();
+      if (verdict == Verdict.EQUAL && orders > 1) {
+        note = "same rows, not always in the same order (ties in ORDER BY, or no ORDER BY)";
+      }
     }
     return new QueryOutcome(query, verdict, tolerance, note,
         seconds(stock), seconds(ours), figures(stock), figures(ours),

@@ -153,8 +153,10 @@ public final class Report {
     return trim(v) + " s";
   }
 
+  /** A tick label: at most three significant digits, no trailing zeros. */
   private static String trim(double v) {
-    return v == Math.rint(v) ? String.valueOf((long) v) : String.format(Locale.ROOT, "%.2g", v);
+    return new java.math.BigDecimal(v).round(new java.math.MathContext(3)).stripTrailingZeros()
+        .toPlainString();
   }
 
   /** The summary printed on the terminal and saved as summary.txt. */
@@ -222,7 +224,8 @@ public final class Report {
   }
 
   static final String CSV_HEADER = "query,verdict,within_tolerance,stock_runs,stock_median_s,"
-      + "stock_min_s,stock_max_s,ours_runs,ours_median_s,ours_min_s,ours_max_s,ratio,"
+      + "stock_min_s,stock_max_s,stock_spread,ours_runs,ours_median_s,ours_min_s,ours_max_s,"
+      + "ours_spread,ratio,"
       + "stock_shuffle_write_bytes,ours_shuffle_write_bytes,stock_shuffle_read_bytes,"
       + "ours_shuffle_read_bytes,stock_remote_bytes,ours_remote_bytes,stock_fetch_wait_ms,"
       + "ours_fetch_wait_ms,stock_digests,ours_digests,error,note";
@@ -260,6 +263,7 @@ public final class Report {
     f.add(num(s.median()));
     f.add(num(s.min()));
     f.add(num(s.max()));
+    f.add(s.present() ? num(s.spread()) : "");
   }
 
   private static String num(double v) {
@@ -340,7 +344,8 @@ public final class Report {
   }
 
   private static String range(Stats s) {
-    return s.n() > 1 ? sec(s.min()) + ".." + sec(s.max()) : "";
+    return s.n() > 1 ? String.format(Locale.ROOT, "%s..%s (%.0f%%)", sec(s.min()), sec(s.max()),
+        100 * s.spread()) : "";
   }
 
   static String bytes(long b) {

@@ -1,5 +1,6 @@
 package io.rdmashuffle.tpcds.report;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.Arrays;
 
 /**
@@ -29,6 +30,7 @@ public record Stats(int n, double median, double min, double max) {
   }
 
   /** (max - min) / median: how far apart the rounds were, relative to the median. */
+  @JsonProperty("spread")
   public double spread() {
     return n > 1 && median > 0 ? (max - min) / median : 0;
   }

@@ -30,6 +30,7 @@ class OutcomesTest {
         ok("ours", 3, "q1", 850, ROWS)), Outcomes.RowsSource.NONE);
     assertEquals(Verdict.EQUAL, o.verdict());
     assertFalse(o.withinTolerance());
+    assertTrue(o.note().startsWith("same rows, not always in the same order"), o.note());
     assertEquals(1.2, o.stockSeconds().median(), 1e-9);
     assertEquals(0.85, o.oursSeconds().median(), 1e-9);
     assertEquals(3, o.stockSeconds().n());

@@ -75,7 +75,8 @@ class ReportTest {
     List<String> csv = Files.readAllLines(dir.resolve("queries.csv"));
     assertEquals(Report.CSV_HEADER, csv.get(0));
     assertEquals(11, csv.size());
-    assertTrue(csv.get(1).startsWith("q1,equal,false,1,1.000,1.000,1.000,1,8.000,8.000,8.000,8.000,"), csv.get(1));
+    assertTrue(csv.get(1).startsWith("q1,equal,false,1,1.000,1.000,1.000,0.000,1,8.000,8.000,8.000,0.000,8.000,"),
+        csv.get(1));
     String json = Files.readString(dir.resolve("queries.json"));
     assertTrue(json.contains("\"differentQueries\" : [ \"q5x\" ]"), json);
     String page = Files.readString(html);
