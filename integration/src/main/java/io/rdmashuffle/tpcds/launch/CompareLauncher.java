@@ -123,7 +123,8 @@ public final class CompareLauncher {
     String sparkHomeArg = a.get("spark-home", System.getenv("SPARK_HOME"));
     String submit = a.get("spark-submit", null);
     String appJar = a.get("app-jar", null);
-    Map<String, String> conf = a.pairs("conf");
+    Map<String, String> conf = localClusterDefaults(a.get("master", "local-cluster[2,1,2048]"),
+        a.pairs("conf"));
     Side stock = Side.of("stock", a.get("stock-class", "sort"), a.get("stock-jar", null),
         a.pairs("stock-conf"));
     Side ours = Side.of("ours", a.get("ours-class", Side.RDMA_MANAGER),
@@ -144,6 +145,22 @@ public final class CompareLauncher {
           + o.batch() + ": need reps >= 1, warmup >= 0, batch >= 0");
     }
     return o;
+  }
+
+  private static final java.util.regex.Pattern LOCAL_CLUSTER =
+      java.util.regex.Pattern.compile("local-cluster\\[\\s*\\d+\\s*,\\s*\\d+\\s*,\\s*(\\d+)\\s*]");
+
+  /**
+   * In local-cluster mode executors get three quarters of a worker's memory unless set: Spark's
+   * default (1g) leaves most of the worker idle, and the SF1 data generation needs more.
+   */
+  static Map<String, String> localClusterDefaults(String master, Map<String, String> conf) {
+    java.util.regex.Matcher m = LOCAL_CLUSTER.matcher(master);
+    Map<String, String> out = new LinkedHashMap<>(conf);
+    if (m.matches() && !out.containsKey("spark.executor.memory")) {
+      out.put("spark.executor.memory", (Integer.parseInt(m.group(1)) * 3 / 4) + "m");
+    }
+    return out;
   }
 
   private static List<String> submitArgs(Args a) {

@@ -36,6 +36,10 @@ import org.apache.spark.util.LongAccumulator;
  * when its marker exists. Big tables are cut into chunks generated in parallel on the executors,
  * so on a cluster the dataset is written where the executors run.
  *
+ * <p>Chunks follow the generator's own rule (its {@code Parallel.splitWork}): a table of fewer than
+ * a million generator rows is one chunk, because some generators (catalog_sales' dates) derive
+ * their starting point from that rule; bigger ones are cut into chunks of {@code chunkRows}.
+ *
  * <p>Sales and returns are one generator: {@code store_sales} rows come with the
  * {@code store_returns} rows of the same orders (the generator's session names no single table,
  * else the returns come out empty), so each sales table is generated once, kept on the
@@ -84,7 +88,9 @@ public final class DataGenerator {
       JavaRDD<String[]> raw = jsc.parallelize(IntStream.rangeClosed(1, chunks).boxed().toList(), chunks)
           .flatMap(new GenerateChunk(table.getName(), scale, chunks));
       if (table.hasChild()) {
-        raw = raw.persist(StorageLevel.MEMORY_AND_DISK_SER());
+        // DISK_ONLY: a spilled MEMORY_AND_DISK_SER block is read back into one heap buffer, which
+        // ran a 1 GiB executor out of memory on catalog_sales at SF1 (one chunk, 1.4 M rows)
+        raw = raw.persist(StorageLevel.DISK_ONLY());
       }
       write(spark, raw, PARENT, table.getName(), schemas, data, scale, parentRows);
       if (table.hasChild()) {
