@@ -121,7 +121,7 @@ class CompareLauncherTest {
     // ours still to run q1 (10 s) and q2 (30 s), plus one application start (10 s)
     assertEquals(50, p.secondsLeft(), 1e-9);
     String out = bytes.toString(StandardCharsets.UTF_8);
-    assertTrue(out.contains("[2/4] stock-r1-b1      q2             30.0 s  ok    | elapsed 0:00:45, left ~0:00:40"), out);
+    assertTrue(out.contains("[2/4] stock-r1-b1          q2             30.0 s  ok    | elapsed 0:00:45, left ~0:00:40"), out);
     assertEquals("1:01:01", Progress.clock(3661));
   }
 
