@@ -44,6 +44,8 @@ class TpcdsComparisonIT {
         "--ours-class", prop("tpcds.oursClass"), "--ours-jar", prop("tpcds.oursJar"),
         "--query-timeout", "600", "--stall-timeout", "900"));
     int code = CompareLauncher.main(args.toArray(String[]::new), 0);
+    assertTrue(Files.exists(out.resolve(Report.RUN)), "the comparison never ran (exit code " + code
+        + "): see " + out.resolve("logs"));
 
     Report report = Report.load(out);
     Summary s = report.summary();

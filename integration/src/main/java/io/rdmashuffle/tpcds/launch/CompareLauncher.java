@@ -105,7 +105,8 @@ public final class CompareLauncher {
           --ours-jar GLOB       its jar (default shuffle-manager/target/rdma-shuffle-spark-*.jar)
           --ours-conf K=V       setting for ours only, repeatable
           --query-timeout S     cancel a query after S seconds (default 0: never)
-          --stall-timeout S     kill an application that finished no query for S seconds (default 3600)
+          --stall-timeout S     kill an application that finished no query (data generation: no
+                                table) for S seconds (default 3600)
           --rows-limit N        store results up to N rows for comparisons within tolerance (default 100000)
           --chunk-rows N        rows per generator task (default 500000)
         Exit code: 0 when every query returned equal results on both sides; 1 when some differ or gave
@@ -292,11 +293,13 @@ public final class CompareLauncher {
         "--chunk-rows", String.valueOf(o.chunkRows()));
     ProcessBuilder pb = submit.build("tpcds-datagen-sf" + DatasetLayout.scaleName(o.scale()), conf,
         List.of(), args);
+    AtomicLong lastTable = new AtomicLong(System.nanoTime());
     int code = runProcess(pb, o.out().resolve("logs/datagen.log"), line -> {
       if (line.startsWith("generated ") || line.startsWith("reusing ") || line.startsWith("skipping ")) {
         out.println("  " + line);
+        lastTable.set(System.nanoTime()); // the stall timeout counts from the last table written
       }
-    }, new AtomicLong(System.nanoTime()));
+    }, lastTable);
     if (code != 0 || !storage.exists(marker)) {
       out.println("data generation failed (exit code " + code + "), see " + o.out().resolve("logs/datagen.log"));
       return false;
@@ -406,7 +409,9 @@ public final class CompareLauncher {
           handler.line(line);
         }
       } catch (IOException | RuntimeException e) {
-        out.println("reading the output of " + log.getFileName() + " failed: " + e);
+        if (p.isAlive()) { // after a kill the stream closes under the reader: nothing to say
+          out.println("reading the output of " + log.getFileName() + " failed: " + e);
+        }
       }
     }, "tpcds-child-output");
     reader.setDaemon(true);

@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
 import scala.Tuple2;
 import scala.collection.Seq;
 import scala.jdk.javaapi.CollectionConverters;
@@ -89,9 +90,11 @@ public final class QueryRunner {
       throw new IllegalStateException("no TPC-DS dataset at " + DatasetLayout.dir(plan.data(), plan.scale())
           + " (generate it first: Tpcds datagen)");
     }
-    for (String table : TpcdsSchema.tables().keySet()) {
-      spark.read().parquet(DatasetLayout.table(plan.data(), plan.scale(), table))
-          .createOrReplaceTempView(table);
+    // the schema is given, not inferred: inference runs a Spark job per table (24 at start-up)
+    for (Map.Entry<String, StructType> t : TpcdsSchema.tables().entrySet()) {
+      spark.read().schema(t.getValue())
+          .parquet(DatasetLayout.table(plan.data(), plan.scale(), t.getKey()))
+          .createOrReplaceTempView(t.getKey());
     }
     storage.write(Storage.child(plan.out(), APP), Json.pretty(appRun(sc)));
     int failed = 0;
