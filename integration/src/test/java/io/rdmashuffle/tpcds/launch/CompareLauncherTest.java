@@ -62,9 +62,9 @@ class CompareLauncherTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> Side.of("ours", Side.RDMA_MANAGER, dir + "/rdma-shuffle-spark_2.13-*.jar", Map.of()));
     assertTrue(e.getMessage().contains("--ours-class sort"), e.getMessage());
-    Files.createFile(dir.resolve("rdma-shuffle-spark-0.1.0-sources.jar"));
-    Files.createFile(dir.resolve("original-rdma-shuffle-spark-0.1.0.jar"));
-    Path jar = Files.createFile(dir.resolve("rdma-shuffle-spark-0.1.0.jar"));
+    Files.createFile(dir.resolve("rdma-shuffle-spark_2.13-0.1.0-sources.jar"));
+    Files.createFile(dir.resolve("original-rdma-shuffle-spark_2.13-0.1.0.jar"));
+    Path jar = Files.createFile(dir.resolve("rdma-shuffle-spark_2.13-0.1.0.jar"));
     Side ours = Side.of("ours", Side.RDMA_MANAGER, dir + "/rdma-shuffle-spark_2.13-*.jar",
         Map.of("spark.shuffle.rdma.transport", "tcp"));
     assertEquals(Optional.of(jar.toAbsolutePath().normalize()), ours.jar());
