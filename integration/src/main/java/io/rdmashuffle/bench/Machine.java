@@ -7,10 +7,10 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 
 /** A one-paragraph description of the machine a benchmark ran on, committed with its results. */
-final class Machine {
+public final class Machine {
   private Machine() {}
 
-  static String describe() {
+  public static String describe() {
     String cpu = "unknown CPU";
     try {
       for (String line : Files.readAllLines(Paths.get("/proc/cpuinfo"))) {

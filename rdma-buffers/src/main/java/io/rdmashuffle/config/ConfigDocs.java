@@ -12,13 +12,31 @@ import java.util.Map;
  * Generates the operator templates in {@code conf/} and {@code docs/configuration.md} from
  * {@link RdmaShuffleConfig}. Run from the repository root:
  *
- * <pre>mvn -q -pl rdma-buffers compile exec:java -Dexec.mainClass=io.rdmashuffle.config.ConfigDocs</pre>
+ * <pre>mvn -q -pl rdma-buffers compile
+ * java -cp rdma-buffers/target/classes io.rdmashuffle.config.ConfigDocs .</pre>
  *
  * <p>{@code GeneratedConfigFilesTest} fails when the committed files differ from what this writes.
  */
 public final class ConfigDocs {
   private static final String GENERATED =
       "generated from RdmaShuffleConfig by ConfigDocs; do not edit by hand";
+
+  /** The Spark plugin's ShuffleManager, as {@code spark.shuffle.manager} names it. */
+  public static final String SPARK_SHUFFLE_MANAGER =
+      "org.apache.spark.shuffle.rdma.RdmaShuffleManager";
+  /** Where the template expects the Spark plugin jar on every node. */
+  public static final String SPARK_PLUGIN_JAR = "/opt/rdma-shuffle/rdma-shuffle-spark_2.13.jar";
+  /** Where the build leaves the Spark plugin jar. */
+  static final String SPARK_PLUGIN_BUILT =
+      "shuffle-manager/target/rdma-shuffle-spark_2.13-<version>.jar";
+  /** The NodeManager auxiliary service (module hadoop-plugin), registered as mapreduce_shuffle. */
+  public static final String HADOOP_SERVICE_CLASS =
+      "io.rdmashuffle.hadoop.service.RdmaShuffleHandler";
+  /** The reduce-side ShuffleConsumerPlugin (module hadoop-plugin). */
+  public static final String HADOOP_CONSUMER_CLASS =
+      "io.rdmashuffle.hadoop.reduce.RdmaShuffleConsumer";
+  /** The auxiliary service name that receives job tokens and whose port the MapReduce AM reads. */
+  public static final String HADOOP_SERVICE_NAME = "mapreduce_shuffle";
 
   private ConfigDocs() {}
 
@@ -27,6 +45,8 @@ public final class ConfigDocs {
     Map<String, String> files = new LinkedHashMap<>();
     files.put("docs/configuration.md", configurationPage());
     files.put("conf/spark-defaults.conf", sparkDefaults());
+    files.put("conf/yarn-site.xml", yarnSite());
+    files.put("conf/mapred-site.xml", mapredSite());
     return files;
   }
 
@@ -73,8 +93,19 @@ public final class ConfigDocs {
   static String sparkDefaults() {
     StringBuilder sb = new StringBuilder();
     sb.append("# rdma-shuffle settings for spark-defaults.conf (").append(GENERATED).append(").\n");
-    sb.append("# Every line is commented out and shows the default; uncomment what you change.\n");
-    sb.append("# The page docs/configuration.md explains each setting.\n");
+    sb.append("#\n");
+    sb.append("# Enabling it takes the plugin jar on the class path of the driver and of every executor,\n");
+    sb.append("# and the manager flag: the three lines below. Build the jar with `mvn -B package`\n");
+    sb.append("# (").append(SPARK_PLUGIN_BUILT).append(") and copy it to the\n");
+    sb.append("# same path on every node; these lines replace any extraClassPath you already set, so\n");
+    sb.append("# append your own entries with ':'. From Spark 4.0 on, `--jars` works too; on 3.5 the\n");
+    sb.append("# jar must be on extraClassPath.\n");
+    sb.append("spark.driver.extraClassPath    ").append(SPARK_PLUGIN_JAR).append("\n");
+    sb.append("spark.executor.extraClassPath  ").append(SPARK_PLUGIN_JAR).append("\n");
+    sb.append("spark.shuffle.manager          ").append(SPARK_SHUFFLE_MANAGER).append("\n");
+    sb.append("#\n");
+    sb.append("# The settings below are commented out and show their defaults; uncomment what you\n");
+    sb.append("# change. The page docs/configuration.md explains each setting.\n");
     for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
       if (!e.readBy(KeyStyle.SPARK)) {
         continue;
@@ -92,11 +123,104 @@ public final class ConfigDocs {
   }
 
   private static String scopeText(ConfigEntry<?> e) {
+    String hadoop =
+        switch (e.side()) {
+          case SERVING -> "Hadoop (NodeManager)";
+          case FETCHING -> "Hadoop (reduce tasks)";
+          case BOTH -> "Hadoop";
+        };
     return switch (e.scope()) {
-      case COMMON -> "Spark, Hadoop";
+      case COMMON -> "Spark, " + hadoop;
       case SPARK -> "Spark";
-      case HADOOP -> "Hadoop";
+      case HADOOP -> hadoop;
     };
+  }
+
+  static String yarnSite() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("<?xml version=\"1.0\"?>\n");
+    sb.append("<!--\n");
+    sb.append("  rdma-shuffle: NodeManager settings for yarn-site.xml\n");
+    sb.append("  (").append(GENERATED).append(").\n\n");
+    comment(sb, "  ",
+        "Copy the two properties below into yarn-site.xml on every NodeManager, with the plugin"
+            + " jar on the NodeManager's class path (README, section Hadoop MapReduce on YARN). The"
+            + " service replaces the stock ShuffleHandler under its name " + HADOOP_SERVICE_NAME
+            + ": it keeps serving the stock HTTP shuffle (jobs that don't use rdma-shuffle, and"
+            + " the fallback of those that do) and receives each job's token. If"
+            + " yarn.nodemanager.aux-services lists other services, keep them. With the verbs"
+            + " transport the NodeManager's memlock limit (LimitMEMLOCK of its systemd unit, or"
+            + " ulimit -l) must allow mapreduce.shuffle.rdma.service.maxRegisteredBytes. The"
+            + " settings further down are optional: each is commented out and shows its default.");
+    sb.append("-->\n");
+    sb.append("<configuration>\n");
+    property(sb, "yarn.nodemanager.aux-services", HADOOP_SERVICE_NAME);
+    property(sb, "yarn.nodemanager.aux-services." + HADOOP_SERVICE_NAME + ".class",
+        HADOOP_SERVICE_CLASS);
+    optionalSettings(sb, ConfigEntry.Side.SERVING);
+    sb.append("</configuration>\n");
+    return sb.toString();
+  }
+
+  static String mapredSite() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("<?xml version=\"1.0\"?>\n");
+    sb.append("<!--\n");
+    sb.append("  rdma-shuffle: reduce-side settings for mapred-site.xml\n");
+    sb.append("  (").append(GENERATED).append(").\n\n");
+    comment(sb, "  ",
+        "The property below makes every job's reduce tasks fetch map outputs with one-sided READs"
+            + " (set it per job instead to try it on some jobs first). Nodes whose NodeManager"
+            + " does not run the rdma-shuffle service are fetched from over the stock HTTP shuffle,"
+            + " logged and counted. The settings further down are optional: each is commented out"
+            + " and shows its default.");
+    sb.append("-->\n");
+    sb.append("<configuration>\n");
+    property(sb, "mapreduce.job.reduce.shuffle.consumer.plugin.class", HADOOP_CONSUMER_CLASS);
+    optionalSettings(sb, ConfigEntry.Side.FETCHING);
+    sb.append("</configuration>\n");
+    return sb.toString();
+  }
+
+  private static void optionalSettings(StringBuilder sb, ConfigEntry.Side side) {
+    for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
+      if (!e.readBy(KeyStyle.HADOOP) || !e.readOn(side)) {
+        continue;
+      }
+      sb.append("\n  <!--\n");
+      comment(sb, "  ", e.doc());
+      if (!e.rangeText().isEmpty()) {
+        sb.append("  valid: ").append(xmlComment(e.rangeText())).append("\n");
+      }
+      property(sb, e.key(KeyStyle.HADOOP), e.defaultText());
+      sb.append("  -->\n");
+    }
+  }
+
+  private static void comment(StringBuilder sb, String indent, String text) {
+    for (String line : wrap(xmlComment(text), 96)) {
+      sb.append(indent).append(line).append("\n");
+    }
+  }
+
+  private static void property(StringBuilder sb, String name, String value) {
+    sb.append("  <property>\n");
+    sb.append("    <name>").append(xmlText(name)).append("</name>\n");
+    sb.append("    <value>").append(xmlText(value)).append("</value>\n");
+    sb.append("  </property>\n");
+  }
+
+  private static String xmlText(String s) {
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+  }
+
+  /** Text inside an XML comment may not contain "--". */
+  private static String xmlComment(String s) {
+    String t = s;
+    while (t.contains("--")) {
+      t = t.replace("--", "- -");
+    }
+    return t;
   }
 
   static java.util.List<String> wrap(String text, int width) {

@@ -23,6 +23,7 @@ public final class ConfigEntry<T> {
   private final Predicate<T> rule;
   private final String ruleDoc;
   private final Scope scope;
+  private final Side side;
 
   /** Which engine reads a setting; templates for an engine list only what it reads. */
   public enum Scope {
@@ -32,6 +33,21 @@ public final class ConfigEntry<T> {
     SPARK,
     /** Read only by the Hadoop auxiliary service and shuffle consumer. */
     HADOOP
+  }
+
+  /**
+   * Which side of a shuffle reads a setting: the process that serves map outputs, the one that
+   * fetches them, or both. A Spark executor is both; in Hadoop the serving side is the
+   * NodeManager's auxiliary service ({@code yarn-site.xml}) and the fetching side the reduce
+   * task ({@code mapred-site.xml}), so each Hadoop template lists only its side's settings.
+   */
+  public enum Side {
+    /** Read where map outputs are served (Hadoop: the NodeManager service). */
+    SERVING,
+    /** Read where map outputs are fetched (Hadoop: reduce tasks). */
+    FETCHING,
+    /** Read on both sides. */
+    BOTH
   }
 
   private ConfigEntry(Builder<T> b) {
@@ -45,6 +61,7 @@ public final class ConfigEntry<T> {
     this.rule = b.rule;
     this.ruleDoc = b.ruleDoc;
     this.scope = b.scope;
+    this.side = b.side;
     // the declaration itself must be valid: a default outside its own range is a bug here
     check(defaultValue, "(default of " + key + ")");
   }
@@ -83,6 +100,15 @@ public final class ConfigEntry<T> {
 
   public Scope scope() {
     return scope;
+  }
+
+  public Side side() {
+    return side;
+  }
+
+  /** Whether the {@code side} of a shuffle reads this setting. */
+  public boolean readOn(Side where) {
+    return side == Side.BOTH || where == Side.BOTH || side == where;
   }
 
   public boolean readBy(KeyStyle style) {
@@ -153,6 +179,7 @@ public final class ConfigEntry<T> {
     private Predicate<T> rule;
     private String ruleDoc;
     private Scope scope = Scope.COMMON;
+    private Side side = Side.BOTH;
 
     private Builder(String key, ConfigType<T> type) {
       this.key = Objects.requireNonNull(key);
@@ -197,6 +224,11 @@ public final class ConfigEntry<T> {
 
     public Builder<T> scope(Scope value) {
       this.scope = value;
+      return this;
+    }
+
+    public Builder<T> side(Side value) {
+      this.side = value;
       return this;
     }
 

@@ -6,8 +6,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
 
 /** The committed operator templates and configuration page are what the declarations generate. */
 class GeneratedConfigFilesTest {
@@ -34,5 +39,58 @@ class GeneratedConfigFilesTest {
         assertTrue(files.get("conf/spark-defaults.conf").contains(e.key(KeyStyle.SPARK)), e.key());
       }
     }
+  }
+
+  @Test
+  void sparkTemplateCarriesTheJarAndTheManagerFlagUncommented() {
+    String conf = ConfigDocs.render().get("conf/spark-defaults.conf");
+    assertTrue(conf.contains("\nspark.shuffle.manager          " + ConfigDocs.SPARK_SHUFFLE_MANAGER
+        + "\n"), conf);
+    assertTrue(conf.contains("\nspark.driver.extraClassPath    " + ConfigDocs.SPARK_PLUGIN_JAR), conf);
+    assertTrue(conf.contains("\nspark.executor.extraClassPath  " + ConfigDocs.SPARK_PLUGIN_JAR), conf);
+  }
+
+  @Test
+  void hadoopTemplatesListEachSettingOnTheSideThatReadsIt() {
+    Map<String, String> files = ConfigDocs.render();
+    String yarn = files.get("conf/yarn-site.xml");
+    String mapred = files.get("conf/mapred-site.xml");
+    for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
+      String key = "<name>" + e.key(KeyStyle.HADOOP) + "</name>";
+      boolean hadoop = e.readBy(KeyStyle.HADOOP);
+      assertEquals(hadoop && e.readOn(ConfigEntry.Side.SERVING), yarn.contains(key), e.key());
+      assertEquals(hadoop && e.readOn(ConfigEntry.Side.FETCHING), mapred.contains(key), e.key());
+    }
+    assertFalse(files.get("conf/spark-defaults.conf").contains("fetch.httpFallback"),
+        "a Hadoop-only setting must not reach the Spark template");
+  }
+
+  @Test
+  void hadoopTemplatesAreXmlWhoseOnlyActivePropertiesInstallThePlugin() throws Exception {
+    Map<String, String> files = ConfigDocs.render();
+    assertEquals(
+        Map.of(
+            "yarn.nodemanager.aux-services", ConfigDocs.HADOOP_SERVICE_NAME,
+            "yarn.nodemanager.aux-services.mapreduce_shuffle.class",
+            ConfigDocs.HADOOP_SERVICE_CLASS),
+        activeProperties(files.get("conf/yarn-site.xml")));
+    assertEquals(
+        Map.of("mapreduce.job.reduce.shuffle.consumer.plugin.class",
+            ConfigDocs.HADOOP_CONSUMER_CLASS),
+        activeProperties(files.get("conf/mapred-site.xml")));
+  }
+
+  private static Map<String, String> activeProperties(String xml) throws Exception {
+    Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        .parse(new java.io.ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8)));
+    assertEquals("configuration", doc.getDocumentElement().getTagName());
+    Map<String, String> out = new LinkedHashMap<>();
+    NodeList props = doc.getElementsByTagName("property");
+    for (int i = 0; i < props.getLength(); i++) {
+      Element p = (Element) props.item(i);
+      out.put(p.getElementsByTagName("name").item(0).getTextContent(),
+          p.getElementsByTagName("value").item(0).getTextContent());
+    }
+    return out;
   }
 }

@@ -1,0 +1,49 @@
+package io.rdmashuffle.hadoop;
+
+import io.rdmashuffle.config.ConfigSource;
+import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.config.RdmaConf;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Reads our settings ({@code mapreduce.shuffle.rdma.*}) from a Hadoop {@link Configuration}: the
+ * NodeManager's (yarn-site.xml) for the service, the job's (mapred-site.xml and the job's own
+ * settings) for reduce tasks.
+ */
+public final class HadoopConf {
+  private HadoopConf() {}
+
+  /**
+   * Parses and validates every setting once.
+   *
+   * @throws io.rdmashuffle.config.ConfigException naming the key and the value when one can't be
+   *     used, or when a key under {@code mapreduce.shuffle.rdma.} is not a setting (a typo)
+   */
+  public static RdmaConf load(Configuration conf) {
+    return RdmaConf.load(KeyStyle.HADOOP, source(conf));
+  }
+
+  /** A view of {@code conf}; values are read with Hadoop's variable expansion. */
+  public static ConfigSource source(Configuration conf) {
+    return new ConfigSource() {
+      @Override
+      public String get(String fullKey) {
+        return conf.get(fullKey);
+      }
+
+      @Override
+      public Iterable<String> keys() {
+        List<String> keys = new ArrayList<>();
+        for (Map.Entry<String, String> e : conf) {
+          if (e.getKey().startsWith(KeyStyle.HADOOP.prefix())) {
+            keys.add(e.getKey());
+          }
+        }
+        return keys;
+      }
+    };
+  }
+}

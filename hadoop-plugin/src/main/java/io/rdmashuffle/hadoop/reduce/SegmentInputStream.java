@@ -1,0 +1,177 @@
+package io.rdmashuffle.hadoop.reduce;
+
+import io.rdmashuffle.fetch.SegmentFetcher;
+import io.rdmashuffle.memory.BufferPool;
+import io.rdmashuffle.memory.RegisteredFileDescriptor;
+import io.rdmashuffle.transport.ConnectionPool;
+import io.rdmashuffle.transport.PeerAddress;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.util.Progressable;
+
+/**
+ * One map output segment, READ in chunks and read back as a stream in file order: what Hadoop's
+ * {@code MapOutput.shuffle} consumes (it checks the IFile checksum and decompresses). The chunks'
+ * READs are posted by a {@link SegmentFetcher} of this stream's own, within the byte bound, and
+ * READs ahead while the merge consumes earlier chunks. A chunk that can't be READ (after the
+ * fetcher's one retry on a fresh connection) fails the stream with a {@link ReadFailure}. Single
+ * thread; {@link #close()} returns every buffer.
+ */
+final class SegmentInputStream extends InputStream {
+  private static final long WAIT_MILLIS = 1000;
+
+  private final SegmentFetcher fetcher;
+  private final int chunks;
+  private final Progressable progress;
+  private final Map<Integer, SegmentFetcher.Fetched> early = new HashMap<>();
+  private SegmentFetcher.Fetched current;
+  private ByteBuffer data;
+  private int next;
+  private ReadFailure failure;
+  private boolean closed;
+
+  /** The READs of a chunk failed: a transport failure, not bad data. */
+  static final class ReadFailure extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    ReadFailure(String message, IOException cause) {
+      super(message, cause);
+    }
+
+    /** The transport's (or buffer pool's) failure. */
+    IOException reason() {
+      return (IOException) getCause();
+    }
+  }
+
+  SegmentInputStream(
+      ConnectionPool connections,
+      BufferPool buffers,
+      PeerAddress peer,
+      String application,
+      RegisteredFileDescriptor file,
+      long start,
+      long length,
+      int chunkSize,
+      long maxBytesInFlight,
+      long allocationWaitMillis,
+      Progressable progress) {
+    this.progress = progress;
+    this.chunks = (int) ((length + chunkSize - 1) / chunkSize);
+    int maxRequests = (int) Math.max(1, Math.min(256, maxBytesInFlight / chunkSize));
+    this.fetcher = new SegmentFetcher(connections, buffers, Math.max(maxBytesInFlight, chunkSize),
+        maxRequests, allocationWaitMillis);
+    for (int i = 0; i < chunks; i++) {
+      long off = start + (long) i * chunkSize;
+      int n = (int) Math.min(chunkSize, start + length - off);
+      fetcher.add(new SegmentFetcher.Request(peer, application, file, off, n, i));
+    }
+  }
+
+  /** The transport failure that ended this stream, or null. */
+  ReadFailure failure() {
+    return failure;
+  }
+
+  @Override
+  public int read() throws IOException {
+    if (!fill()) {
+      return -1;
+    }
+    return data.get() & 0xff;
+  }
+
+  @Override
+  public int read(byte[] b, int off, int len) throws IOException {
+    if (len == 0) {
+      return 0;
+    }
+    if (!fill()) {
+      return -1;
+    }
+    int n = Math.min(len, data.remaining());
+    data.get(b, off, n);
+    return n;
+  }
+
+  @Override
+  public int available() {
+    return data == null ? 0 : data.remaining();
+  }
+
+  /** Makes the next unread byte available; false at the end of the segment. */
+  private boolean fill() throws IOException {
+    if (closed) {
+      throw new IOException("segment stream is closed");
+    }
+    if (failure != null) {
+      throw failure;
+    }
+    while (data == null || !data.hasRemaining()) {
+      if (current != null) {
+        current.release();
+        current = null;
+        data = null;
+      }
+      if (next == chunks) {
+        return false;
+      }
+      current = await(next++);
+      data = current.data();
+    }
+    return true;
+  }
+
+  private SegmentFetcher.Fetched await(int index) throws IOException {
+    SegmentFetcher.Fetched f = early.remove(index);
+    while (f == null) {
+      SegmentFetcher.Result r;
+      try {
+        r = fetcher.take(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while READing a map output");
+      }
+      if (r == null) {
+        progress.progress();
+      } else if (r instanceof SegmentFetcher.Failed failed) {
+        failure = new ReadFailure(
+            "READ of chunk " + failed.request().tag() + " of " + chunks + " failed: "
+                + failed.cause().getMessage(), failed.cause());
+        throw failure;
+      } else {
+        SegmentFetcher.Fetched got = (SegmentFetcher.Fetched) r;
+        int i = (Integer) got.request().tag();
+        if (i == index) {
+          f = got;
+        } else {
+          early.put(i, got);
+        }
+      }
+    }
+    return f;
+  }
+
+  /** Returns every buffer; READs still in flight return theirs when they end. Idempotent. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (current != null) {
+      current.release();
+      current = null;
+    }
+    for (SegmentFetcher.Fetched f : early.values()) {
+      f.release();
+    }
+    early.clear();
+    fetcher.close();
+  }
+}

@@ -1,0 +1,510 @@
+package io.rdmashuffle.tpcds.launch;
+
+import io.rdmashuffle.bench.Machine;
+import io.rdmashuffle.tpcds.Args;
+import io.rdmashuffle.tpcds.DatasetLayout;
+import io.rdmashuffle.tpcds.QueryCatalog;
+import io.rdmashuffle.tpcds.QueryCatalog.Query;
+import io.rdmashuffle.tpcds.Storage;
+import io.rdmashuffle.tpcds.report.AppRun;
+import io.rdmashuffle.tpcds.report.Json;
+import io.rdmashuffle.tpcds.report.QueryRun;
+import io.rdmashuffle.tpcds.report.Report;
+import io.rdmashuffle.tpcds.report.RunInfo;
+import io.rdmashuffle.tpcds.spark.QueryRunner;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The TPC-DS comparison: generates (or reuses) the dataset, then runs the queries on the stock
+ * shuffle and on ours, each side as its own Spark application, and merges what they recorded
+ * into one report.
+ *
+ * <p>Process model: a shuffle manager is fixed for the life of a SparkContext, so every
+ * application runs one side only. The launcher runs them one at a time, never two at once (each
+ * side gets the whole cluster, as in production), in rounds: round r runs every query once on each
+ * side, batch by batch, and the order of the sides alternates from one slot to the next (stock,
+ * ours | ours, stock | ...), so drift in the machine's load and warm caches falls on both sides
+ * alike. Each application starts cold (JVMs, executors); its first {@code warmup} queries are
+ * run once untimed before the timed pass. The applications are started with {@code spark-submit}
+ * (or, without a Spark distribution, the same {@code SparkSubmit} main on a Spark home's jars),
+ * so anything spark-submit accepts works, on a real cluster too; their records travel through
+ * a results folder on any Hadoop-compatible path.
+ */
+public final class CompareLauncher {
+  /**
+   * One application of the plan.
+   *
+   * @param label {@code stock-r1-b1}
+   * @param side the side's name
+   * @param round from 1
+   * @param batch from 1
+   * @param queries the batch's queries, in order
+   */
+  record AppSpec(String label, String side, int round, int batch, List<Query> queries) {}
+
+  /** Everything a comparison needs; see {@link #usage()}. */
+  record Options(double scale, String data, Path out, String results, String querySets,
+      String queries, int reps, int warmup, int batch, String master, Path sparkHome,
+      Path sparkSubmit, Path appJar, String driverMemory, List<String> submitArgs,
+      Map<String, String> conf, Side stock, Side ours, long queryTimeout, long stallTimeout,
+      long rowsLimit, long chunkRows, String command) {}
+
+  private final Options o;
+  private final PrintStream out;
+  private final Storage storage = new Storage(new Configuration());
+  private final List<Process> running = new ArrayList<>();
+
+  CompareLauncher(Options o, PrintStream out) {
+    this.o = o;
+    this.out = out;
+  }
+
+  public static String usage() {
+    return """
+        Tpcds compare [options]: TPC-DS on the stock shuffle and on ours, alternating, one report.
+          --scale SF            scale factor (default 1)
+          --data PATH           dataset root, any Hadoop path (default tpcds-data); DATA/sfSF is reused
+          --out DIR             local report folder (default tpcds-results/tpcds-DATE)
+          --results PATH        where applications write records (default OUT; HDFS/S3 for cluster mode)
+          --query-set SETS      tpcds (103 queries, default) and/or tpcds-v2.7.0, comma-separated
+          --queries IDS         all (default) or q1,q14a,q14a-v2.7,...
+          --reps N              timed rounds per side (default 3)
+          --warmup N            untimed runs at the start of each application (default 3)
+          --batch N             queries per application (default 0: all in one)
+          --master URL          default local-cluster[2,1,2048]
+          --spark-home DIR      Spark home (default SPARK_HOME); its bin/spark-submit is used if present
+          --spark-submit PATH   a spark-submit script to use
+          --app-jar PATH        the runner's jar (default: the jar this class came from)
+          --driver-memory SIZE  default 2g
+          --submit-args "ARGS"  extra spark-submit arguments, e.g. "--num-executors 16 --executor-memory 8g"
+          --submit-arg ARG      one extra spark-submit argument, repeatable
+          --conf K=V            Spark setting for both sides, repeatable
+          --stock-class C       stock side's shuffle manager (default sort)
+          --stock-conf K=V      setting for the stock side only, repeatable
+          --ours-class C        ours (default org.apache.spark.shuffle.rdma.RdmaShuffleManager)
+          --ours-jar GLOB       its jar (default shuffle-manager/target/rdma-shuffle-spark_2.13-*.jar)
+          --ours-conf K=V       setting for ours only, repeatable
+          --query-timeout S     cancel a query after S seconds (default 0: never)
+          --stall-timeout S     kill an application that finished no query (data generation: no
+                                table) for S seconds (default 3600)
+          --rows-limit N        store results up to N rows for comparisons within tolerance (default 100000)
+          --chunk-rows N        rows per generator task (default 500000)
+        Exit code: 0 when every query returned equal results on both sides; 1 when some differ or gave
+        no result (application died, timeout); 2 on bad options or when the data cannot be made.
+        """;
+  }
+
+  static Options parse(String[] argv, int from) throws IOException {
+    Args a = new Args(argv, from);
+    double scale = a.getDouble("scale", 1);
+    String data = localOrUri(a.get("data", "tpcds-data"));
+    Path outDir = Paths.get(a.get("out", "tpcds-results/tpcds-"
+        + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")))).toAbsolutePath();
+    String results = a.get("results", outDir.toUri().toString());
+    String sparkHomeArg = a.get("spark-home", System.getenv("SPARK_HOME"));
+    String submit = a.get("spark-submit", null);
+    String appJar = a.get("app-jar", null);
+    Map<String, String> conf = localClusterDefaults(a.get("master", "local-cluster[2,1,2048]"),
+        a.pairs("conf"));
+    Side stock = Side.of("stock", a.get("stock-class", "sort"), a.get("stock-jar", null),
+        a.pairs("stock-conf"));
+    Side ours = Side.of("ours", a.get("ours-class", Side.RDMA_MANAGER),
+        a.get("ours-jar", Side.RDMA_JAR_GLOB), a.pairs("ours-conf"));
+    Options o = new Options(scale, data, outDir, results, a.get("query-set", QueryCatalog.TPCDS),
+        a.get("queries", "all"), a.getInt("reps", 3), a.getInt("warmup", 3), a.getInt("batch", 0),
+        a.get("master", "local-cluster[2,1,2048]"),
+        sparkHomeArg == null ? null : Paths.get(sparkHomeArg).toAbsolutePath(),
+        submit == null ? null : Paths.get(submit).toAbsolutePath(),
+        appJar == null ? ownJar() : Paths.get(appJar).toAbsolutePath(),
+        a.get("driver-memory", "2g"), submitArgs(a), conf, stock, ours,
+        a.getLong("query-timeout", 0), a.getLong("stall-timeout", 3600),
+        a.getLong("rows-limit", 100_000), a.getLong("chunk-rows", 500_000),
+        String.join(" ", List.of(argv).subList(from, argv.length)));
+    a.done();
+    if (o.reps() < 1 || o.warmup() < 0 || o.batch() < 0) {
+      throw new IllegalArgumentException("reps=" + o.reps() + ", warmup=" + o.warmup() + ", batch="
+          + o.batch() + ": need reps >= 1, warmup >= 0, batch >= 0");
+    }
+    return o;
+  }
+
+  private static final java.util.regex.Pattern LOCAL_CLUSTER =
+      java.util.regex.Pattern.compile("local-cluster\\[\\s*\\d+\\s*,\\s*\\d+\\s*,\\s*(\\d+)\\s*]");
+
+  /**
+   * In local-cluster mode executors get three quarters of a worker's memory unless set: Spark's
+   * default (1g) leaves most of the worker idle, and the SF1 data generation needs more.
+   */
+  static Map<String, String> localClusterDefaults(String master, Map<String, String> conf) {
+    java.util.regex.Matcher m = LOCAL_CLUSTER.matcher(master);
+    Map<String, String> out = new LinkedHashMap<>(conf);
+    if (m.matches() && !out.containsKey("spark.executor.memory")) {
+      out.put("spark.executor.memory", (Integer.parseInt(m.group(1)) * 3 / 4) + "m");
+    }
+    return out;
+  }
+
+  private static List<String> submitArgs(Args a) {
+    List<String> out = new ArrayList<>();
+    String joined = a.get("submit-args", "");
+    for (String s : joined.trim().split("\\s+")) {
+      if (!s.isEmpty()) {
+        out.add(s);
+      }
+    }
+    out.addAll(a.all("submit-arg"));
+    return out;
+  }
+
+  /** A path without a scheme is a local path, made absolute; anything else stays as it is. */
+  static String localOrUri(String p) {
+    return p.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.*") ? p : Paths.get(p).toAbsolutePath().toString();
+  }
+
+  static Path ownJar() {
+    try {
+      return Paths.get(CompareLauncher.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The applications to run, in order: rounds, batches, sides alternating slot by slot. */
+  static List<AppSpec> plan(List<Query> queries, int reps, int batch, String first, String second) {
+    int size = batch <= 0 ? queries.size() : batch;
+    List<List<Query>> batches = new ArrayList<>();
+    for (int i = 0; i < queries.size(); i += size) {
+      batches.add(queries.subList(i, Math.min(queries.size(), i + size)));
+    }
+    List<AppSpec> out = new ArrayList<>();
+    int slot = 0;
+    for (int r = 1; r <= reps; r++) {
+      for (int b = 1; b <= batches.size(); b++, slot++) {
+        List<String> order = slot % 2 == 0 ? List.of(first, second) : List.of(second, first);
+        for (String side : order) {
+          out.add(new AppSpec(side + "-r" + r + "-b" + b, side, r, b, batches.get(b - 1)));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Runs the comparison; returns the exit code. */
+  int run() throws IOException, InterruptedException {
+    Thread hook = new Thread(this::killAll, "tpcds-kill-children");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      return runPlanned();
+    } finally {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    }
+  }
+
+  private int runPlanned() throws IOException, InterruptedException {
+    List<Query> queries = QueryCatalog.select(o.querySets(), o.queries());
+    Files.createDirectories(o.out().resolve("logs"));
+    Files.createDirectories(o.out().resolve(Report.ROWS));
+    SubmitCommand submit = new SubmitCommand(o.sparkHome(), o.sparkSubmit(), o.master(),
+        o.driverMemory(), o.submitArgs(), o.appJar());
+    Instant started = Instant.now();
+    out.printf(Locale.ROOT, "TPC-DS SF%s, %d queries x %d round(s) x 2 sides on %s; report in %s%n",
+        DatasetLayout.scaleName(o.scale()), queries.size(), o.reps(), o.master(), o.out());
+    out.println("stock: " + o.stock().describe());
+    out.println("ours:  " + o.ours().describe());
+    if (!ensureData(submit)) {
+      return 2;
+    }
+    List<AppSpec> plan = plan(queries, o.reps(), o.batch(), o.stock().name(), o.ours().name());
+    List<Progress.Unit> units = new ArrayList<>();
+    for (AppSpec app : plan) {
+      for (Query q : runList(app)) {
+        units.add(new Progress.Unit(app.label(), q.id()));
+      }
+    }
+    Progress progress = new Progress(units, plan.size(), out, System.nanoTime());
+    List<QueryRun> records = new ArrayList<>();
+    List<AppRun> apps = new ArrayList<>();
+    for (AppSpec app : plan) {
+      progress.appStarted();
+      runApp(submit, app, progress, records, apps);
+    }
+    RunInfo info = runInfo(queries, apps, started);
+    Files.writeString(o.out().resolve(Report.RUN), Json.pretty(info));
+    Files.writeString(o.out().resolve(Report.APPS), Json.pretty(apps));
+    Files.writeString(o.out().resolve(Report.RECORDS), Json.lines(records));
+    Report report = new Report(info, apps, records, Report.rowsIn(o.out().resolve(Report.ROWS)));
+    Path html = report.write(o.out());
+    out.println();
+    out.print(report.terminalSummary());
+    out.println("report: " + html);
+    List<String> different = report.different();
+    List<String> failed = report.failed();
+    if (!different.isEmpty()) {
+      out.println("FAILED: results differ in " + different.size() + " queries: "
+          + String.join(", ", different));
+    }
+    if (!failed.isEmpty()) {
+      out.println("FAILED: no result from " + failed.size() + " queries (see logs/): "
+          + String.join(", ", failed));
+    }
+    return different.isEmpty() && failed.isEmpty() ? 0 : 1;
+  }
+
+  /** The queries an application runs, warm-up first. */
+  List<Query> runList(AppSpec app) {
+    List<Query> list = new ArrayList<>();
+    for (int w = 0; w < o.warmup(); w++) {
+      list.add(app.queries().get(w % app.queries().size()));
+    }
+    list.addAll(app.queries());
+    return list;
+  }
+
+  private boolean ensureData(SubmitCommand submit) throws IOException, InterruptedException {
+    String marker = DatasetLayout.marker(o.data(), o.scale());
+    if (storage.exists(marker)) {
+      out.println("data: reusing " + DatasetLayout.dir(o.data(), o.scale()));
+      return true;
+    }
+    out.println("data: generating TPC-DS SF" + DatasetLayout.scaleName(o.scale()) + " into "
+        + DatasetLayout.dir(o.data(), o.scale()));
+    Map<String, String> conf = o.stock().sparkConf(o.conf());
+    List<String> args = List.of("datagen", "--data", o.data(), "--scale", String.valueOf(o.scale()),
+        "--chunk-rows", String.valueOf(o.chunkRows()));
+    ProcessBuilder pb = submit.build("tpcds-datagen-sf" + DatasetLayout.scaleName(o.scale()), conf,
+        List.of(), args);
+    AtomicLong lastTable = new AtomicLong(System.nanoTime());
+    int code = runProcess(pb, o.out().resolve("logs/datagen.log"), line -> {
+      if (line.startsWith("generated ") || line.startsWith("reusing ") || line.startsWith("skipping ")) {
+        out.println("  " + line);
+        lastTable.set(System.nanoTime()); // the stall timeout counts from the last table written
+      }
+    }, lastTable);
+    if (code != 0 || !storage.exists(marker)) {
+      out.println("data generation failed (exit code " + code + "), see " + o.out().resolve("logs/datagen.log"));
+      return false;
+    }
+    return true;
+  }
+
+  private void runApp(SubmitCommand submit, AppSpec app, Progress progress, List<QueryRun> records,
+      List<AppRun> apps) throws IOException, InterruptedException {
+    Side side = app.side().equals(o.stock().name()) ? o.stock() : o.ours();
+    String appOut = Storage.child(Storage.child(o.results(), "apps"), app.label());
+    storage.delete(appOut);
+    List<String> args = new ArrayList<>(List.of("run", "--app", app.label(), "--side", app.side(),
+        "--round", String.valueOf(app.round()), "--batch", String.valueOf(app.batch()),
+        "--data", o.data(), "--scale", String.valueOf(o.scale()), "--query-set", o.querySets(),
+        "--queries", String.join(",", app.queries().stream().map(Query::id).toList()),
+        "--warmup", String.valueOf(o.warmup()), "--out", appOut,
+        "--rows-limit", String.valueOf(o.rowsLimit()),
+        "--query-timeout", String.valueOf(o.queryTimeout())));
+    ProcessBuilder pb = submit.build("tpcds-" + app.label(), side.sparkConf(o.conf()),
+        side.jar().map(List::of).orElse(List.of()), args);
+    long t0 = System.nanoTime();
+    int before = progress.done();
+    AtomicLong lastProgress = new AtomicLong(System.nanoTime());
+    int code = runProcess(pb, o.out().resolve("logs/" + app.label() + ".log"), line -> {
+      if (line.startsWith(QueryRunner.PROGRESS)) {
+        String json = line.substring(line.indexOf('{'));
+        progress.done(Json.read(json, QueryRun.class), System.nanoTime());
+        lastProgress.set(System.nanoTime());
+      }
+    }, lastProgress);
+    long wall = (System.nanoTime() - t0) / 1_000_000;
+    List<QueryRun> mine = collect(app, appOut, code);
+    int ran = progress.done() - before;
+    progress.skip(runList(app).size() - ran);
+    progress.appEnded(wall / 1000.0, mine.stream().mapToLong(QueryRun::millis).sum() / 1000.0);
+    records.addAll(mine);
+    AppRun run;
+    String appJson = Storage.child(appOut, QueryRunner.APP);
+    if (storage.exists(appJson)) {
+      run = Json.read(storage.read(appJson), AppRun.class);
+    } else {
+      run = new AppRun(app.label(), app.side(), app.round(), app.batch(), null, null, o.master(),
+          side.shuffleManager(), Map.of(), app.queries().stream().map(Query::id).toList(),
+          Instant.now().toString(), 0, 0);
+    }
+    apps.add(run.withExit(wall, code));
+    if (code != 0) {
+      out.println(app.label() + " exited with code " + code + ", see "
+          + o.out().resolve("logs/" + app.label() + ".log"));
+    }
+  }
+
+  /**
+   * The records an application left, its stored results copied into the report folder, and an
+   * error record for every run it never made (when it died early).
+   */
+  private List<QueryRun> collect(AppSpec app, String appOut, int code) throws IOException {
+    String recordsFile = Storage.child(appOut, Report.RECORDS);
+    List<QueryRun> runs = storage.exists(recordsFile)
+        ? new ArrayList<>(Json.readLines(storage.read(recordsFile), QueryRun.class))
+        : new ArrayList<>();
+    String rowsDir = Storage.child(appOut, Report.ROWS);
+    Path localRows = o.out().resolve(Report.ROWS);
+    for (String name : storage.list(rowsDir)) {
+      Path target = localRows.resolve(name);
+      if (!Files.exists(target)) {
+        Files.writeString(target, storage.read(Storage.child(rowsDir, name)));
+      }
+    }
+    List<Query> expected = runList(app);
+    for (int i = runs.size(); i < expected.size(); i++) {
+      String error = QueryRun.NOT_RUN;
+      runs.add(new QueryRun(app.side(), app.round(), app.label(), expected.get(i).id(), i < o.warmup(),
+          QueryRun.ERROR, 0, 0, io.rdmashuffle.tpcds.result.CanonicalRows.errorDigest(error),
+          null, error, "the application ended (exit code " + code + ") before this query ran; see logs/"
+          + app.label() + ".log", 0, 0, 0, 0, 0, 0, 0, 0, 0, Instant.now().toString()));
+    }
+    return runs;
+  }
+
+  /** A line handler for a child's output. */
+  @FunctionalInterface
+  interface LineHandler {
+    void line(String line);
+  }
+
+  /**
+   * Runs one child to its end: its output goes to the log, every line also to the handler. A child
+   * whose {@code lastProgress} is older than the stall timeout is killed.
+   */
+  private int runProcess(ProcessBuilder pb, Path log, LineHandler handler, AtomicLong lastProgress)
+      throws IOException, InterruptedException {
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    synchronized (running) {
+      running.add(p);
+    }
+    Thread reader = new Thread(() -> {
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+          PrintWriter w = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
+        w.println("# " + String.join(" ", pb.command()));
+        String line;
+        while ((line = in.readLine()) != null) {
+          w.println(line);
+          w.flush();
+          handler.line(line);
+        }
+      } catch (IOException | RuntimeException e) {
+        if (p.isAlive()) { // after a kill the stream closes under the reader: nothing to say
+          out.println("reading the output of " + log.getFileName() + " failed: " + e);
+        }
+      }
+    }, "tpcds-child-output");
+    reader.setDaemon(true);
+    reader.start();
+    long stallNanos = TimeUnit.SECONDS.toNanos(o.stallTimeout());
+    while (!p.waitFor(5, TimeUnit.SECONDS)) {
+      if (o.stallTimeout() > 0 && System.nanoTime() - lastProgress.get() > stallNanos) {
+        out.println(log.getFileName() + ": no query finished for " + o.stallTimeout() + " s, killing it");
+        kill(p);
+        break;
+      }
+    }
+    int code = p.waitFor();
+    reader.join(TimeUnit.SECONDS.toMillis(30));
+    synchronized (running) {
+      running.remove(p);
+    }
+    return code;
+  }
+
+  private void killAll() {
+    synchronized (running) {
+      for (Process p : running) {
+        kill(p);
+      }
+    }
+  }
+
+  /** Ends a child and everything it started (local-cluster executors are its children). */
+  private static void kill(Process p) {
+    List<ProcessHandle> tree = new ArrayList<>(p.descendants().toList());
+    p.destroy();
+    tree.forEach(ProcessHandle::destroy);
+    try {
+      if (!p.waitFor(20, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+  }
+
+  private RunInfo runInfo(List<Query> queries, List<AppRun> apps, Instant started) {
+    Map<String, String> h = new LinkedHashMap<>();
+    AppRun any = apps.stream().filter(a -> a.sparkVersion() != null).findFirst().orElse(null);
+    h.put("machine", Machine.describe().trim().replace("\n", "; "));
+    h.put("Spark", any == null ? "unknown (no application started)" : any.sparkVersion());
+    h.put("master", o.master());
+    h.put("scale factor", DatasetLayout.scaleName(o.scale()) + " (data " + DatasetLayout.dir(o.data(), o.scale()) + ")");
+    h.put("queries", queries.size() + " from " + o.querySets()
+        + ("all".equals(o.queries()) ? "" : ": " + o.queries()));
+    h.put("rounds", o.reps() + " timed round(s) per side, sides alternating; " + o.warmup()
+        + " untimed warm-up run(s) per application; "
+        + (o.batch() == 0 ? "all queries in one application" : o.batch() + " queries per application"));
+    h.put("stock", o.stock().describe());
+    h.put("ours", o.ours().describe());
+    h.put("transport", transport());
+    h.put("settings (both sides)", o.conf().isEmpty() ? "Spark defaults" : o.conf().toString());
+    h.put("host-local reads", o.conf().getOrDefault("spark.shuffle.readHostLocalDisk", "true (Spark default)")
+        + "; on one machine the stock shuffle reads host-local blocks from disk, never the network");
+    h.put("started", started.toString());
+    h.put("finished", Instant.now().toString());
+    h.put("command", "Tpcds compare " + o.command());
+    String title = String.format(Locale.ROOT, "TPC-DS SF%s on %s: stock (%s) vs ours (%s)",
+        DatasetLayout.scaleName(o.scale()), o.master(), shortName(o.stock().shuffleManager()),
+        shortName(o.ours().shuffleManager()));
+    return new RunInfo(title, h);
+  }
+
+  private String transport() {
+    if (Side.builtIn(o.ours().shuffleManager())) {
+      return "n/a: ours is Spark's own " + o.ours().shuffleManager() + " shuffle (stock against stock)";
+    }
+    String t = o.ours().conf().getOrDefault("spark.shuffle.rdma.transport",
+        o.conf().get("spark.shuffle.rdma.transport"));
+    return t == null ? "plugin default (spark.shuffle.rdma.transport unset)" : t;
+  }
+
+  private static String shortName(String cls) {
+    return cls.substring(cls.lastIndexOf('.') + 1);
+  }
+
+  /** Entry point of {@code Tpcds compare}. */
+  public static int main(String[] argv, int from) throws Exception {
+    Options o;
+    try {
+      o = parse(argv, from);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.err.print(usage());
+      return 2;
+    }
+    return new CompareLauncher(o, System.out).run();
+  }
+}

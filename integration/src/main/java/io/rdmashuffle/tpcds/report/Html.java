@@ -1,0 +1,25 @@
+package io.rdmashuffle.tpcds.report;
+
+/** HTML escaping for text and attribute values. */
+final class Html {
+  private Html() {}
+
+  static String escape(String s) {
+    if (s == null) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '<' -> b.append("&lt;");
+        case '>' -> b.append("&gt;");
+        case '&' -> b.append("&amp;");
+        case '"' -> b.append("&quot;");
+        case '\'' -> b.append("&#39;");
+        default -> b.append(c);
+      }
+    }
+    return b.toString();
+  }
+}

@@ -1,0 +1,119 @@
+package org.apache.spark.shuffle.rdma;
+
+import io.rdmashuffle.config.ConfigSource;
+import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.spark.SecurityManager;
+import org.apache.spark.SparkConf;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import scala.Tuple2;
+
+/**
+ * What the plugin reads from a SparkConf: our settings ({@code spark.shuffle.rdma.*}, parsed and
+ * validated once, so a bad value stops the driver or executor at start with a message naming key
+ * and value), the Spark settings the reader mirrors, and the two policies that depend on Spark's
+ * own settings (the transport secret, and whether Spark's shuffle checksums describe the
+ * committed bytes).
+ */
+final class SparkSettings {
+  private static final Logger LOG = LoggerFactory.getLogger(SparkSettings.class);
+  /** Codecs whose streams can be concatenated (Spark's own list: the built-in ones). */
+  private static final Set<String> CONCATENATING_CODECS = Set.of("lz4", "lzf", "snappy", "zstd",
+      "org.apache.spark.io.lz4compressioncodec", "org.apache.spark.io.lzfcompressioncodec",
+      "org.apache.spark.io.snappycompressioncodec", "org.apache.spark.io.zstdcompressioncodec");
+
+  private SparkSettings() {}
+
+  /** Our settings from {@code conf}; throws ConfigException naming key and value. */
+  static RdmaConf load(SparkConf conf) {
+    Map<String, String> all = new TreeMap<>();
+    for (Tuple2<String, String> kv : conf.getAll()) {
+      all.put(kv._1(), kv._2());
+    }
+    return RdmaConf.load(KeyStyle.SPARK, ConfigSource.of(all));
+  }
+
+  /** {@code spark.reducer.maxSizeInFlight} in bytes (a plain number is MiB, as Spark reads it). */
+  static long maxSizeInFlight(SparkConf conf) {
+    return conf.getSizeAsMb("spark.reducer.maxSizeInFlight", "48m") * 1024 * 1024;
+  }
+
+  /** {@code spark.reducer.maxReqsInFlight}. */
+  static int maxReqsInFlight(SparkConf conf) {
+    return conf.getInt("spark.reducer.maxReqsInFlight", Integer.MAX_VALUE);
+  }
+
+  /**
+   * The secret the transport's handshake proves, derived from the application id and:
+   *
+   * <ul>
+   *   <li>with {@code spark.authenticate=true}, Spark's own authentication secret (the one its
+   *       RPC and block transfer use), so only processes of this application can connect and
+   *       READ its map outputs;
+   *   <li>otherwise nothing secret: Spark itself then lets any process fetch any block, and we
+   *       don't pretend to do better. The application id still keeps applications apart (a peer
+   *       of another application proves another secret and is refused), which prevents mistakes
+   *       but not an attacker who knows the application id.
+   * </ul>
+   *
+   * Always 32 bytes (SHA-256), whatever the length of Spark's secret.
+   */
+  static byte[] secret(SecurityManager security, String application) {
+    String material;
+    if (security != null && security.isAuthenticationEnabled()) {
+      material = "rdma-shuffle/spark-authenticate/1\n" + application + "\n"
+          + security.getSecretKey();
+    } else {
+      LOG.info("spark.authenticate is off: rdma-shuffle keeps applications apart but does not"
+          + " authenticate peers (as Spark's own block transfer without it); set"
+          + " spark.authenticate=true to have the transport prove Spark's secret");
+      material = "rdma-shuffle/no-authentication/1\n" + application;
+    }
+    try {
+      return MessageDigest.getInstance("SHA-256")
+          .digest(material.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+  }
+
+  /**
+   * The algorithm of Spark's shuffle checksum file when its values are exactly the checksums of
+   * the committed partitions, else null (then the map side computes CRC32C itself).
+   *
+   * <p>Spark computes its checksums while writing, and some writers rewrite bytes afterwards:
+   * the unsafe writer's slow spill merge re-compresses (fast merge off, or a codec whose streams
+   * can't be concatenated) and, with I/O encryption on, re-encrypts with a fresh IV. Spark only
+   * uses the file to diagnose corruption, so a stale value costs it nothing; we would turn it
+   * into a fetch failure, so we only take Spark's values where no writer rewrites.
+   */
+  static ChecksumAlgorithm exactSparkChecksums(SparkConf conf) {
+    if (!conf.getBoolean("spark.shuffle.checksum.enabled", true)) {
+      return null;
+    }
+    if (conf.getBoolean("spark.io.encryption.enabled", false)) {
+      return null;
+    }
+    boolean compress = conf.getBoolean("spark.shuffle.compress", true);
+    boolean fastMerge = conf.getBoolean("spark.shuffle.unsafe.fastMergeEnabled", true);
+    String codec = conf.get("spark.io.compression.codec", "lz4").trim().toLowerCase(Locale.ROOT);
+    if (compress && (!fastMerge || !CONCATENATING_CODECS.contains(codec))) {
+      return null;
+    }
+    return ChecksumAlgorithm.fromSparkName(conf.get("spark.shuffle.checksum.algorithm", "ADLER32"));
+  }
+
+  static boolean readLocal(RdmaConf conf) {
+    return conf.get(RdmaShuffleConfig.SPARK_READ_LOCAL);
+  }
+}

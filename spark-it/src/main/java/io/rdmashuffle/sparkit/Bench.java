@@ -1,0 +1,202 @@
+package io.rdmashuffle.sparkit;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.spark.api.java.JavaPairRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The Spark shuffle benchmark ({@code spark-it/bin/bench-spark}): a groupByKey and a sortByKey of
+ * {@code --bytes} (2 GiB) of records in {@code local-cluster} with two executors, stock shuffle
+ * against ours, applications alternating (stock first in odd rounds, ours first in even ones),
+ * medians of {@code --runs} rounds. Two comparisons (DESIGN.md, "Measuring on one machine"):
+ *
+ * <ul>
+ *   <li>{@code headline}: both as configured by default; on one machine the stock shuffle then
+ *       reads every block from local disk, and ours from the mapped files, so no transport runs;
+ *   <li>{@code transport}: stock with {@code spark.shuffle.readHostLocalDisk=false} (its Netty
+ *       path for the other executor's blocks) against ours with {@code read.local=false} (every
+ *       block one-sided READ over the tcp transport, its own executor's too).
+ * </ul>
+ *
+ * Not a test: it measures and writes a report; it fails only when results differ.
+ */
+public final class Bench {
+  private Bench() {}
+
+  private record Times(List<Double> groupBy, List<Double> sortBy) {}
+
+  public static void main(String[] args) throws Exception {
+    long bytes = 2L << 30;
+    int runs = 3;
+    int memoryMb = 2048;
+    int maps = 16;
+    List<String> modes = List.of("headline", "transport");
+    Path out = null;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--bytes" -> bytes = parseBytes(args[++i]);
+        case "--runs" -> runs = Integer.parseInt(args[++i]);
+        case "--memory-mb" -> memoryMb = Integer.parseInt(args[++i]);
+        case "--maps" -> maps = Integer.parseInt(args[++i]);
+        case "--modes" -> modes = List.of(args[++i].split(","));
+        case "--out" -> out = Paths.get(args[++i]);
+        default -> {
+          System.err.println("usage: bench-spark [--bytes 2g] [--runs 3] [--memory-mb 2048]"
+              + " [--maps 16] [--modes headline,transport] [--out FILE]");
+          System.exit(2);
+        }
+      }
+    }
+    StringBuilder report = new StringBuilder();
+    report.append("# Spark shuffle benchmark: stock sort shuffle vs rdma-shuffle (tcp transport)\n\n")
+        .append(machine()).append("\n")
+        .append(String.format(Locale.ROOT, "workload: %d MiB of records (int key out of 1M, 96"
+            + " random bytes), %d map tasks, %d reduce partitions, Kryo, lz4;"
+            + " local-cluster[2,1,%d]; groupByKey then sortByKey of the same records, timed"
+            + " separately; %d rounds, applications alternating; medians.%n%n",
+            bytes >> 20, maps, maps, memoryMb, runs));
+    boolean allEqual = true;
+    for (String mode : modes) {
+      Workloads.Shuffle stock = mode.equals("transport")
+          ? Workloads.Shuffle.STOCK_NETWORK : Workloads.Shuffle.STOCK;
+      Workloads.Shuffle ours = mode.equals("transport")
+          ? Workloads.Shuffle.RDMA_TRANSPORT : Workloads.Shuffle.RDMA;
+      Map<Workloads.Shuffle, Times> times = new EnumMap<>(Workloads.Shuffle.class);
+      times.put(stock, new Times(new ArrayList<>(), new ArrayList<>()));
+      times.put(ours, new Times(new ArrayList<>(), new ArrayList<>()));
+      Map<Workloads.Shuffle, List<String>> prints = new LinkedHashMap<>();
+      for (int round = 1; round <= runs; round++) {
+        List<Workloads.Shuffle> order = round % 2 == 1 ? List.of(stock, ours) : List.of(ours, stock);
+        for (Workloads.Shuffle s : order) {
+          List<String> fp = new ArrayList<>();
+          double[] t = runOnce(s, bytes, maps, memoryMb, fp);
+          times.get(s).groupBy().add(t[0]);
+          times.get(s).sortBy().add(t[1]);
+          List<String> previous = prints.putIfAbsent(s, fp);
+          allEqual &= previous == null || previous.equals(fp);
+          System.out.printf(Locale.ROOT, "[%s round %d] %-34s groupBy %6.1f s  sortBy %6.1f s%n",
+              mode, round, s.label, t[0], t[1]);
+        }
+      }
+      boolean equal = prints.get(stock).equals(prints.get(ours));
+      allEqual &= equal;
+      report.append(table(mode, stock, ours, times, equal));
+    }
+    System.out.println();
+    System.out.println(report);
+    if (out != null) {
+      Files.createDirectories(out.toAbsolutePath().getParent());
+      Files.writeString(out, report.toString(), StandardCharsets.UTF_8);
+      System.out.println("wrote " + out);
+    }
+    System.exit(allEqual ? 0 : 1);
+  }
+
+  private static String table(String mode, Workloads.Shuffle stock, Workloads.Shuffle ours,
+      Map<Workloads.Shuffle, Times> times, boolean equal) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("## ").append(mode).append(": ").append(stock.label).append(" vs ")
+        .append(ours.label).append("\n\n");
+    sb.append("| job | stock median (s) | ours median (s) | ours / stock | stock runs | ours runs |\n");
+    sb.append("| --- | --- | --- | --- | --- | --- |\n");
+    for (String job : List.of("groupBy", "sortBy")) {
+      List<Double> s = job.equals("groupBy") ? times.get(stock).groupBy() : times.get(stock).sortBy();
+      List<Double> o = job.equals("groupBy") ? times.get(ours).groupBy() : times.get(ours).sortBy();
+      sb.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.2f | %s | %s |%n", job,
+          median(s), median(o), median(o) / median(s), list(s), list(o)));
+    }
+    sb.append("\nresults equal: ").append(equal ? "yes" : "NO").append("\n\n");
+    return sb.toString();
+  }
+
+  private static double[] runOnce(Workloads.Shuffle shuffle, long bytes, int maps, int memoryMb,
+      List<String> fingerprint) throws Exception {
+    SparkSession s = SparkSession.builder()
+        .config(Workloads.conf("bench " + shuffle.label, shuffle, 2, memoryMb)).getOrCreate();
+    try {
+      JavaSparkContext sc = JavaSparkContext.fromSparkContext(s.sparkContext());
+      Workloads.awaitExecutors(sc, 2);
+      Workloads.groupBy(Workloads.records(sc, 16 << 20, 4, 1000, 96), 4); // warm up
+      JavaPairRDD<Integer, byte[]> records = Workloads.records(sc, bytes, maps, 1_000_000, 96);
+      long t0 = System.nanoTime();
+      fingerprint.addAll(Workloads.groupBy(records, maps));
+      long t1 = System.nanoTime();
+      fingerprint.addAll(Workloads.sortBy(records, maps));
+      long t2 = System.nanoTime();
+      return new double[] {(t1 - t0) / 1e9, (t2 - t1) / 1e9};
+    } finally {
+      s.stop();
+      SparkSession.clearActiveSession();
+      SparkSession.clearDefaultSession();
+    }
+  }
+
+  static double median(List<Double> v) {
+    List<Double> c = new ArrayList<>(v);
+    c.sort(null);
+    int n = c.size();
+    return n % 2 == 1 ? c.get(n / 2) : (c.get(n / 2 - 1) + c.get(n / 2)) / 2;
+  }
+
+  private static String list(List<Double> v) {
+    StringBuilder sb = new StringBuilder();
+    for (double d : v) {
+      sb.append(sb.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.1f", d));
+    }
+    return sb.toString();
+  }
+
+  static long parseBytes(String s) {
+    String t = s.trim().toLowerCase(Locale.ROOT);
+    long mult = 1;
+    if (t.endsWith("g")) {
+      mult = 1L << 30;
+    } else if (t.endsWith("m")) {
+      mult = 1L << 20;
+    } else if (t.endsWith("k")) {
+      mult = 1L << 10;
+    }
+    if (mult != 1) {
+      t = t.substring(0, t.length() - 1);
+    }
+    return Long.parseLong(t) * mult;
+  }
+
+  static String machine() {
+    String cpu = "unknown CPU";
+    String mem = "unknown";
+    try {
+      for (String line : Files.readAllLines(Paths.get("/proc/cpuinfo"))) {
+        if (line.startsWith("model name")) {
+          cpu = line.substring(line.indexOf(':') + 1).trim();
+          break;
+        }
+      }
+      for (String line : Files.readAllLines(Paths.get("/proc/meminfo"))) {
+        if (line.startsWith("MemTotal")) {
+          mem = line.substring(line.indexOf(':') + 1).trim();
+        }
+      }
+    } catch (IOException e) {
+      // keep the defaults
+    }
+    return "machine: " + cpu + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
+        + mem + ", " + System.getProperty("os.name") + " " + System.getProperty("os.version")
+        + ", Java " + System.getProperty("java.version") + ", Spark "
+        + org.apache.spark.package$.MODULE$.SPARK_VERSION() + "\ndate: "
+        + ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME) + "\n";
+  }
+}
