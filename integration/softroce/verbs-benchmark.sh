@@ -28,6 +28,7 @@ export SOFTROCE_OUT_DIR="$out"
       > "$GUEST_OUT/perftest-$r.log" 2>&1 || { cat "$GUEST_OUT/perftest-$r.log"; exit 1; }
     mkdir -p "$GUEST_OUT/perftest-$r"
     java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -Xmx1g -XX:MaxDirectMemorySize=2g \
+      -XX:ErrorFile="$GUEST_OUT/hs_err_pid%p.log" \
       -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$2" io.rdmashuffle.bench.VerbsReadBenchmark \
       --out "$GUEST_OUT/ours-$r.properties"
   done
