@@ -90,7 +90,9 @@ install_packages() {
   for tool in qemu-system-x86_64 busybox depmod modprobe cpio ibv_devices rdma; do
     command -v "$tool" >/dev/null || die "$tool not found although its package is installed"
   done
-  [[ -x /bin/busybox ]] && /bin/busybox --list | grep -qx insmod ||
+  # grep reads the whole list: with -q it would stop at the match, and busybox, killed by
+  # SIGPIPE, would fail the pipeline under pipefail
+  [[ -x /bin/busybox ]] && /bin/busybox --list | grep -x insmod >/dev/null ||
     die "/bin/busybox (busybox-static) missing or without insmod"
 }
 
