@@ -229,7 +229,6 @@ final class CmEventLoop implements Runnable {
     }
   }
 
-  /** Stops the loop after running what was asked of it; waits for it. */
   /**
    * Stops the loop after running what was asked of it; waits for it. Returns whether it ended:
    * while it runs it may still wait for events on the channel, which must then not be destroyed.
@@ -244,16 +243,8 @@ final class CmEventLoop implements Runnable {
     if (thread.isAlive()) {
       return false;
     }
-    Runnable c;
-    while (true) {
-      synchronized (commands) {
-        c = commands.pollFirst();
-      }
-      if (c == null) {
-        return true;
-      }
-      c.run();
-    }
+    runCommands(); // queued after the loop's last round; no other thread runs them now
+    return true;
   }
 
 

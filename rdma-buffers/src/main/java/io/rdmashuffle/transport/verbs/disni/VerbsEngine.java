@@ -239,16 +239,20 @@ final class VerbsEngine implements Runnable {
     }
   }
 
+  /** The head of one of the queues other threads hand work through, or null. */
+  private <T> T pollLocked(ArrayDeque<T> queue) {
+    queueLock.lock();
+    try {
+      return queue.pollFirst();
+    } finally {
+      queueLock.unlock();
+    }
+  }
+
   private int runCommands() {
     int n = 0;
     while (true) {
-      Runnable c;
-      queueLock.lock();
-      try {
-        c = commands.pollFirst();
-      } finally {
-        queueLock.unlock();
-      }
+      Runnable c = pollLocked(commands);
       if (c == null) {
         return n;
       }
@@ -267,13 +271,7 @@ final class VerbsEngine implements Runnable {
       queueLock.unlock();
     }
     for (int r = 0; r < rounds; r++) {
-      VerbsChannel ch;
-      queueLock.lock();
-      try {
-        ch = ready.pollFirst();
-      } finally {
-        queueLock.unlock();
-      }
+      VerbsChannel ch = pollLocked(ready);
       if (ch == null) {
         break;
       }
@@ -518,13 +516,7 @@ final class VerbsEngine implements Runnable {
           new ConnectionLostException("transport closed", ch.peer(), null, null));
     }
     while (true) {
-      VerbsChannel ch;
-      queueLock.lock();
-      try {
-        ch = ready.pollFirst();
-      } finally {
-        queueLock.unlock();
-      }
+      VerbsChannel ch = pollLocked(ready);
       if (ch == null) {
         break;
       }

@@ -115,13 +115,9 @@ final class VerbsRegistrar implements MemoryRegistrar {
   }
 
   void deregister(VerbsRegion region) {
-    IbvMr mr = region.takeMr();
-    if (mr != null) {
-      try {
-        mr.deregMr().execute().free();
-      } catch (IOException e) {
-        LOG.warn("deregistering a memory region failed", e);
-      }
+    IOException failed = deregisterMr(region);
+    if (failed != null) {
+      LOG.warn("deregistering a memory region failed", failed);
     }
     accounting.deregistered(region.length());
     synchronized (this) {
@@ -147,16 +143,26 @@ final class VerbsRegistrar implements MemoryRegistrar {
       regions = List.copyOf(live);
     }
     for (VerbsRegion r : regions) {
-      IbvMr mr = r.takeMr();
-      if (mr != null) {
-        try {
-          mr.deregMr().execute().free();
-        } catch (IOException e) {
-          LOG.debug("deregistering a region at release failed", e);
-        }
+      IOException failed = deregisterMr(r);
+      if (failed != null) {
+        LOG.debug("deregistering a region at release failed", failed);
       }
     }
     releaseDomains();
+  }
+
+  /** Deregisters the region's memory region unless that was done already; the failure, if any. */
+  private static IOException deregisterMr(VerbsRegion region) {
+    IbvMr mr = region.takeMr();
+    if (mr == null) {
+      return null;
+    }
+    try {
+      mr.deregMr().execute().free();
+      return null;
+    } catch (IOException e) {
+      return e;
+    }
   }
 
   private synchronized void releaseDomains() {
