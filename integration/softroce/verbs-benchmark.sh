@@ -56,6 +56,8 @@ p = med(perf, "ib_read_lat.64.t_typical_us"); o = med(ours, "ours.read_lat.64.t_
 rows.append(("READ latency, 64 bytes, typical (µs)", o, p, o / p, "≤ 1.1"))
 p = med(perf, "ib_read_lat.64.t_avg_us"); o = med(ours, "ours.read_lat.64.t_avg_us")
 rows.append(("READ latency, 64 bytes, average (µs)", o, p, o / p, ""))
+p = med(perf, "ib_read_lat.64.t_typical_us"); o = med(ours, "ours.read_lat_parked.64.t_typical_us")
+rows.append(("READ latency, 64 bytes, reader parked, typical (µs)", o, p, o / p, ""))
 meta = perf[0]
 date = datetime.datetime.utcnow().strftime("%Y-%m-%d")
 text = [f"# rdma-shuffle verbs READ vs perftest, Soft-RoCE guest ({date})", "",

@@ -84,7 +84,7 @@ public abstract class BoundedReadChannel implements ReadChannel {
     TransportException endedBy;
     state.lock();
     try {
-      endedBy = ended ? closing : null;
+      endedBy = endedByLocked();
       if (endedBy == null) {
         if (!waiting.isEmpty() || !hasRoom(op.length())) {
           op.target().release();
@@ -95,11 +95,7 @@ public abstract class BoundedReadChannel implements ReadChannel {
     } finally {
       state.unlock();
     }
-    if (endedBy != null) {
-      failEnded(op, endedBy);
-    } else {
-      afterIssue();
-    }
+    afterPost(op, endedBy);
     return true;
   }
 
@@ -109,18 +105,14 @@ public abstract class BoundedReadChannel implements ReadChannel {
     TransportException endedBy;
     state.lock();
     try {
-      endedBy = ended ? closing : null;
+      endedBy = endedByLocked();
       if (endedBy == null) {
         enqueue(op);
       }
     } finally {
       state.unlock();
     }
-    if (endedBy != null) {
-      failEnded(op, endedBy);
-    } else {
-      afterIssue();
-    }
+    afterPost(op, endedBy);
   }
 
   @Override
@@ -132,7 +124,7 @@ public abstract class BoundedReadChannel implements ReadChannel {
     TransportException endedBy;
     state.lock();
     try {
-      endedBy = ended ? closing : null;
+      endedBy = endedByLocked();
       if (endedBy == null) {
         for (int i = 0; i < n; i++) {
           enqueue(ops.get(i));
@@ -141,13 +133,27 @@ public abstract class BoundedReadChannel implements ReadChannel {
     } finally {
       state.unlock();
     }
-    if (endedBy != null) {
-      for (int i = 0; i < n; i++) {
-        failEnded(ops.get(i), endedBy);
-      }
-    } else {
+    if (endedBy == null) {
       afterIssue();
+      return;
     }
+    for (int i = 0; i < n; i++) {
+      failEnded(ops.get(i), endedBy);
+    }
+  }
+
+  /** Outside {@link #state}, after one post: ring the doorbell, or fail the READ if it ended. */
+  private void afterPost(ReadOp op, TransportException endedBy) {
+    if (endedBy == null) {
+      afterIssue();
+    } else {
+      failEnded(op, endedBy);
+    }
+  }
+
+  /** Under {@link #state}: why posts now fail at once, or null while READs may be posted. */
+  private TransportException endedByLocked() {
+    return ended ? closing : null;
   }
 
   private static void retainTarget(ReadOp op) {
