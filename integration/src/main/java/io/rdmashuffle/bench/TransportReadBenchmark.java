@@ -12,7 +12,8 @@ import java.util.Random;
 /**
  * Side-by-side throughput of fetching blocks of a file over loopback: our tcp transport (one-sided
  * READs from the mapped, registered file) against Spark's network stack (TransportServer serving
- * file segments to a TransportClient), in one process, alternating rounds, medians reported.
+ * file segments to a TransportClient) and a bare request/sendfile loop on one TCP connection
+ * ({@link RawSendfileFetcher}), in one process, rotating rounds, medians reported.
  * Both keep the same window of requests in flight: Spark's default {@code
  * spark.reducer.maxSizeInFlight} (48m) divided by the block size.
  *
@@ -51,30 +52,35 @@ public final class TransportReadBenchmark {
         .append(" measured rounds per side after ").append(warmup)
         .append(" warm-up rounds, sides alternating; window: 48 MiB in flight\n\n");
     try (BlockFetcher ours = new OursTcpFetcher(file);
-        BlockFetcher spark = new SparkNetworkFetcher(file)) {
+        BlockFetcher spark = new SparkNetworkFetcher(file);
+        BlockFetcher raw = new RawSendfileFetcher(file)) {
+      BlockFetcher[] sides = {ours, spark, raw};
       report.append("| block | ").append(ours.name()).append(" MB/s | ").append(spark.name())
-          .append(" MB/s | ratio |\n| --- | --- | --- | --- |\n");
+          .append(" MB/s | ").append(raw.name()).append(" MB/s | ratio | ours / bare |")
+          .append("\n| --- | --- | --- | --- | --- | --- |\n");
       for (long size : sizes) {
         int blockSize = (int) size;
         int blocks = (int) (fileSize / blockSize);
         int passes = (int) Math.max(1, perRound / fileSize);
         int window = (int) Math.max(1, TransportReadBenchmark.window(blockSize, 48L << 20));
-        double[] a = new double[rounds];
-        double[] b = new double[rounds];
+        double[][] mbps = new double[sides.length][rounds];
         for (int r = -warmup; r < rounds; r++) {
-          BlockFetcher first = (r & 1) == 0 ? ours : spark;
-          BlockFetcher second = first == ours ? spark : ours;
-          double x = measure(first, blockSize, blocks, passes, window);
-          double y = measure(second, blockSize, blocks, passes, window);
-          if (r >= 0) {
-            a[r] = first == ours ? x : y;
-            b[r] = first == ours ? y : x;
+          // each round starts with the next side, so none always runs first
+          for (int k = 0; k < sides.length; k++) {
+            int side = Math.floorMod(r + k, sides.length);
+            double x = measure(sides[side], blockSize, blocks, passes, window);
+            if (r >= 0) {
+              mbps[side][r] = x;
+            }
           }
         }
-        double ma = median(a);
-        double mb = median(b);
-        String row = String.format("| %s | %.0f (%.0f..%.0f) | %.0f (%.0f..%.0f) | %.2f |%n",
-            human(blockSize), ma, min(a), max(a), mb, min(b), max(b), ma / mb);
+        double ma = median(mbps[0]);
+        double mb = median(mbps[1]);
+        double mc = median(mbps[2]);
+        String row = String.format("| %s | %.0f (%.0f..%.0f) | %.0f (%.0f..%.0f) | %.0f (%.0f..%.0f)"
+            + " | %.2f | %.2f |%n",
+            human(blockSize), ma, min(mbps[0]), max(mbps[0]), mb, min(mbps[1]), max(mbps[1]),
+            mc, min(mbps[2]), max(mbps[2]), ma / mb, ma / mc);
         report.append(row);
         System.out.print(row);
       }
@@ -82,7 +88,10 @@ public final class TransportReadBenchmark {
       Files.deleteIfExists(file);
       Files.deleteIfExists(dir);
     }
-    report.append("\nMB/s = 10^6 bytes per second, median (min..max) of the rounds; ratio = ours / Spark.\n");
+    report.append("\nMB/s = 10^6 bytes per second, median (min..max) of the rounds; ratio = ours /"
+        + " Spark. The bare loop (RawSendfileFetcher) is a request/sendfile loop on one connection"
+        + " with no protocol, reading each block into a block-sized buffer: what the bytes cost"
+        + " without any shuffle stack.\n");
     System.out.println();
     System.out.println(report);
     if (out != null) {

@@ -36,7 +36,8 @@ import org.apache.spark.sql.SparkSession;
 public final class Bench {
   private Bench() {}
 
-  private record Times(List<Double> groupBy, List<Double> sortBy) {}
+  /** Job times of each run, and fetch wait and run time summed over the reduce tasks. */
+  private record Times(List<Double> groupBy, List<Double> sortBy, long[] reduceMs) {}
 
   public static void main(String[] args) throws Exception {
     long bytes = 2L << 30;
@@ -75,8 +76,8 @@ public final class Bench {
       Workloads.Shuffle ours = mode.equals("transport")
           ? Workloads.Shuffle.RDMA_TRANSPORT : Workloads.Shuffle.RDMA;
       Map<Workloads.Shuffle, Times> times = new EnumMap<>(Workloads.Shuffle.class);
-      times.put(stock, new Times(new ArrayList<>(), new ArrayList<>()));
-      times.put(ours, new Times(new ArrayList<>(), new ArrayList<>()));
+      times.put(stock, new Times(new ArrayList<>(), new ArrayList<>(), new long[2]));
+      times.put(ours, new Times(new ArrayList<>(), new ArrayList<>(), new long[2]));
       Map<Workloads.Shuffle, List<String>> prints = new LinkedHashMap<>();
       for (int round = 1; round <= runs; round++) {
         List<Workloads.Shuffle> order = round % 2 == 1 ? List.of(stock, ours) : List.of(ours, stock);
@@ -85,6 +86,8 @@ public final class Bench {
           double[] t = runOnce(s, bytes, maps, memoryMb, fp);
           times.get(s).groupBy().add(t[0]);
           times.get(s).sortBy().add(t[1]);
+          times.get(s).reduceMs()[0] += (long) t[2];
+          times.get(s).reduceMs()[1] += (long) t[3];
           List<String> previous = prints.putIfAbsent(s, fp);
           allEqual &= previous == null || previous.equals(fp);
           System.out.printf(Locale.ROOT, "[%s round %d] %-34s groupBy %6.1f s  sortBy %6.1f s%n",
@@ -118,8 +121,16 @@ public final class Bench {
       sb.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.2f | %s | %s |%n", job,
           median(s), median(o), median(o) / median(s), list(s), list(o)));
     }
+    sb.append("\nreduce tasks' shuffle fetch wait, share of their run time (all runs): stock ")
+        .append(share(times.get(stock).reduceMs())).append(", ours ")
+        .append(share(times.get(ours).reduceMs())).append("\n");
     sb.append("\nresults equal: ").append(equal ? "yes" : "NO").append("\n\n");
     return sb.toString();
+  }
+
+  private static String share(long[] reduceMs) {
+    return String.format(Locale.ROOT, "%.1f %% (%.1f s of %.1f s)",
+        100.0 * reduceMs[0] / Math.max(1, reduceMs[1]), reduceMs[0] / 1e3, reduceMs[1] / 1e3);
   }
 
   private static double[] runOnce(Workloads.Shuffle shuffle, long bytes, int maps, int memoryMb,
@@ -131,12 +142,17 @@ public final class Bench {
       Workloads.awaitExecutors(sc, 2);
       Workloads.groupBy(Workloads.records(sc, 16 << 20, 4, 1000, 96), 4); // warm up
       JavaPairRDD<Integer, byte[]> records = Workloads.records(sc, bytes, maps, 1_000_000, 96);
+      FetchWaitListener reduce = new FetchWaitListener();
+      s.sparkContext().addSparkListener(reduce);
+      reduce.start();
       long t0 = System.nanoTime();
       fingerprint.addAll(Workloads.groupBy(records, maps));
       long t1 = System.nanoTime();
       fingerprint.addAll(Workloads.sortBy(records, maps));
       long t2 = System.nanoTime();
-      return new double[] {(t1 - t0) / 1e9, (t2 - t1) / 1e9};
+      s.sparkContext().listenerBus().waitUntilEmpty();
+      long[] ms = reduce.stop();
+      return new double[] {(t1 - t0) / 1e9, (t2 - t1) / 1e9, ms[0], ms[1]};
     } finally {
       s.stop();
       SparkSession.clearActiveSession();
