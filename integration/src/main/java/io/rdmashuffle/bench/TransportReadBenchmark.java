@@ -50,7 +50,8 @@ public final class TransportReadBenchmark {
     report.append("file: ").append(fileSize >> 20).append(" MiB in the page cache; ")
         .append(perRound >> 20).append(" MiB fetched per round; ").append(rounds)
         .append(" measured rounds per side after ").append(warmup)
-        .append(" warm-up rounds, sides alternating; window: 48 MiB in flight\n\n");
+        .append(" warm-up rounds, each round starting with the next side;")
+        .append(" window: 48 MiB in flight\n\n");
     try (BlockFetcher ours = new OursTcpFetcher(file);
         BlockFetcher spark = new SparkNetworkFetcher(file);
         BlockFetcher raw = new RawSendfileFetcher(file)) {
@@ -77,8 +78,8 @@ public final class TransportReadBenchmark {
         double ma = median(mbps[0]);
         double mb = median(mbps[1]);
         double mc = median(mbps[2]);
-        String row = String.format("| %s | %.0f (%.0f..%.0f) | %.0f (%.0f..%.0f) | %.0f (%.0f..%.0f)"
-            + " | %.2f | %.2f |%n",
+        String row = String.format("| %s | %.0f (%.0f..%.0f) | %.0f (%.0f..%.0f)"
+            + " | %.0f (%.0f..%.0f) | %.2f | %.2f |%n",
             human(blockSize), ma, min(mbps[0]), max(mbps[0]), mb, min(mbps[1]), max(mbps[1]),
             mc, min(mbps[2]), max(mbps[2]), ma / mb, ma / mc);
         report.append(row);
