@@ -56,13 +56,23 @@ final class RawSendfileFetcher implements BlockFetcher {
           long position = (long) request.getInt() * blockSize;
           long done = 0;
           while (done < blockSize) {
-            done += file.transferTo(position + done, blockSize - done, served);
+            long n = file.transferTo(position + done, blockSize - done, served);
+            if (n <= 0) {
+              throw new IOException("block " + position / blockSize + " is past the file's end");
+            }
+            done += n;
           }
         }
         request.compact();
       }
     } catch (IOException e) {
-      // the client closed the connection
+      // the client closed the connection, or a block was past the file's end: closing the
+      // connection makes the client's read fail rather than wait
+      try {
+        served.close();
+      } catch (IOException ignored) {
+        // already closed
+      }
     } finally {
       DirectMemory.free(request);
     }

@@ -206,8 +206,9 @@ public final class VerbsReadBenchmark {
         done.set(false);
         long t0 = System.nanoTime();
         ch.post(op);
-        // poll for the completion, as ib_read_lat does, but yielding: in the emulated guest the
-        // kernel that moves the bytes needs the CPU a spinning thread would take
+        // polling as ib_read_lat does, but yielding: in the emulated guest the kernel that moves
+        // the bytes needs the CPU a spinning thread would take; or parked until the listener
+        // wakes the reader
         while (!done.get()) {
           if (park) {
             LockSupport.park(done);

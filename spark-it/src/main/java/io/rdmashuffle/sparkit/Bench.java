@@ -36,8 +36,12 @@ import org.apache.spark.sql.SparkSession;
 public final class Bench {
   private Bench() {}
 
-  /** Job times of each run, and fetch wait and run time summed over the reduce tasks. */
-  private record Times(List<Double> groupBy, List<Double> sortBy, long[] reduceMs) {}
+  /** Job times of each run, and the reduce tasks' fetch wait and run time of each run. */
+  private record Times(
+      List<Double> groupBy, List<Double> sortBy, List<FetchWaitListener.ReduceTime> reduce) {}
+
+  /** One application's timed jobs, in seconds, and its reduce tasks' times. */
+  private record Run(double groupBy, double sortBy, FetchWaitListener.ReduceTime reduce) {}
 
   public static void main(String[] args) throws Exception {
     long bytes = 2L << 30;
@@ -76,22 +80,21 @@ public final class Bench {
       Workloads.Shuffle ours = mode.equals("transport")
           ? Workloads.Shuffle.RDMA_TRANSPORT : Workloads.Shuffle.RDMA;
       Map<Workloads.Shuffle, Times> times = new EnumMap<>(Workloads.Shuffle.class);
-      times.put(stock, new Times(new ArrayList<>(), new ArrayList<>(), new long[2]));
-      times.put(ours, new Times(new ArrayList<>(), new ArrayList<>(), new long[2]));
+      times.put(stock, new Times(new ArrayList<>(), new ArrayList<>(), new ArrayList<>()));
+      times.put(ours, new Times(new ArrayList<>(), new ArrayList<>(), new ArrayList<>()));
       Map<Workloads.Shuffle, List<String>> prints = new LinkedHashMap<>();
       for (int round = 1; round <= runs; round++) {
         List<Workloads.Shuffle> order = round % 2 == 1 ? List.of(stock, ours) : List.of(ours, stock);
         for (Workloads.Shuffle s : order) {
           List<String> fp = new ArrayList<>();
-          double[] t = runOnce(s, bytes, maps, memoryMb, fp);
-          times.get(s).groupBy().add(t[0]);
-          times.get(s).sortBy().add(t[1]);
-          times.get(s).reduceMs()[0] += (long) t[2];
-          times.get(s).reduceMs()[1] += (long) t[3];
+          Run t = runOnce(s, bytes, maps, memoryMb, fp);
+          times.get(s).groupBy().add(t.groupBy());
+          times.get(s).sortBy().add(t.sortBy());
+          times.get(s).reduce().add(t.reduce());
           List<String> previous = prints.putIfAbsent(s, fp);
           allEqual &= previous == null || previous.equals(fp);
           System.out.printf(Locale.ROOT, "[%s round %d] %-34s groupBy %6.1f s  sortBy %6.1f s%n",
-              mode, round, s.label, t[0], t[1]);
+              mode, round, s.label, t.groupBy(), t.sortBy());
         }
       }
       boolean equal = prints.get(stock).equals(prints.get(ours));
@@ -122,18 +125,21 @@ public final class Bench {
           median(s), median(o), median(o) / median(s), list(s), list(o)));
     }
     sb.append("\nreduce tasks' shuffle fetch wait, share of their run time (all runs): stock ")
-        .append(share(times.get(stock).reduceMs())).append(", ours ")
-        .append(share(times.get(ours).reduceMs())).append("\n");
+        .append(share(times.get(stock).reduce())).append(", ours ")
+        .append(share(times.get(ours).reduce())).append("\n");
     sb.append("\nresults equal: ").append(equal ? "yes" : "NO").append("\n\n");
     return sb.toString();
   }
 
-  private static String share(long[] reduceMs) {
+  private static String share(List<FetchWaitListener.ReduceTime> runs) {
+    FetchWaitListener.ReduceTime all =
+        runs.stream().reduce(FetchWaitListener.ReduceTime.ZERO, FetchWaitListener.ReduceTime::plus);
     return String.format(Locale.ROOT, "%.1f %% (%.1f s of %.1f s)",
-        100.0 * reduceMs[0] / Math.max(1, reduceMs[1]), reduceMs[0] / 1e3, reduceMs[1] / 1e3);
+        100.0 * all.fetchWaitMs() / Math.max(1, all.runMs()), all.fetchWaitMs() / 1e3,
+        all.runMs() / 1e3);
   }
 
-  private static double[] runOnce(Workloads.Shuffle shuffle, long bytes, int maps, int memoryMb,
+  private static Run runOnce(Workloads.Shuffle shuffle, long bytes, int maps, int memoryMb,
       List<String> fingerprint) throws Exception {
     SparkSession s = SparkSession.builder()
         .config(Workloads.conf("bench " + shuffle.label, shuffle, 2, memoryMb)).getOrCreate();
@@ -144,15 +150,13 @@ public final class Bench {
       JavaPairRDD<Integer, byte[]> records = Workloads.records(sc, bytes, maps, 1_000_000, 96);
       FetchWaitListener reduce = new FetchWaitListener();
       s.sparkContext().addSparkListener(reduce);
-      reduce.start();
       long t0 = System.nanoTime();
       fingerprint.addAll(Workloads.groupBy(records, maps));
       long t1 = System.nanoTime();
       fingerprint.addAll(Workloads.sortBy(records, maps));
       long t2 = System.nanoTime();
       s.sparkContext().listenerBus().waitUntilEmpty();
-      long[] ms = reduce.stop();
-      return new double[] {(t1 - t0) / 1e9, (t2 - t1) / 1e9, ms[0], ms[1]};
+      return new Run((t1 - t0) / 1e9, (t2 - t1) / 1e9, reduce.stop());
     } finally {
       s.stop();
       SparkSession.clearActiveSession();

@@ -6,23 +6,28 @@ import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 
 /**
- * Sums, over the tasks that read shuffle data, the time they waited for shuffle blocks and the
- * time they ran: the share of the reduce side a shuffle's fetch path could win at most.
+ * Sums, over the tasks that read shuffle data and end while it counts (from its creation to
+ * {@link #stop}), the time they waited for shuffle blocks and the time they ran: the share of the
+ * reduce side a shuffle's fetch path could win at most.
  */
 final class FetchWaitListener extends SparkListener {
-  private final AtomicLong fetchWaitMs = new AtomicLong();
-  private final AtomicLong runMs = new AtomicLong();
-  private volatile boolean counting;
+  /** Fetch wait and run time of shuffle-reading tasks, in milliseconds. */
+  record ReduceTime(long fetchWaitMs, long runMs) {
+    static final ReduceTime ZERO = new ReduceTime(0, 0);
 
-  /** Counts the tasks that end from now on. */
-  void start() {
-    counting = true;
+    ReduceTime plus(ReduceTime o) {
+      return new ReduceTime(fetchWaitMs + o.fetchWaitMs, runMs + o.runMs);
+    }
   }
 
-  /** Stops counting; returns {fetch wait ms, run time ms} of the counted shuffle-reading tasks. */
-  long[] stop() {
+  private final AtomicLong fetchWaitMs = new AtomicLong();
+  private final AtomicLong runMs = new AtomicLong();
+  private volatile boolean counting = true;
+
+  /** Stops counting; returns what the counted tasks added up to. */
+  ReduceTime stop() {
     counting = false;
-    return new long[] {fetchWaitMs.get(), runMs.get()};
+    return new ReduceTime(fetchWaitMs.get(), runMs.get());
   }
 
   @Override
