@@ -19,7 +19,12 @@
 #   SOFTROCE_MEM       guest memory, QEMU syntax (default: 3G)
 #   SOFTROCE_CPUS      guest vCPUs (default: 2)
 #   SOFTROCE_TIMEOUT   whole run, boot included, in `timeout` syntax: 90s, 40m, 1h (default: 40m)
-#   SOFTROCE_KERNEL_PKG  Debian kernel package (default: the one linux-image-amd64 depends on)
+#   SOFTROCE_KERNEL    Debian suite whose kernel the guest boots (default: bookworm, the host's
+#                      own apt sources). Any other suite (trixie-backports: a 7.x kernel with
+#                      ODP for rxe) is fetched through a private apt list in the work folder;
+#                      the host's apt configuration is never changed.
+#   SOFTROCE_KERNEL_PKG  Debian kernel package (default: the one linux-image-amd64 of that suite
+#                      depends on)
 #   SOFTROCE_VERBOSE   1: show kernel boot messages and the guest's setup steps
 set -euo pipefail
 shopt -s inherit_errexit
@@ -32,8 +37,15 @@ readonly MEM="${SOFTROCE_MEM:-3G}"
 readonly CPUS="${SOFTROCE_CPUS:-2}"
 readonly TIMEOUT="${SOFTROCE_TIMEOUT:-40m}"
 readonly VERBOSE="${SOFTROCE_VERBOSE:-0}"
+# The host's Debian release (bookworm): its kernel comes through the host's own apt lists.
+HOST_SUITE="$( (. /etc/os-release && echo "${VERSION_CODENAME:-}") 2>/dev/null || true)"
+readonly HOST_SUITE="${HOST_SUITE:-bookworm}"
+readonly KERNEL_SUITE="${SOFTROCE_KERNEL:-$HOST_SUITE}"
 # Fixed path of the writable share inside the guest, exported to the command as GUEST_OUT.
 readonly GUEST_OUT=/mnt/softroce-out
+# The guest's two addresses, rxe0's and rxe1's, in the benchmark range 198.18.0.0/15 (RFC 2544);
+# the guest has no network to the outside, so they clash with nothing.
+readonly RXE0_ADDR=198.18.100.1 RXE1_ADDR=198.18.100.2 RXE_PREFIX=24
 # Harness failures use this status, like `env` and `timeout` do for their own failures.
 readonly EXIT_HARNESS=125
 
@@ -44,10 +56,12 @@ readonly HOST_PACKAGES=(qemu-system-x86 busybox-static kmod cpio coreutils util-
   iproute2)
 
 # Modules for the initramfs, in load order; their dependencies are added before each one.
-# crc32_generic must come before rdma_rxe: rxe asks the crypto API for "crc32" and without it
-# `rdma link add` fails with "rdma_rxe: failed to add veth0".
+# crc32_generic must come before rdma_rxe where it exists (6.1): that rxe asks the crypto API for
+# "crc32" and without it `rdma link add` fails with "rdma_rxe: failed to add veth0". Newer kernels
+# (7.3) have no such module, and their rxe calls the crc32 library (built in) directly.
 readonly GUEST_MODULES=(crc32_generic rdma_rxe ib_uverbs rdma_ucm virtio_pci 9p 9pnet_virtio
   overlay veth)
+readonly OPTIONAL_MODULES=" crc32_generic "
 
 say() { echo "softroce: $*" >&2; }
 die() {
@@ -68,6 +82,8 @@ check_host() {
   [[ "$MEM" =~ ^[1-9][0-9]*[MGmg]?$ ]] || die "SOFTROCE_MEM=$MEM is not a size like 3G or 2048M"
   [[ "$TIMEOUT" =~ ^[1-9][0-9]*[smh]?$ ]] ||
     die "SOFTROCE_TIMEOUT=$TIMEOUT is not a duration like 90s, 40m or 1h"
+  [[ "$KERNEL_SUITE" =~ ^[a-z]+(-[a-z]+)?$ ]] ||
+    die "SOFTROCE_KERNEL=$KERNEL_SUITE is not a Debian suite like bookworm or trixie-backports"
 }
 
 is_installed() {
@@ -96,43 +112,108 @@ install_packages() {
     die "/bin/busybox (busybox-static) missing or without insmod"
 }
 
+# Runs an apt tool (apt-get, apt-cache) for the kernel's suite: on the host's own lists for the
+# host's suite, else on the private list that private_apt_setup made.
+apt_suite() {
+  local tool="$1"
+  shift
+  "$tool" "${PRIVATE_APT[@]}" "$@"
+}
+
+# The Debian mirror the host's apt uses for its own suite (http://deb.debian.org/debian/ here).
+debian_mirror() {
+  apt-get indextargets --no-release-info --format '$(BASE_URI) $(RELEASE) $(COMPONENT)' |
+    awk -v suite="$HOST_SUITE" '$2 == suite && $3 == "main" { sub(/dists\/.*$/, "", $1); print $1; exit }'
+}
+
+# For a suite other than the host's: a private apt list and state in the work folder, so that
+# kernel packages of another Debian release can be resolved and downloaded without touching the
+# host's apt configuration or lists. Sets PRIVATE_APT (options for apt-get and apt-cache).
+private_apt_setup() {
+  PRIVATE_APT=()
+  [[ "$KERNEL_SUITE" == "$HOST_SUITE" ]] && return 0
+  local dir="$WORK_DIR/apt/$KERNEL_SUITE" mirror
+  mirror="$(debian_mirror)"
+  [[ -n "$mirror" ]] || die "cannot tell the host's Debian mirror (apt-get indextargets lists" \
+    "no $HOST_SUITE main)"
+  mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+  # debian-archive-keyring holds the keys of the current and the next releases
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $KERNEL_SUITE main" \
+    >"$dir/sources.list"
+  PRIVATE_APT=(-o "Dir::Etc::sourcelist=$dir/sources.list" -o "Dir::Etc::sourceparts=-"
+    -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache")
+}
+
+# Prints what linux-image-amd64 of the kernel's suite depends on (linux-image-ABI), or nothing
+# (and succeeds) when the lists do not know it yet.
+resolve_image_package() {
+  { apt_suite apt-cache depends linux-image-amd64 2>/dev/null || true; } |
+    awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }'
+}
+
 # Prints the Debian kernel package to boot: SOFTROCE_KERNEL_PKG, else what linux-image-amd64
 # depends on, else (no apt lists) the one already unpacked in the cache.
 kernel_package() {
   local pkg="${SOFTROCE_KERNEL_PKG:-}"
-  if [[ -z "$pkg" ]]; then
-    pkg="$(apt-cache depends linux-image-amd64 2>/dev/null |
-      awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')"
+  [[ -n "$pkg" ]] || pkg="$(resolve_image_package)"
+  # Another suite's kernel that is not cached yet is resolved again on fresh private lists: the
+  # archive keeps only the newest kernel of a suite, so old lists may name one it has dropped.
+  if [[ -z "$pkg" ]] || [[ -z "${SOFTROCE_KERNEL_PKG:-}" && ${#PRIVATE_APT[@]} -gt 0 &&
+    ! -f "$WORK_DIR/kernel/$KERNEL_SUITE/$pkg/.ready" ]]; then
+    say "fetching the package list of $KERNEL_SUITE"
+    apt_suite apt-get update -qq >&2 || say "apt-get update for $KERNEL_SUITE failed"
+    pkg="$(resolve_image_package)"
   fi
-  if [[ -z "$pkg" ]]; then
-    apt-get update -qq >&2 || true
-    pkg="$(apt-cache depends linux-image-amd64 2>/dev/null |
-      awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')"
-  fi
-  if [[ -z "$pkg" ]]; then
-    pkg="$(ls -1 "$WORK_DIR/kernel" 2>/dev/null | tail -n 1)"
-  fi
-  [[ -n "$pkg" ]] || die "cannot tell which kernel package linux-image-amd64 depends on"
+  [[ -n "$pkg" ]] || pkg="$(ls -1 "$WORK_DIR/kernel/$KERNEL_SUITE" 2>/dev/null | tail -n 1)"
+  [[ -n "$pkg" ]] || die "cannot tell which kernel package linux-image-amd64 of $KERNEL_SUITE" \
+    "depends on"
   echo "$pkg"
 }
 
-# Unpacks the kernel package into $WORK_DIR/kernel/PKG (once) and prints that folder.
+# Prints the packages that hold kernel package PKG's files: PKG and, recursively, those of its
+# dependencies built for the same ABI. Up to Debian 12 the image package holds kernel and
+# modules; from 13 on it is a shell over linux-binary-ABI (the kernel), linux-modules-ABI and
+# linux-base-ABI (modules.builtin, modules.order, config).
+kernel_debs() {
+  local pkg="$1" abi="${1#linux-image-}" todo seen=" " dep
+  todo=("$pkg")
+  while ((${#todo[@]} > 0)); do
+    pkg="${todo[0]}"
+    todo=("${todo[@]:1}")
+    [[ "$seen" == *" $pkg "* ]] && continue
+    seen+="$pkg "
+    echo "$pkg"
+    for dep in $(apt_suite apt-cache depends "$pkg" 2>/dev/null |
+      awk '$1 == "Depends:" || $1 == "PreDepends:" { print $2 }'); do
+      [[ "$dep" == linux-*-"$abi" ]] && todo+=("$dep")
+    done
+  done
+}
+
+# Unpacks kernel package PKG into $WORK_DIR/kernel/SUITE/PKG (once) and prints that folder, in
+# which lib/modules/VERSION holds the modules (depmod'ed) and kernel_image finds the kernel.
 prepare_kernel() {
-  local pkg="$1" dir="$WORK_DIR/kernel/$1"
+  local pkg="$1" dir="$WORK_DIR/kernel/$KERNEL_SUITE/$1"
   if [[ ! -f "$dir/.ready" ]]; then
-    say "preparing guest kernel $pkg (download about 70 MB, once)"
-    local tmp="$dir.tmp" debs="$WORK_DIR/debs" deb kver
+    say "preparing guest kernel $pkg from $KERNEL_SUITE (download 70-120 MB, once)"
+    local tmp="$dir.tmp" debs="$WORK_DIR/debs" deb kver pkgs
     rm -rf "$tmp" "$debs"
     mkdir -p "$debs" "$tmp"
+    mapfile -t pkgs < <(kernel_debs "$pkg")
     # As root into a root-only folder: apt's _apt sandbox user could not write there.
-    local get=(apt-get download -q -o APT::Sandbox::User=root "$pkg")
-    (cd "$debs" && "${get[@]}" >&2) ||
-      (apt-get update -qq >&2 && cd "$debs" && "${get[@]}" >&2) ||
-      die "apt-get download $pkg failed"
-    deb="$(ls -1 "$debs"/*.deb | head -n 1)"
-    dpkg -x "$deb" "$tmp" || die "dpkg -x $deb failed"
-    kver="$(ls -1 "$tmp/lib/modules" | head -n 1)"
-    [[ -n "$kver" && -f "$tmp/boot/vmlinuz-$kver" ]] || die "$deb holds no kernel and modules"
+    local get=(apt-get download -q -o APT::Sandbox::User=root)
+    (cd "$debs" && apt_suite "${get[@]}" "${pkgs[@]}" >&2) ||
+      (apt_suite apt-get update -qq >&2 && cd "$debs" && apt_suite "${get[@]}" "${pkgs[@]}" >&2) ||
+      die "apt-get download ${pkgs[*]} from $KERNEL_SUITE failed"
+    for deb in "$debs"/*.deb; do
+      dpkg -x "$deb" "$tmp" || die "dpkg -x $deb failed"
+    done
+    # Merged /usr (Debian 13 on): modules under usr/lib/modules. depmod and modprobe -d look
+    # under lib/modules, as on a merged-/usr system.
+    [[ -d "$tmp/usr/lib/modules" && ! -e "$tmp/lib" ]] && ln -s usr/lib "$tmp/lib"
+    kver="$(ls -1 "$tmp/lib/modules" 2>/dev/null | head -n 1)"
+    [[ -n "$kver" ]] && kernel_image "$tmp" "$kver" >/dev/null ||
+      die "${pkgs[*]} hold no kernel and modules"
     depmod -b "$tmp" "$kver" || die "depmod for $kver failed"
     rm -rf "$dir" "$debs"
     mv "$tmp" "$dir"
@@ -141,12 +222,23 @@ prepare_kernel() {
   echo "$dir"
 }
 
+# Prints the kernel image of the unpacked kernel in DIR, version KVER.
+kernel_image() {
+  local f
+  for f in "$1/boot/vmlinuz-$2" "$1/lib/modules/$2/vmlinuz"; do
+    [[ -f "$f" ]] && { echo "$f"; return 0; }
+  done
+  return 1
+}
+
 # Prints the module files to load, dependencies first, each once.
 module_files() {
   local kdir="$1" kver="$2" mod deps
   for mod in "${GUEST_MODULES[@]}"; do
-    deps="$(modprobe -d "$kdir" -S "$kver" --show-depends "$mod" 2>&1)" ||
+    if ! deps="$(modprobe -d "$kdir" -S "$kver" --show-depends "$mod" 2>&1)"; then
+      [[ "$OPTIONAL_MODULES" == *" $mod "* ]] && continue
       die "kernel module $mod not found in $kver: $deps"
+    fi
     # "insmod PATH [params]" lines are modules, "builtin NAME" lines need nothing.
     awk '$1 == "insmod" { print $2 }' <<<"$deps"
   done | awk '!seen[$0]++'
@@ -236,16 +328,17 @@ echo "127.0.1.1 softroce-guest" >>/etc/hosts
 
 ip link set lo up || fail "cannot bring lo up"
 ip link add veth0 type veth peer name veth1 || fail "cannot create the veth pair"
-ip addr add 10.77.0.1/24 dev veth0
-ip addr add 10.77.0.2/24 dev veth1
+ip addr add "$RXE0_ADDR/$RXE_PREFIX" dev veth0
+ip addr add "$RXE1_ADDR/$RXE_PREFIX" dev veth1
 ip link set veth0 up
 ip link set veth1 up
-# Both ends live in one network namespace, where the kernel would deliver 10.77.0.1 <-> 10.77.0.2
-# through lo: rdma_cm then puts both QPs on one device (rxe loopback), and packets that rxe1
-# addresses to rxe0 arrive on lo and are dropped (rxe only accepts packets from its netdev). An
-# rxe device in another namespace gets nothing either (kernel 6.1 rxe listens in init_net only).
-# So make the pair behave like two hosts: what this machine sends to one address leaves through
-# the other end of the pair, and each end accepts packets from the other's (local) address.
+# Both ends live in one network namespace, where the kernel would deliver traffic between the two
+# addresses through lo: rdma_cm then puts both QPs on one device (rxe loopback), and packets that
+# rxe1 addresses to rxe0 arrive on lo and are dropped (rxe only accepts packets from its netdev).
+# An rxe device in another namespace gets nothing either (kernel 6.1 rxe listens in init_net
+# only). So make the pair behave like two hosts: what this machine sends to one address leaves
+# through the other end of the pair, and each end accepts packets from the other's (local)
+# address.
 for conf in all default veth0 veth1; do
   echo 1 >"/proc/sys/net/ipv4/conf/$conf/accept_local" &&
     echo 0 >"/proc/sys/net/ipv4/conf/$conf/rp_filter" ||
@@ -256,15 +349,15 @@ done
 # go-back-N retries crawl or stall. A deep backlog makes the pair lossless, as RoCE fabrics are
 # configured to be (PFC).
 echo 131072 >/proc/sys/net/core/netdev_max_backlog || fail "cannot raise netdev_max_backlog"
-ip route add 10.77.0.2 dev veth0 src 10.77.0.1 table 100 &&
-  ip route add 10.77.0.1 dev veth1 src 10.77.0.2 table 101 &&
-  ip rule add pref 10 iif lo to 10.77.0.2 lookup 100 &&
-  ip rule add pref 11 iif lo to 10.77.0.1 lookup 101 &&
+ip route add "$RXE1_ADDR" dev veth0 src "$RXE0_ADDR" table 100 &&
+  ip route add "$RXE0_ADDR" dev veth1 src "$RXE1_ADDR" table 101 &&
+  ip rule add pref 10 iif lo to "$RXE1_ADDR" lookup 100 &&
+  ip rule add pref 11 iif lo to "$RXE0_ADDR" lookup 101 &&
   ip rule add pref 100 lookup local &&
   ip rule del pref 0 lookup local ||
   fail "cannot set up routing across the veth pair"
 rdma link add rxe0 type rxe netdev veth0 ||
-  fail "rdma link add rxe0 failed (is crc32_generic loaded before rdma_rxe?)"
+  fail "rdma link add rxe0 failed (on 6.1: is crc32_generic loaded before rdma_rxe?)"
 rdma link add rxe1 type rxe netdev veth1 || fail "rdma link add rxe1 failed"
 
 # Ports turn ACTIVE once their netdev has carrier, which takes a moment under emulation.
@@ -282,17 +375,23 @@ done
 # in lazily (ARP, and a kernel work item for the GIDs) and, under a loaded host, the first
 # resolution after boot took 20-60 s. Make both ready now: permanent neighbour entries across
 # the pair, and wait for each device's IPv4 GID.
-ip neigh replace 10.77.0.1 lladdr "$(cat /sys/class/net/veth0/address)" dev veth1 nud permanent &&
-  ip neigh replace 10.77.0.2 lladdr "$(cat /sys/class/net/veth1/address)" dev veth0 nud permanent ||
+ip neigh replace "$RXE0_ADDR" lladdr "$(cat /sys/class/net/veth0/address)" dev veth1 nud permanent &&
+  ip neigh replace "$RXE1_ADDR" lladdr "$(cat /sys/class/net/veth1/address)" dev veth0 nud permanent ||
   fail "cannot add the neighbour entries across the veth pair"
-for pair in rxe0:0a4d:0001 rxe1:0a4d:0002; do
-  dev="${pair%%:*}" gid="0000:0000:0000:0000:0000:ffff:${pair#*:}"
+# An IPv4 address's GID is ::ffff:a.b.c.d, as sysfs prints it: 0000:...:ffff:aabb:ccdd.
+ipv4_gid() {
+  local IFS=.
+  set -- $1
+  printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
+}
+for pair in "rxe0 $RXE0_ADDR" "rxe1 $RXE1_ADDR"; do
+  dev="${pair%% *}" gid="$(ipv4_gid "${pair#* }")"
   for i in $(seq 1 1200); do
     grep -qs "$gid" /sys/class/infiniband/"$dev"/ports/1/gids/* && break
     sleep 0.1
   done
   grep -qs "$gid" /sys/class/infiniband/"$dev"/ports/1/gids/* ||
-    fail "$dev has no GID for its IPv4 address after 120 s"
+    fail "$dev has no GID for its IPv4 address ${pair#* } ($gid) after 120 s"
 done
 
 # devtmpfs normally creates these; create any that is missing from its sysfs major:minor.
@@ -309,7 +408,8 @@ grep -qw rxe0 <<<"$devices" && grep -qw rxe1 <<<"$devices" ||
   fail "ibv_devices does not list rxe0 and rxe1: $devices"
 
 ulimit -l unlimited || fail "cannot lift the locked-memory limit"
-export PATH="$GUEST_PATH" HOME="$GUEST_HOME" GUEST_OUT SOFTROCE_GUEST=1 TERM=dumb
+export PATH="$GUEST_PATH" HOME="$GUEST_HOME" GUEST_OUT SOFTROCE_GUEST=1 TERM=dumb \
+  SOFTROCE_RXE0_ADDR="$RXE0_ADDR" SOFTROCE_RXE1_ADDR="$RXE1_ADDR"
 [[ -n "$GUEST_JAVA_HOME" ]] && export JAVA_HOME="$GUEST_JAVA_HOME"
 [[ -n "$GUEST_LANG" ]] && export LANG="$GUEST_LANG"
 cd "$GUEST_CWD" || fail "cannot cd to $GUEST_CWD in the guest"
@@ -349,7 +449,7 @@ prepare_initramfs() {
     done <<<"$files"
     (cd "$stage" && find . -print0 | cpio --null -o -H newc --owner=0:0 --quiet) >"$image.tmp" ||
       die "cpio failed"
-    rm -f "$WORK_DIR"/initramfs-*.cpio
+    rm -f "$WORK_DIR/initramfs-$kver-"*.cpio
     mv "$image.tmp" "$image"
     rm -rf "$stage"
   fi
@@ -375,9 +475,10 @@ write_control() {
   {
     printf 'SOFTROCE_VERBOSE=%q\n' "$VERBOSE"
     printf 'GUEST_OUT=%q\n' "$GUEST_OUT"
+    printf 'RXE0_ADDR=%q\nRXE1_ADDR=%q\nRXE_PREFIX=%q\n' "$RXE0_ADDR" "$RXE1_ADDR" "$RXE_PREFIX"
     printf 'HOST_OUT_DIR=%q\n' "$OUT_DIR"
     printf 'GUEST_KVER=%q\n' "$kver"
-    printf 'GUEST_MODULES_DIR=%q\n' "$kdir/lib/modules/$kver"
+    printf 'GUEST_MODULES_DIR=%q\n' "$(readlink -f "$kdir/lib/modules/$kver")"
     printf 'GUEST_CWD=%q\n' "$PWD"
     printf 'GUEST_PATH=%q\n' "$(guest_path)"
     printf 'GUEST_HOME=%q\n' "${HOME:-/root}"
@@ -507,6 +608,7 @@ main() {
   # One preparation at a time per work folder; the boot itself needs no lock.
   exec 9>"$WORK_DIR/.lock"
   flock 9
+  private_apt_setup
   pkg="$(kernel_package)"
   kdir="$(prepare_kernel "$pkg")"
   kver="$(ls -1 "$kdir/lib/modules" | head -n 1)"
@@ -533,7 +635,7 @@ main() {
   say "booting $kver (TCG, $CPUS vCPUs, $MEM; host load $(cut -d' ' -f1 /proc/loadavg)" \
     "on $(nproc) cores) for: ${COMMAND[*]}"
   local t1=$SECONDS
-  boot_guest "$kdir/boot/vmlinuz-$kver" "$initrd"
+  boot_guest "$(kernel_image "$kdir" "$kver")" "$initrd"
   say "guest finished with status $GUEST_STATUS after $((SECONDS - t1)) s" \
     "($((SECONDS - t0)) s in all); results in $OUT_DIR"
   exit "$GUEST_STATUS"

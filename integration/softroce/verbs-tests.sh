@@ -1,32 +1,39 @@
 #!/usr/bin/env bash
-# Runs the verbs transport's tests inside the Soft-RoCE guest: the transport contract suite
-# (the same tests tcp passes) and the verbs fault tests, with -Xcheck:jni, the library loaded
-# from the rdma-buffers jar. No Maven in the guest: the class path is computed here.
+# Runs the verbs transport's tests inside the Soft-RoCE guest, once per guest kernel: the
+# transport contract suite (the same tests tcp passes) and the verbs fault tests, with
+# -Xcheck:jni, the library loaded from the rdma-buffers jar. No Maven in the guest: the class path
+# is computed here.
 #
 #   integration/softroce/verbs-tests.sh [TEST CLASS ...]
 #
-# Default classes: io.rdmashuffle.transport.verbs.VerbsTransportTest and
-# io.rdmashuffle.transport.verbs.VerbsFaultTest. Reports land in
-# integration/target/softroce-verbs/ (JUnit XML, console log). Exit status: the tests'.
+# Default classes: io.rdmashuffle.transport.verbs.VerbsTransportTest,
+# io.rdmashuffle.transport.verbs.VerbsFaultTest and ...VerbsServingTest. Kernels (SOFTROCE_KERNELS, Debian suites as
+# run-in-guest.sh's SOFTROCE_KERNEL takes them; default "bookworm trixie-backports"): Debian 12's
+# 6.1, whose rxe has no on-demand paging (memory is pinned), and trixie-backports' 7.x, whose rxe
+# has it. Every kernel runs even when an earlier one failed. Reports land in
+# integration/target/softroce-verbs/KERNEL/ (JUnit XML, console log). Exit status: 0 when every
+# kernel's run passed, else the first failing run's status.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 harness="${SOFTROCE_HARNESS:-$repo/integration/softroce/run-in-guest.sh}"
 module="$repo/rdma-buffers"
 out="${VERBS_TESTS_OUT:-$repo/integration/target/softroce-verbs}"
+read -r -a kernels <<<"${SOFTROCE_KERNELS:-bookworm trixie-backports}"
 classes=("$@")
 [ ${#classes[@]} -gt 0 ] || classes=(io.rdmashuffle.transport.verbs.VerbsTransportTest
-  io.rdmashuffle.transport.verbs.VerbsFaultTest)
+  io.rdmashuffle.transport.verbs.VerbsFaultTest io.rdmashuffle.transport.verbs.VerbsServingTest)
+[ ${#kernels[@]} -gt 0 ] || { echo "SOFTROCE_KERNELS names no kernel" >&2; exit 125; }
 
 jar="$(ls "$module"/target/rdma-buffers-*-SNAPSHOT.jar 2>/dev/null | grep -v -- -tests.jar | head -n 1 || true)"
 if [ -z "$jar" ] || [ ! -d "$module/target/test-classes" ] || [ -n "${REBUILD:-}" ]; then
-  (cd "$repo" && mvn -q -B -DskipTests install -pl rdma-buffers)
+  # package, not install: the jar and test classes are used from target/, and an installed
+  # SNAPSHOT would leak into every other build sharing ~/.m2
+  (cd "$repo" && mvn -q -B -DskipTests package -pl rdma-buffers)
   jar="$(ls "$module"/target/rdma-buffers-*-SNAPSHOT.jar | grep -v -- -tests.jar | head -n 1)"
 fi
 unzip -qql "$jar" 'native/*/libdisni.so' >/dev/null 2>&1 ||
   { echo "$jar has no native library: install libibverbs-dev librdmacm-dev and rebuild" >&2; exit 125; }
 
-mkdir -p "$out"
-rm -f "$out"/hs_err_pid*.log # crash reports of an earlier run
 deps="$module/target/test-classpath.txt"
 (cd "$module" && mvn -q -B dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile="$deps" >&2)
@@ -38,8 +45,13 @@ cp="$jar:$module/target/test-classes:$(cat "$deps")"
 selectors=()
 for c in "${classes[@]}"; do selectors+=(--select-class "$c"); done
 
-export SOFTROCE_OUT_DIR="$out"
-exec "$harness" -- env VERBS_PROBE="${VERBS_PROBE:-}" VERBS_LOG_LEVEL="${VERBS_LOG_LEVEL:-info}" bash -c '
+# run_kernel KERNEL: one guest run of the tests on that kernel; its reports in $out/KERNEL.
+run_kernel() {
+  local dir="$out/$1"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  SOFTROCE_KERNEL="$1" SOFTROCE_OUT_DIR="$dir" "$harness" -- \
+    env VERBS_PROBE="${VERBS_PROBE:-}" VERBS_LOG_LEVEL="${VERBS_LOG_LEVEL:-info}" bash -c '
   set -u
   ulimit -l unlimited
   if [ -n "${VERBS_PROBE:-}" ]; then
@@ -47,11 +59,14 @@ exec "$harness" -- env VERBS_PROBE="${VERBS_PROBE:-}" VERBS_LOG_LEVEL="${VERBS_L
   fi
   java -Xcheck:jni --add-exports java.base/sun.nio.ch=ALL-UNNAMED -XX:MaxDirectMemorySize=1g \
     -XX:ErrorFile="$GUEST_OUT/hs_err_pid%p.log" \
-    -Drdma.shuffle.leakDetection=true -Dorg.slf4j.simpleLogger.log.com.ibm.disni=warn \
+    -Dorg.slf4j.simpleLogger.log.com.ibm.disni=warn \
     -Dorg.slf4j.simpleLogger.log.io.rdmashuffle.transport.verbs=$VERBS_LOG_LEVEL \
     -Dorg.slf4j.simpleLogger.showDateTime=true \
+    -Drdma.test.serverHost="$SOFTROCE_RXE0_ADDR" -Drdma.test.clientHost="$SOFTROCE_RXE1_ADDR" \
     -Drdma.test.classpath="$1" \
     -jar "$0" execute --disable-banner --details=testfeed --fail-if-no-tests \
+    --config=junit.jupiter.extensions.autodetection.enabled=true \
+    "--config=junit.jupiter.extensions.autodetection.include=io.rdmashuffle.*" \
     --reports-dir "$GUEST_OUT/junit" --class-path "$1" "${@:2}" 2>&1 | tee "$GUEST_OUT/console.log"
   status=${PIPESTATUS[0]}
   for crash in "$GUEST_OUT"/hs_err_pid*.log; do
@@ -65,3 +80,17 @@ exec "$harness" -- env VERBS_PROBE="${VERBS_PROBE:-}" VERBS_LOG_LEVEL="${VERBS_L
   fi
   exit "$status"
 ' "$launcher" "$cp" "${selectors[@]}"
+}
+
+first_failure=0
+summary=()
+for kernel in "${kernels[@]}"; do
+  echo "verbs-tests: kernel $kernel" >&2
+  start=$SECONDS
+  status=0
+  run_kernel "$kernel" || status=$?
+  summary+=("$kernel: status $status, $((SECONDS - start)) s, reports in $out/$kernel")
+  [ "$status" -eq 0 ] || [ "$first_failure" -ne 0 ] || first_failure=$status
+done
+printf 'verbs-tests: %s\n' "${summary[@]}" >&2
+exit "$first_failure"

@@ -65,7 +65,7 @@ static int write_sockaddr(const struct sockaddr *addr, jlong buf)
 	return 0;
 }
 
-/* "10.77.0.1:1919", for messages. */
+/* "198.18.100.1:1919", for messages. */
 static const char *format_sockaddr(const struct sockaddr_in *in, char *buf, size_t len)
 {
 	char ip[INET_ADDRSTRLEN];

@@ -35,12 +35,15 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Our verbs READ throughput and latency, measured the way perftest's {@code ib_read_bw} and
  * {@code ib_read_lat} measure theirs, so the two read as ratios in the same Soft-RoCE guest run
- * ({@code integration/softroce/verbs-benchmark.sh}): server transport on 10.77.0.1 (rxe0),
- * reader on 10.77.0.2 (rxe1); bandwidth with 128 READs in flight (perftest's default tx depth)
- * moving the same number of bytes per message size, in MB/s of 2^20 bytes as perftest prints;
- * latency of one 64-byte READ at a time, typical (median) and average in microseconds.
+ * ({@code integration/softroce/verbs-benchmark.sh}): server transport on 198.18.100.1 (rxe0),
+ * reader on 198.18.100.2 (rxe1); at 64 B, 4 KiB, 64 KiB and 1 MiB: bandwidth with 128 READs in
+ * flight (perftest's default tx depth) moving as many messages as the baseline script does, in
+ * MB/s of 2^20 bytes as perftest prints; latency of one READ at a time with the reader parked
+ * until the completion listener wakes it (as a fetch task waits), typical (median) and average
+ * in microseconds.
  *
- * <pre>VerbsReadBenchmark [--bw-mb 128] [--lat-iters 5000] [--window 128] [--out FILE]</pre>
+ * <pre>VerbsReadBenchmark [--bw-mb 16] [--bw-max-iters 20000] [--lat-iters 2000] [--window 128]
+ *     [--sizes 64,4096,65536,1048576] [--out FILE]</pre>
  */
 public final class VerbsReadBenchmark {
   private static final String APP = "bench";
@@ -49,15 +52,20 @@ public final class VerbsReadBenchmark {
   private VerbsReadBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    int bwMb = 128;
-    int latIters = 5000;
+    int bwMb = 16;
+    int bwMaxIters = 20_000;
+    int latIters = 2000;
+    int[] sizes = {64, 4096, 65536, 1048576};
     int window = 128;
     String out = null;
-    String server = "10.77.0.1";
-    String client = "10.77.0.2";
+    String server = "198.18.100.1";
+    String client = "198.18.100.2";
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--bw-mb" -> bwMb = Integer.parseInt(args[++i]);
+        case "--bw-max-iters" -> bwMaxIters = Integer.parseInt(args[++i]);
+        case "--sizes" -> sizes =
+            Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
         case "--lat-iters" -> latIters = Integer.parseInt(args[++i]);
         case "--window" -> window = Integer.parseInt(args[++i]);
         case "--out" -> out = args[++i];
@@ -82,8 +90,8 @@ public final class VerbsReadBenchmark {
           s.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> { });
       BufferPool pool = new BufferPool(c.registrar(), 4096, 16 << 20, 1L << 30);
       try (ReadChannel ch = c.connect(s.localAddress(), APP)) {
-        for (int size : new int[] {65536, 1048576}) {
-          int iters = Math.max(10, (int) ((long) bwMb * 1048576 / size));
+        for (int size : sizes) {
+          int iters = Math.max(10, (int) Math.min(bwMaxIters, (long) bwMb * 1048576 / size));
           // warm-up of half the measured READs: in the emulated guest the JIT compilers take
           // seconds, and with one emulator thread they take them from the READs measured
           bandwidth(ch, region, pool, size, Math.max(iters / 2, 20), window);
@@ -92,19 +100,20 @@ public final class VerbsReadBenchmark {
           lines.add(String.format(Locale.ROOT, "ours.read_bw.%d.bw_avg_MBps=%.2f", size, mbps));
           System.out.printf(Locale.ROOT, "read bandwidth %8d bytes: %.2f MB/s%n", size, mbps);
         }
-        // polling (as ib_read_lat does) and parked until the completion callback wakes the
-        // reader (as a shuffle fetch waits)
-        for (boolean park : new boolean[] {false, true}) {
-          String key = park ? "ours.read_lat_parked.64." : "ours.read_lat.64.";
-          latency(ch, region, pool, Math.min(1000, latIters), park); // warm-up
-          double[] lat = latency(ch, region, pool, latIters, park);
-          lines.add(key + "iterations=" + latIters);
+        // one READ at a time, the reader parked until the completion listener wakes it (as a
+        // shuffle fetch task waits); as many iterations as the baseline script gives perftest
+        for (int size : sizes) {
+          int iters = (int) Math.max(20, Math.min(latIters, 16L * 1048576 / size));
+          String key = "ours.read_lat_parked." + size + ".";
+          latency(ch, region, pool, size, Math.max(iters / 2, 50), size); // warm-up
+          double[] lat = latency(ch, region, pool, size, iters, size);
+          lines.add(key + "iterations=" + iters);
           lines.add(String.format(Locale.ROOT, "%st_typical_us=%.2f", key, lat[0]));
           lines.add(String.format(Locale.ROOT, "%st_avg_us=%.2f", key, lat[1]));
           lines.add(String.format(Locale.ROOT, "%st_min_us=%.2f", key, lat[2]));
           System.out.printf(Locale.ROOT,
-              "read latency 64 bytes%s: typical %.2f us, average %.2f us%n",
-              park ? " (parked)" : "", lat[0], lat[1]);
+              "read latency %8d bytes (parked): typical %.2f us, average %.2f us%n",
+              size, lat[0], lat[1]);
         }
       } finally {
         region.close();
@@ -123,7 +132,7 @@ public final class VerbsReadBenchmark {
   }
 
   /** Keeps {@code window} READs of {@code size} in flight until {@code iters} completed. */
-  private static double bandwidth(ReadChannel ch, RegisteredRegion region, BufferPool pool,
+  static double bandwidth(ReadChannel ch, RegisteredRegion region, BufferPool pool,
       int size, int iters, int window) throws Exception {
     int slots = Math.min(window, iters);
     List<PooledBuffer> buffers = new ArrayList<>();
@@ -173,13 +182,14 @@ public final class VerbsReadBenchmark {
   }
 
   /**
-   * One 64-byte READ at a time; returns typical (median), average and minimum in µs. The reader
-   * polls for the completion, yielding, or with {@code park} sleeps until the listener wakes it.
+   * One READ of {@code size} at a time, the i-th at {@code (i * stride) % region length}; returns
+   * typical (median), average and minimum in µs. The reader sleeps until the listener wakes it.
    */
-  private static double[] latency(ReadChannel ch, RegisteredRegion region, BufferPool pool,
-      int iters, boolean park) throws Exception {
+  static double[] latency(ReadChannel ch, RegisteredRegion region, BufferPool pool,
+      int size, int iters, int stride) throws Exception {
     Thread reader = Thread.currentThread();
-    PooledBuffer b = pool.allocate(64, 10, TimeUnit.SECONDS);
+    int spread = Math.max(1, region.length() / stride);
+    PooledBuffer b = pool.allocate(size, 10, TimeUnit.SECONDS);
     long[] ns = new long[iters];
     try {
       ReadOp op = new ReadOp();
@@ -188,33 +198,23 @@ public final class VerbsReadBenchmark {
       ReadListener listener = new ReadListener() {
         @Override public void onReadComplete(ReadOp o) {
           done.set(true);
-          if (park) {
-            LockSupport.unpark(reader);
-          }
+          LockSupport.unpark(reader);
         }
 
         @Override public void onReadFailed(ReadOp o, TransportException e) {
           failure.set(e);
           done.set(true);
-          if (park) {
-            LockSupport.unpark(reader);
-          }
+          LockSupport.unpark(reader);
         }
       };
       for (int i = 0; i < iters; i++) {
-        op.set(region.address() + (i % 1024) * 64L, region.rkey(), 64, b, 0, listener);
+        op.set(region.address() + (long) (i % spread) * stride, region.rkey(), size, b, 0,
+            listener);
         done.set(false);
         long t0 = System.nanoTime();
         ch.post(op);
-        // polling as ib_read_lat does, but yielding: in the emulated guest the kernel that moves
-        // the bytes needs the CPU a spinning thread would take; or parked until the listener
-        // wakes the reader
         while (!done.get()) {
-          if (park) {
-            LockSupport.park(done);
-          } else {
-            Thread.yield();
-          }
+          LockSupport.park(done);
         }
         ns[i] = System.nanoTime() - t0;
         if (failure.get() != null) {

@@ -29,8 +29,9 @@ public final class RdmaShuffleConfig {
       ConfigEntry.builder("host", ConfigType.STRING)
           .defaultValue("")
           .doc(
-              "Address the READ responder binds to and advertises. Empty: the engine's own host"
-                  + " (Spark's executor host, the NodeManager's host).")
+              "Address the process's connection server (tcp READs, calls, verbs connection setup)"
+                  + " binds to and advertises. Empty: the engine's own host (Spark's executor host,"
+                  + " the NodeManager's host).")
           .side(ConfigEntry.Side.SERVING)
           .build();
 
@@ -38,7 +39,9 @@ public final class RdmaShuffleConfig {
       ConfigEntry.builder("port", ConfigType.INT)
           .defaultValue(0)
           .range(0, 65535)
-          .doc("TCP port of the READ responder (and of verbs connection setup); 0 picks a free port.")
+          .doc(
+              "TCP port of the process's connection server (tcp READs, calls, verbs connection"
+                  + " setup); 0 picks a free port.")
           .side(ConfigEntry.Side.SERVING)
           .build();
 
@@ -131,6 +134,35 @@ public final class RdmaShuffleConfig {
           .doc(
               "Mapped files are registered in pieces of at most this size, so files of any size"
                   + " can be served (one registration is limited to 2 GiB).")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  // ---- the serving side (Spark executors, NodeManager services) ----
+
+  public static final ConfigEntry<Integer> SERVE_MAX_OPEN_OUTPUTS =
+      ConfigEntry.builder("serve.maxOpenOutputs", ConfigType.INT)
+          .defaultValue(512)
+          .range(1, 1 << 20)
+          .unit("map outputs")
+          .doc(
+              "Map outputs a serving process keeps registered at once; each holds an open file and"
+                  + " its mappings. Outputs are registered when committed (while there is room) or"
+                  + " when first asked for; beyond the bound the least recently asked-for ones are"
+                  + " deregistered, and a reader still reading one asks again. Keep it well below"
+                  + " the process's open-file limit (ulimit -n).")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Long> SERVE_MAX_PINNED_BYTES =
+      ConfigEntry.builder("serve.maxPinnedBytes", ConfigType.BYTES)
+          .defaultValue(4 * GIB)
+          .range(64 * MIB, 4096 * GIB)
+          .doc(
+              "Bytes of map outputs a serving process keeps registered and pinned in RAM (verbs"
+                  + " without on-demand paging; tcp pins nothing): RLIMIT_MEMLOCK must allow it."
+                  + " Beyond it the least recently asked-for outputs are deregistered and"
+                  + " registered again when asked for; nothing falls back to the stock shuffle for"
+                  + " it.")
           .side(ConfigEntry.Side.SERVING)
           .build();
 
@@ -243,6 +275,226 @@ public final class RdmaShuffleConfig {
                   + " spark.reducer.maxReqsInFlight.")
           .build();
 
+  // ---- memory: reference counts and leak detection ----
+
+  public static final ConfigEntry<Boolean> DEBUG_LEAK_DETECTION =
+      ConfigEntry.builder("debug.leakDetection", ConfigType.BOOLEAN)
+          .defaultValue(false)
+          .doc(
+              "Track every registered region, lent pooled buffer, registered file and buffer pool"
+                  + " from creation to release, and log (with where it was created) and count any"
+                  + " that is dropped without being released. Costs a stack trace per buffer lent:"
+                  + " for finding a leak, not for production. The process keeps it on once a"
+                  + " transport started with it.")
+          .build();
+
+  // ---- connection server: the serving side of every transport, and calls ----
+
+  public static final ConfigEntry<Integer> SERVER_IO_THREADS =
+      ConfigEntry.builder("server.ioThreads", ConfigType.INT)
+          .defaultValue(4)
+          .range(1, 64)
+          .unit("threads")
+          .doc(
+              "I/O threads of the connection server, which serves every connection of the process"
+                  + " (tcp READs, calls, verbs announcements) without a thread per connection; each"
+                  + " runs the handshakes, requests and sends of its share of the connections.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Integer> SERVER_MAX_HANDSHAKES =
+      ConfigEntry.builder("server.maxHandshakes", ConfigType.INT)
+          .defaultValue(1024)
+          .range(1, 1 << 20)
+          .unit("connections")
+          .doc(
+              "Connections that have not finished the authentication handshake, in total; one"
+                  + " more is closed at once (logged, counted). A connection in its handshake"
+                  + " holds a descriptor and about 1 KiB, no thread and no buffer, and is dropped"
+                  + " at connect.timeout.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Integer> SERVER_MAX_HANDSHAKES_PER_SOURCE =
+      ConfigEntry.builder("server.maxHandshakesPerSource", ConfigType.INT)
+          .defaultValue(128)
+          .range(1, 1 << 20)
+          .unit("connections")
+          .doc(
+              "Connections in their handshake from one source address; one more is closed at once"
+                  + " (logged, counted), so one host can't take every handshake slot.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Integer> SERVER_MAX_CONNECTIONS =
+      ConfigEntry.builder("server.maxConnections", ConfigType.INT)
+          .defaultValue(4096)
+          .range(1, 1 << 20)
+          .unit("connections")
+          .doc(
+              "Authenticated connections (READ and call) served at once; a peer that proves its"
+                  + " secret beyond it is told the server is busy (it retries) and the refusal is"
+                  + " logged and counted. A connection costs a few KiB of heap and a descriptor, no"
+                  + " thread.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Integer> SERVER_MAX_CONNECTIONS_PER_SOURCE =
+      ConfigEntry.builder("server.maxConnectionsPerSource", ConfigType.INT)
+          .defaultValue(1024)
+          .range(1, 1 << 20)
+          .unit("connections")
+          .doc("Authenticated connections served at once from one source address.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Integer> SERVER_MAX_CONNECTIONS_PER_APPLICATION =
+      ConfigEntry.builder("server.maxConnectionsPerApplication", ConfigType.INT)
+          .defaultValue(4096)
+          .range(1, 1 << 20)
+          .unit("connections")
+          .doc(
+              "Authenticated connections served at once for one application (Spark application,"
+                  + " MapReduce job), so one job can't take every connection of a NodeManager.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Duration> SERVER_IDLE_TIMEOUT =
+      ConfigEntry.builder("server.idleTimeout", ConfigType.DURATION)
+          .defaultValue(Duration.ofMinutes(10))
+          .range(Duration.ofMillis(100), Duration.ofDays(1))
+          .doc(
+              "A connection with nothing to do (no request, no answer pending) for this long is"
+                  + " closed, on both sides; readers open a new one when they need it.")
+          .build();
+
+  public static final ConfigEntry<Duration> SERVER_SEND_TIMEOUT =
+      ConfigEntry.builder("server.sendTimeout", ConfigType.DURATION)
+          .defaultValue(Duration.ofSeconds(60))
+          .range(Duration.ofMillis(100), Duration.ofHours(1))
+          .doc(
+              "A send that makes no progress for this long (the peer stopped reading, or is"
+                  + " gone) closes its connection and releases what it held.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Duration> SERVER_WITHDRAW_TIMEOUT =
+      ConfigEntry.builder("server.withdrawTimeout", ConfigType.DURATION)
+          .defaultValue(Duration.ofSeconds(10))
+          .range(Duration.ofMillis(10), Duration.ofHours(1))
+          .doc(
+              "A withdrawn region (a shuffle unregistered, an output evicted) that a send is still"
+                  + " streaming is released within this bound: the send's connection is closed"
+                  + " (its reader retries), so the mapping and the descriptor are freed. READs of"
+                  + " the region not yet started are refused at once.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Boolean> SERVER_SENDFILE =
+      ConfigEntry.builder("server.sendfile", ConfigType.BOOLEAN)
+          .defaultValue(true)
+          .doc(
+              "tcp READs of mapped files are sent with sendfile (FileChannel.transferTo: no copy"
+                  + " through the JVM). false sends them from the mapping, for measurements.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Integer> CALL_WORKERS =
+      ConfigEntry.builder("call.workers", ConfigType.INT)
+          .defaultValue(4)
+          .range(1, 1024)
+          .unit("threads")
+          .doc(
+              "Threads that answer calls (never the I/O threads); started when needed, ended"
+                  + " after a minute idle.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Integer> CALL_QUEUE =
+      ConfigEntry.builder("call.queue", ConfigType.INT)
+          .defaultValue(256)
+          .range(1, 1 << 20)
+          .unit("calls")
+          .doc(
+              "Calls waiting for a call worker; a call beyond it is answered busy at once (the"
+                  + " caller retries later), logged and counted.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Long> CALL_MAX_REQUEST_BYTES =
+      ConfigEntry.builder("call.maxRequestBytes", ConfigType.BYTES)
+          .defaultValue(64 * KIB)
+          .range(KIB, 16 * MIB)
+          .doc(
+              "Largest call request. A caller refuses to send a larger one; a server closes a"
+                  + " connection that announces one.")
+          .build();
+
+  public static final ConfigEntry<Long> CALL_MAX_ANSWER_BYTES =
+      ConfigEntry.builder("call.maxAnswerBytes", ConfigType.BYTES)
+          .defaultValue(MIB)
+          .range(KIB, 64 * MIB)
+          .doc(
+              "Largest call answer. A server answers a larger one with a refusal (too large); a"
+                  + " caller closes a connection that announces one.")
+          .build();
+
+  public static final ConfigEntry<Integer> VERBS_MAX_ANNOUNCEMENTS =
+      ConfigEntry.builder("verbs.maxAnnouncements", ConfigType.INT)
+          .defaultValue(4096)
+          .range(1, 1 << 20)
+          .unit("announcements")
+          .doc(
+              "verbs: RDMA-CM connects announced by authenticated peers and not yet made, in total;"
+                  + " each expires after connect.timeout. Beyond it announcements are refused.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Integer> VERBS_MAX_ANNOUNCEMENTS_PER_PEER =
+      ConfigEntry.builder("verbs.maxAnnouncementsPerPeer", ConfigType.INT)
+          .defaultValue(256)
+          .range(1, 1 << 20)
+          .unit("announcements")
+          .doc("verbs: announced RDMA-CM connects not yet made, per peer address.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  // ---- verbs: registration and served queue pairs ----
+
+  public static final ConfigEntry<VerbsRegistration> VERBS_REGISTRATION =
+      ConfigEntry.builder("verbs.registration", ConfigType.oneOf(VerbsRegistration.class))
+          .defaultValue(VerbsRegistration.AUTO)
+          .side(ConfigEntry.Side.SERVING)
+          .doc(
+              "How verbs registers served memory (map output files): auto uses on-demand paging"
+                  + " (IBV_ACCESS_ON_DEMAND: nothing pinned, pages faulted in when READ, prefetched"
+                  + " when published) where the device supports it for RC READ, else pins; pinned"
+                  + " always pins (RLIMIT_MEMLOCK must allow it); odp requires on-demand paging and"
+                  + " the transport does not start without it. The doctor shows which runs and why.")
+          .build();
+
+  public static final ConfigEntry<Integer> VERBS_SERVED_QUEUE_PAIRS =
+      ConfigEntry.builder("verbs.servedQueuePairs.max", ConfigType.INT)
+          .defaultValue(4096)
+          .range(1, 1 << 20)
+          .unit("queue pairs")
+          .side(ConfigEntry.Side.SERVING)
+          .doc(
+              "Queue pairs this process serves READs on, over all peers; a connect beyond it is"
+                  + " refused (the reader sees it as unreachable).")
+          .build();
+
+  public static final ConfigEntry<Integer> VERBS_SERVED_QUEUE_PAIRS_PER_PEER =
+      ConfigEntry.builder("verbs.servedQueuePairs.maxPerPeer", ConfigType.INT)
+          .defaultValue(256)
+          .range(1, 1 << 20)
+          .unit("queue pairs")
+          .side(ConfigEntry.Side.SERVING)
+          .doc(
+              "Queue pairs this process serves to one peer address; a connect beyond it is"
+                  + " refused, so one peer can't take every queue pair of the device.")
+          .build();
+
   /** Every entry, in the order the configuration page lists them. */
   public static final List<ConfigEntry<?>> ALL =
       List.of(
@@ -258,6 +510,8 @@ public final class RdmaShuffleConfig {
           BUFFERS_CHUNK_SIZE,
           BUFFERS_MIN_SIZE,
           PIECE_SIZE,
+          SERVE_MAX_OPEN_OUTPUTS,
+          SERVE_MAX_PINNED_BYTES,
           VERBS_NATIVE_LIBRARY,
           SPARK_ENABLED,
           SPARK_READ_LOCAL,
@@ -267,7 +521,32 @@ public final class RdmaShuffleConfig {
           SERVICE_MAX_REGISTERED_BYTES,
           FETCH_CHUNK_SIZE,
           FETCH_MAX_BYTES_IN_FLIGHT,
-          FETCH_HTTP_FALLBACK);
+          FETCH_HTTP_FALLBACK,
+
+          DEBUG_LEAK_DETECTION,
+
+          // connection server
+          SERVER_IO_THREADS,
+          SERVER_MAX_HANDSHAKES,
+          SERVER_MAX_HANDSHAKES_PER_SOURCE,
+          SERVER_MAX_CONNECTIONS,
+          SERVER_MAX_CONNECTIONS_PER_SOURCE,
+          SERVER_MAX_CONNECTIONS_PER_APPLICATION,
+          SERVER_IDLE_TIMEOUT,
+          SERVER_SEND_TIMEOUT,
+          SERVER_WITHDRAW_TIMEOUT,
+          SERVER_SENDFILE,
+          CALL_WORKERS,
+          CALL_QUEUE,
+          CALL_MAX_REQUEST_BYTES,
+          CALL_MAX_ANSWER_BYTES,
+          VERBS_MAX_ANNOUNCEMENTS,
+          VERBS_MAX_ANNOUNCEMENTS_PER_PEER,
+
+          // verbs: registration and served queue pairs
+          VERBS_REGISTRATION,
+          VERBS_SERVED_QUEUE_PAIRS,
+          VERBS_SERVED_QUEUE_PAIRS_PER_PEER);
 
   private static boolean isPowerOfTwo(long v) {
     return v > 0 && (v & (v - 1)) == 0;

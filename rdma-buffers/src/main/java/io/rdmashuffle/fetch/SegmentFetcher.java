@@ -2,6 +2,8 @@ package io.rdmashuffle.fetch;
 
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.PooledBuffer;
+import io.rdmashuffle.memory.RefCount;
+import io.rdmashuffle.memory.RefCounted;
 import io.rdmashuffle.memory.RegisteredFileDescriptor;
 import io.rdmashuffle.memory.RegistrationException;
 import io.rdmashuffle.transport.ConnectionPool;
@@ -9,6 +11,7 @@ import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadListener;
 import io.rdmashuffle.transport.ReadOp;
+import io.rdmashuffle.transport.RemoteAccessException;
 import io.rdmashuffle.transport.TransportException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -29,26 +32,60 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>The consumer {@link #add}s requests and {@link #take}s results, on its own thread: that
  * thread admits requests (allocates buffers, posts READs) as the bounds allow, so transport
- * threads never block. Bytes count as in flight from admission until {@link #take} hands their
- * result to the consumer, as Spark's {@code maxSizeInFlight} counts them (memory held by the
- * consumer after that is the consumer's to bound); a segment larger than the byte bound is
- * admitted alone. A READ that fails is retried once on a freshly opened
- * connection to the same peer; a second failure is handed to the consumer as {@link Failed}.
+ * threads never block. Bytes count as held from admission until the consumer releases the
+ * segment ({@link Fetched#release()}): the fetcher's registered memory never exceeds its byte
+ * bound plus one segment, whatever order segments arrive in and however slowly the consumer
+ * reads them. The one segment beyond the bound is what the consumer can't go on without: the
+ * segment it names in {@link #take} (the next one of a stream it reads), or, when nothing is in
+ * flight, the next request in line.
  *
- * <p>Not thread-safe except {@link Fetched#release()}, which any thread may call once.
+ * <p>Failures, and whose they are. A READ that fails in the transport (connection lost,
+ * unreachable, timeout) is retried on a fresh connection up to {@code maxRetries} times, {@code
+ * retryWait} apart (as Spark's {@code spark.shuffle.io.maxRetries}/{@code retryWait}), then
+ * handed to the consumer as {@link Failed}. A READ the owner refused ({@link
+ * RemoteAccessException}: the registration was withdrawn) is handed over at once: the consumer
+ * asks the owner where to READ it now. When no buffer can be had within the allocation wait, the
+ * consumer gets a {@link Failed} whose cause is a {@link Shortage}: the reader's own problem,
+ * never the peer's. Other threads may hand the consumer events through {@link #signal}.
+ *
+ * <p>Not thread-safe except {@link #signal} and {@link Fetched#release()}.
  */
 public final class SegmentFetcher implements AutoCloseable {
   private final ConnectionPool connections;
   private final BufferPool buffers;
-  private final long maxBytes;
-  private final int maxRequests;
-  private final long allocationWaitMillis;
+  private final Limits limits;
   private final ArrayDeque<Entry> waiting = new ArrayDeque<>();
-  private final LinkedBlockingQueue<Entry> done = new LinkedBlockingQueue<>();
+  /** Failed READs waiting for their retry, in order of when they may go. */
+  private final ArrayDeque<Entry> retrying = new ArrayDeque<>();
+  private final LinkedBlockingQueue<Object> done = new LinkedBlockingQueue<>();
   private final AtomicLong bytesHeld = new AtomicLong();
   private final AtomicInteger requestsHeld = new AtomicInteger();
+  /** Requests posted whose READs have not all ended. Consumer thread only. */
+  private int inFlight;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final Runnable onRetry;
   private int outstanding;
+
+  /**
+   * How much one fetcher may hold and how hard it tries.
+   *
+   * @param maxBytes bytes admitted and not yet released by the consumer
+   * @param maxRequests segments admitted and not yet released
+   * @param allocationWaitMillis how long to wait for pool memory when holding nothing else
+   * @param maxRetries how often a READ that failed in the transport is tried again
+   * @param retryWaitMillis how long before each retry
+   */
+  public record Limits(long maxBytes, int maxRequests, long allocationWaitMillis, int maxRetries,
+      long retryWaitMillis) {
+    public Limits {
+      if (maxBytes <= 0 || maxRequests <= 0 || allocationWaitMillis < 0 || maxRetries < 0
+          || retryWaitMillis < 0) {
+        throw new IllegalArgumentException("maxBytes=" + maxBytes + ", maxRequests=" + maxRequests
+            + ", allocationWaitMillis=" + allocationWaitMillis + ", maxRetries=" + maxRetries
+            + ", retryWaitMillis=" + retryWaitMillis + ": out of range");
+      }
+    }
+  }
 
   /** What to fetch: {@code length} bytes at {@code offset} of a file registered by {@code peer}. */
   public record Request(
@@ -68,16 +105,18 @@ public final class SegmentFetcher implements AutoCloseable {
   }
 
   /** A result of {@link #take}. */
-  public sealed interface Result permits Fetched, Failed {
-    Request request();
-  }
+  public sealed interface Result permits Fetched, Failed, Signal {}
 
-  /** The segment's bytes; {@link #release()} it when consumed. */
-  public static final class Fetched implements Result {
+  /**
+   * The segment's bytes, counted: the consumer holds the first reference; a reader that must
+   * keep the bytes valid while it copies them takes another ({@link #tryRetain()}), which fails
+   * once the segment was released. The buffer goes back to the pool with the last reference.
+   */
+  public final class Fetched implements Result, RefCounted {
     private final Request request;
     private final PooledBuffer buffer;
     private final ByteBuffer data;
-    private final AtomicBoolean released = new AtomicBoolean();
+    private final RefCount refs = RefCount.open("fetched segment");
 
     Fetched(Request request, PooledBuffer buffer) {
       this.request = request;
@@ -88,34 +127,74 @@ public final class SegmentFetcher implements AutoCloseable {
               : buffer.buffer().duplicate().limit(request.length()).position(0).slice();
     }
 
-    @Override
     public Request request() {
       return request;
     }
 
-    /** The bytes, position 0, limit the segment's length. Valid until {@link #release()}. */
+    /** The bytes, position 0, limit the segment's length. Valid while a reference is held. */
     public ByteBuffer data() {
       return data;
     }
 
-    /** Returns the buffer to its pool. Idempotent. */
-    public void release() {
-      if (released.compareAndSet(false, true) && buffer != null) {
+    @Override
+    public int refCnt() {
+      return refs.get();
+    }
+
+    @Override
+    public Fetched retain() {
+      refs.retain();
+      return this;
+    }
+
+    @Override
+    public boolean tryRetain() {
+      return refs.tryRetain();
+    }
+
+    @Override
+    public boolean release() {
+      if (!refs.release()) {
+        return false;
+      }
+      if (buffer != null) {
+        held(request.length(), -1);
         buffer.release();
       }
+      return true;
     }
   }
 
-  /**
-   * The segment could not be fetched: a {@link TransportException} after a retry on a fresh
-   * connection, or a {@link RegistrationException} when no registered buffer could be had.
-   */
-  public record Failed(Request request, IOException cause) implements Result {}
+  /** The segment could not be fetched; {@code cause} says why and whose fault it is. */
+  public record Failed(Request request, IOException cause) implements Result {
+    /** Whether the owner refused the READ (a withdrawn registration: ask it again). */
+    public boolean refusedByOwner() {
+      return cause instanceof RemoteAccessException;
+    }
+
+    /** Whether the reader itself ran short (no buffer): not the owner's fault. */
+    public boolean shortage() {
+      return cause instanceof Shortage;
+    }
+  }
+
+  /** An event another thread handed to the consumer ({@link #signal}). */
+  public record Signal(Object event) implements Result {}
+
+  /** The reader's own resources ran out: no registered buffer within the allocation wait. */
+  public static final class Shortage extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    Shortage(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
 
   /** One request on its way: its buffer, its READs, its outcome. */
   private final class Entry implements ReadListener {
     final Request request;
     int attempts;
+    long notBefore;
     PooledBuffer buffer;
     ReadChannel channel;
     final AtomicInteger parts = new AtomicInteger();
@@ -146,26 +225,13 @@ public final class SegmentFetcher implements AutoCloseable {
     }
   }
 
-  /**
-   * @param maxBytes bytes admitted and not yet taken by the consumer
-   * @param maxRequests segments admitted and not yet taken
-   * @param allocationWaitMillis how long to wait for pool memory when holding nothing else
-   */
-  public SegmentFetcher(
-      ConnectionPool connections,
-      BufferPool buffers,
-      long maxBytes,
-      int maxRequests,
-      long allocationWaitMillis) {
-    if (maxBytes <= 0 || maxRequests <= 0) {
-      throw new IllegalArgumentException(
-          "maxBytes=" + maxBytes + ", maxRequests=" + maxRequests + ": must be positive");
-    }
+  /** @param onRetry told each time a READ is tried again (counters) */
+  public SegmentFetcher(ConnectionPool connections, BufferPool buffers, Limits limits,
+      Runnable onRetry) {
     this.connections = connections;
     this.buffers = buffers;
-    this.maxBytes = maxBytes;
-    this.maxRequests = maxRequests;
-    this.allocationWaitMillis = allocationWaitMillis;
+    this.limits = limits;
+    this.onRetry = onRetry;
   }
 
   /** Queues a request; it is admitted by a later {@link #take}. */
@@ -177,87 +243,144 @@ public final class SegmentFetcher implements AutoCloseable {
     outstanding++;
   }
 
+  /** Hands {@code event} to the consumer's next {@link #take}, as a {@link Signal}. Any thread. */
+  public void signal(Object event) {
+    done.add(new Signal(event));
+  }
+
   /** Requests added and not yet returned by {@link #take}. */
   public int outstanding() {
     return outstanding;
   }
 
   /**
-   * Admits what the bounds allow, then returns the next finished segment (in completion order),
-   * or null when none finished within the timeout.
+   * Admits what the bounds allow, then returns the next finished segment (in completion order)
+   * or signal, or null when none came within the timeout.
    *
-   * @throws IllegalStateException when nothing is outstanding
+   * @throws InterruptedException when the consumer's thread is interrupted (it stops waiting
+   *     for buffers and READs at once)
    */
   public Result take(long timeout, TimeUnit unit) throws InterruptedException {
+    return take(timeout, unit, null);
+  }
+
+  /**
+   * {@link #take(long, TimeUnit)}, for a consumer that can't go on without {@code needed} (a
+   * request it added): that one is admitted at once, beyond the bounds if it must be.
+   */
+  public Result take(long timeout, TimeUnit unit, Request needed) throws InterruptedException {
     if (closed.get()) {
       throw new IllegalStateException("segment fetcher is closed");
     }
-    if (outstanding == 0) {
-      throw new IllegalStateException("take() with nothing outstanding");
-    }
     long deadline = System.nanoTime() + unit.toNanos(timeout);
     while (true) {
-      Result r = admit();
+      Result r = admit(needed);
       if (r != null) {
         outstanding--;
         return r;
       }
-      Entry e = done.poll(Math.min(50, Math.max(0, deadline - System.nanoTime())),
-          TimeUnit.NANOSECONDS);
+      long wait = Math.min(50_000_000L, Math.max(0, deadline - System.nanoTime()));
+      if (!retrying.isEmpty()) {
+        wait = Math.min(wait, Math.max(0, retrying.peekFirst().notBefore - System.nanoTime()));
+      }
+      Object e = done.poll(wait, TimeUnit.NANOSECONDS);
+      if (e instanceof Signal s) {
+        return s;
+      }
       if (e != null) {
-        r = finish(e);
+        r = finish((Entry) e);
         if (r != null) {
           outstanding--;
           return r;
         }
-      } else if (System.nanoTime() >= deadline) {
+      } else if (System.nanoTime() - deadline >= 0) {
         return null;
       }
     }
   }
 
-  /** Posts waiting requests while the bounds allow; returns a result that needs no READ. */
-  private Result admit() throws InterruptedException {
-    while (!waiting.isEmpty()) {
-      Entry e = waiting.peekFirst();
-      int len = e.request.length();
-      boolean idle = requestsHeld.get() == 0;
-      if (!idle && (requestsHeld.get() >= maxRequests || bytesHeld.get() + len > maxBytes)) {
-        return null;
-      }
-      if (len == 0) {
-        waiting.pollFirst();
-        return new Fetched(e.request, null);
-      }
-      PooledBuffer b;
-      try {
-        b = idle ? buffers.allocate(len, allocationWaitMillis, TimeUnit.MILLISECONDS)
-            : buffers.tryAllocate(len);
-      } catch (RegistrationException | IllegalArgumentException ex) {
-        waiting.pollFirst();
-        return new Failed(e.request, new RegistrationException(
-            "no registered buffer for a segment of " + len + " bytes: " + ex.getMessage(), ex));
-      }
-      if (b == null) {
-        if (idle) {
-          waiting.pollFirst();
-          return new Failed(e.request, new RegistrationException(
-              "no registered buffer of " + len + " bytes within " + allocationWaitMillis + " ms"));
-        }
-        return null;
-      }
-      waiting.pollFirst();
-      e.buffer = b;
-      held(len, 1);
-      Failed f = post(e);
+  /**
+   * Posts retries that are due, then {@code needed} if it waits, then waiting requests while the
+   * bounds allow (the first of them beyond the bounds when nothing is in flight: else nothing
+   * would ever arrive).
+   */
+  private Result admit(Request needed) throws InterruptedException {
+    long now = System.nanoTime();
+    while (!retrying.isEmpty() && now - retrying.peekFirst().notBefore >= 0) {
+      Failed f = post(retrying.pollFirst());
       if (f != null) {
         return f;
+      }
+    }
+    if (needed != null) {
+      for (java.util.Iterator<Entry> it = waiting.iterator(); it.hasNext(); ) {
+        Entry e = it.next();
+        if (e.request == needed) {
+          it.remove();
+          waiting.addFirst(e);
+          Result r = admitHead(true);
+          if (r != null) {
+            return r;
+          }
+          break;
+        }
+      }
+    }
+    while (!waiting.isEmpty()) {
+      Entry head = waiting.peekFirst();
+      boolean room = requestsHeld.get() < limits.maxRequests()
+          && bytesHeld.get() + head.request.length() <= limits.maxBytes();
+      // nothing would ever arrive unless the head goes: then it goes, waiting for a buffer
+      boolean stuck = needed == null && inFlight == 0;
+      if (!room && !stuck) {
+        return null;
+      }
+      Result r = admitHead(stuck);
+      if (r != null || waiting.peekFirst() == head || !room) {
+        // a result; or no buffer free now (READs that end will free some); or one beyond
+        return r;
       }
     }
     return null;
   }
 
-  /** Posts the READs of one admitted request; a connection failure fails it at once. */
+  /**
+   * Admits the first waiting request: allocates its buffer (waiting for one when {@code
+   * mustGo}, else only if one is free now) and posts it. Returns a result that needs no READ
+   * (empty segment, failure), or null.
+   */
+  private Result admitHead(boolean mustGo) throws InterruptedException {
+    Entry e = waiting.peekFirst();
+    int len = e.request.length();
+    if (len == 0) {
+      waiting.pollFirst();
+      return new Fetched(e.request, null);
+    }
+    PooledBuffer b;
+    try {
+      b = mustGo ? buffers.allocate(len, limits.allocationWaitMillis(), TimeUnit.MILLISECONDS)
+          : buffers.tryAllocate(len);
+    } catch (RegistrationException | IllegalArgumentException ex) {
+      waiting.pollFirst();
+      return new Failed(e.request, new Shortage(
+          "no registered buffer for a segment of " + len + " bytes: " + ex.getMessage(), ex));
+    }
+    if (b == null) {
+      if (!mustGo) {
+        return null;
+      }
+      waiting.pollFirst();
+      return new Failed(e.request, new Shortage("no registered buffer of " + len
+          + " bytes within " + limits.allocationWaitMillis() + " ms (the process's READ"
+          + " buffers are all in use)", null));
+    }
+    waiting.pollFirst();
+    e.buffer = b;
+    held(len, 1);
+    return post(e);
+  }
+
+  /** Posts the READs of one admitted request; a connection failure is retried or handed over. */
   private Failed post(Entry e) {
     e.attempts++;
     e.failure.set(null);
@@ -267,10 +390,7 @@ public final class SegmentFetcher implements AutoCloseable {
           ? connections.channel(e.request.peer(), e.request.application())
           : connections.replace(e.channel);
     } catch (TransportException ex) {
-      if (e.attempts < 2) {
-        return post(e);
-      }
-      return abandon(e, ex);
+      return retryOrFail(e, ex);
     }
     List<ReadOp> ops = new ArrayList<>(2);
     long start = e.request.offset();
@@ -278,21 +398,29 @@ public final class SegmentFetcher implements AutoCloseable {
         ops.add(new ReadOp().set(address, rkey, n, e.buffer, (int) (fileOffset - start), e)
             .attach(e.request.tag())));
     e.parts.set(ops.size());
+    inFlight++;
     e.channel.postAll(ops);
     return null;
   }
 
-  /** A request whose READs all ended: its result, or null when it was posted again. */
+  /** A request whose READs all ended: its result, or null when it waits for a retry. */
   private Result finish(Entry e) {
+    inFlight--;
     TransportException f = e.failure.get();
     if (f == null) {
-      held(e.request.length(), -1);
       return new Fetched(e.request, e.buffer);
     }
-    if (e.attempts < 2) {
-      return post(e);
+    return retryOrFail(e, f);
+  }
+
+  private Failed retryOrFail(Entry e, TransportException cause) {
+    if (cause instanceof RemoteAccessException || e.attempts > limits.maxRetries()) {
+      return abandon(e, cause);
     }
-    return abandon(e, f);
+    onRetry.run();
+    e.notBefore = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(limits.retryWaitMillis());
+    retrying.addLast(e);
+    return null;
   }
 
   private Failed abandon(Entry e, TransportException cause) {
@@ -307,8 +435,8 @@ public final class SegmentFetcher implements AutoCloseable {
     requestsHeld.addAndGet(requests);
   }
 
-  /** Bytes admitted and not yet taken (tests, metrics). */
-  public long bytesInFlight() {
+  /** Bytes admitted and not yet released by the consumer (tests, metrics). */
+  public long bytesHeld() {
     return bytesHeld.get();
   }
 
@@ -320,6 +448,11 @@ public final class SegmentFetcher implements AutoCloseable {
   public void close() {
     if (closed.compareAndSet(false, true)) {
       waiting.clear();
+      for (Entry e : retrying) {
+        held(e.request.length(), -1);
+        e.buffer.release();
+      }
+      retrying.clear();
       outstanding = 0;
       dropFinished();
     }
@@ -327,10 +460,10 @@ public final class SegmentFetcher implements AutoCloseable {
 
   /** After close: releases the buffers of requests whose READs ended. Any thread. */
   private void dropFinished() {
-    Entry e;
-    while ((e = done.poll()) != null) {
-      held(e.request.length(), -1);
-      if (e.buffer != null) {
+    Object o;
+    while ((o = done.poll()) != null) {
+      if (o instanceof Entry e && e.buffer != null) {
+        held(e.request.length(), -1);
         e.buffer.release();
         e.buffer = null;
       }

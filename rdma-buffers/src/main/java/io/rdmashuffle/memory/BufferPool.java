@@ -17,25 +17,29 @@ import java.util.concurrent.locks.ReentrantLock;
  * own. Total registered bytes never exceed {@code maxBytes}: beyond it {@link #tryAllocate}
  * returns null and {@link #allocate} waits (back-pressure, not a crash).
  *
- * <p>Thread-safe; one pool per process and registrar. With leak detection on (system property
- * {@code rdma.shuffle.leakDetection=true}, set in the tests), every lent buffer remembers where
- * it was lent and {@link #leaks()} lists the ones never released.
+ * <p>Thread-safe; one pool per process and registrar. A tracking pool (the default while the
+ * {@link LeakDetector} is on) lends a fresh handle each time and tracks it until it comes back, so
+ * a buffer dropped without its release is reported, a release of a handle already given back
+ * always fails (it never meets the slot's next borrower), and {@link #leaks()} lists where the
+ * buffers still out were lent. Otherwise each slot's handle is reused and lending makes no
+ * garbage.
  */
 public final class BufferPool implements AutoCloseable {
-  public static final boolean LEAK_DETECTION = Boolean.getBoolean("rdma.shuffle.leakDetection");
-
   private final MemoryRegistrar registrar;
   private final int minSize;
   private final int chunkSize;
   private final long maxBytes;
-  private final boolean leakDetection;
+  private final boolean tracking;
+  private final LeakDetector.Tracker tracker;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
   /** Per size class: chunks carved for it that have a free slot. */
   private final List<ArrayDeque<Chunk>> partial = new ArrayList<>();
   /** Registered chunks not carved for any class. */
   private final ArrayDeque<Chunk> idle = new ArrayDeque<>();
-  private final Set<PooledBuffer> lent = Collections.newSetFromMap(new IdentityHashMap<>());
+  /** Tracking pools: the trackers of buffers lent. */
+  private final Set<LeakDetector.Tracker> lent =
+      Collections.newSetFromMap(new IdentityHashMap<>());
   private long registeredBytes;
   private long lentBytes;
   private int chunks;
@@ -60,8 +64,12 @@ public final class BufferPool implements AutoCloseable {
     }
   }
 
+  /**
+   * @param tracking lend a fresh, tracked handle each time (see the class comment), whether or
+   *     not the leak detector is on
+   */
   public BufferPool(
-      MemoryRegistrar registrar, long minSize, long chunkSize, long maxBytes, boolean leaks) {
+      MemoryRegistrar registrar, long minSize, long chunkSize, long maxBytes, boolean tracking) {
     if (Long.bitCount(minSize) != 1 || Long.bitCount(chunkSize) != 1 || minSize > chunkSize) {
       throw new IllegalArgumentException(
           "minSize=" + minSize + ", chunkSize=" + chunkSize
@@ -76,14 +84,19 @@ public final class BufferPool implements AutoCloseable {
     this.minSize = (int) minSize;
     this.chunkSize = (int) chunkSize;
     this.maxBytes = maxBytes;
-    this.leakDetection = leaks;
+    this.tracking = tracking;
     for (long s = minSize; s <= chunkSize; s <<= 1) {
       partial.add(new ArrayDeque<>());
     }
+    String what = "buffer pool of up to " + maxBytes + " bytes";
+    this.tracker = tracking
+        ? LeakDetector.trackAlways(this, LeakDetector.Kind.POOL, what)
+        : LeakDetector.track(this, LeakDetector.Kind.POOL, what);
   }
 
+  /** A pool that tracks its buffers when the {@link LeakDetector} is on. */
   public BufferPool(MemoryRegistrar registrar, long minSize, long chunkSize, long maxBytes) {
-    this(registrar, minSize, chunkSize, maxBytes, LEAK_DETECTION);
+    this(registrar, minSize, chunkSize, maxBytes, LeakDetector.isEnabled());
   }
 
   public long maxBytes() {
@@ -161,9 +174,10 @@ public final class BufferPool implements AutoCloseable {
     if (b != null) {
       b.lend(size);
       lentBytes += b.capacity();
-      if (leakDetection) {
-        b.lentAt = new Throwable("buffer of " + size + " bytes lent here");
-        lent.add(b);
+      if (tracking) {
+        b.tracker = LeakDetector.trackAlways(b, LeakDetector.Kind.BUFFER,
+            "pooled buffer of " + size + " bytes (capacity " + b.capacity() + ")");
+        lent.add(b.tracker);
       }
     }
     return b;
@@ -187,6 +201,11 @@ public final class BufferPool implements AutoCloseable {
     int slot = c.freeSlots[--c.freeCount];
     if (c.freeCount == 0) {
       candidates.pollFirst();
+    }
+    if (tracking) {
+      // a handle of its own: a stale holder of an earlier one can never release this lend
+      int slotSize = minSize << cls;
+      return new PooledBuffer(this, c, slot, c.region, slot * slotSize, slotSize);
     }
     return c.slots[slot];
   }
@@ -223,6 +242,7 @@ public final class BufferPool implements AutoCloseable {
       DirectMemory.free(memory);
       throw e;
     }
+    region.heldByPool();
     registeredBytes += length;
     chunks++;
     return new Chunk(region, length);
@@ -261,9 +281,10 @@ public final class BufferPool implements AutoCloseable {
     lock.lock();
     try {
       lentBytes -= b.capacity();
-      if (leakDetection) {
-        lent.remove(b);
-        b.lentAt = null;
+      if (b.tracker != null) {
+        lent.remove(b.tracker);
+        LeakDetector.untrack(b.tracker, b);
+        b.tracker = null;
       }
       Chunk c = b.chunk;
       if (c.huge()) {
@@ -323,15 +344,15 @@ public final class BufferPool implements AutoCloseable {
   }
 
   /**
-   * Buffers lent and never released, with where they were lent (leak detection must be on;
-   * otherwise always empty).
+   * Buffers lent and not released yet, each as a throwable whose stack says where it was lent
+   * (tracking pools; otherwise always empty).
    */
   public List<Throwable> leaks() {
     lock.lock();
     try {
       List<Throwable> out = new ArrayList<>();
-      for (PooledBuffer b : lent) {
-        out.add(b.lentAt);
+      for (LeakDetector.Tracker t : lent) {
+        out.add(t.createdAt());
       }
       return out;
     } finally {
@@ -356,6 +377,7 @@ public final class BufferPool implements AutoCloseable {
         dropChunk(c);
       }
       released.signalAll();
+      LeakDetector.untrack(tracker, this);
     } finally {
       lock.unlock();
     }

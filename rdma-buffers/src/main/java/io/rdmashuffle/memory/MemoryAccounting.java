@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class MemoryAccounting {
   private final AtomicLong bytes = new AtomicLong();
   private final AtomicLong regions = new AtomicLong();
+  /** The part of {@link #bytes} registered with on-demand paging (not pinned). */
+  private final AtomicLong onDemandBytes = new AtomicLong();
 
   public void registered(long length) {
     bytes.addAndGet(length);
@@ -18,6 +20,27 @@ public final class MemoryAccounting {
   public void deregistered(long length) {
     bytes.addAndGet(-length);
     regions.decrementAndGet();
+  }
+
+  /** A region registered with on-demand paging: counted in the total, but not pinned. */
+  public void registeredOnDemand(long length) {
+    registered(length);
+    onDemandBytes.addAndGet(length);
+  }
+
+  public void deregisteredOnDemand(long length) {
+    deregistered(length);
+    onDemandBytes.addAndGet(-length);
+  }
+
+  /** Registered bytes whose pages are locked in memory (all but the on-demand ones). */
+  public long pinnedBytes() {
+    return bytes.get() - onDemandBytes.get();
+  }
+
+  /** Registered bytes with on-demand paging: the device faults their pages in when READ. */
+  public long onDemandBytes() {
+    return onDemandBytes.get();
   }
 
   public long registeredBytes() {
@@ -30,6 +53,7 @@ public final class MemoryAccounting {
 
   @Override
   public String toString() {
-    return "registered " + registeredRegions() + " regions, " + registeredBytes() + " bytes";
+    return "registered " + registeredRegions() + " regions, " + registeredBytes() + " bytes ("
+        + onDemandBytes() + " on demand)";
   }
 }

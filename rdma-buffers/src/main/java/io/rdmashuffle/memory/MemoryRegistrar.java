@@ -30,4 +30,25 @@ public interface MemoryRegistrar {
   default boolean needsWritableMappings() {
     return false;
   }
+
+  /**
+   * Whether a registration of {@link Access#REMOTE_READ} memory pins it in RAM (verbs: {@code
+   * ibv_reg_mr} without on-demand paging). Pinned bytes count against the serving side's bound and
+   * the process's memlock limit; a registration that pins nothing (tcp: a table entry, verbs with
+   * on-demand paging) does not.
+   */
+  default boolean pinsMemory() {
+    return false;
+  }
+
+  /**
+   * Asks that {@code [offset, offset + length)} of {@code region} be made ready for READs ahead of
+   * them: for a region registered with on-demand paging, the device faults those pages in now
+   * (a published output, the ranges a reader announced), so the first READ does not pay the
+   * fault. Asynchronous and best effort. Returns whether a prefetch was started; false (and
+   * nothing done) for pinned regions and for transports without on-demand paging.
+   */
+  default boolean prefetch(RegisteredRegion region, long offset, long length) {
+    return false;
+  }
 }

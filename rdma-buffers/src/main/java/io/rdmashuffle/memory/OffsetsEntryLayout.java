@@ -1,47 +1,19 @@
 package io.rdmashuffle.memory;
 
-import java.nio.ByteBuffer;
-
 /**
- * One partition's offsets entry as a reducer READs it from a map output's index: two
- * consecutive big-endian longs, the partition's start and end in the data file. Spark's index
- * file is {@code numPartitions + 1} such longs, so partition {@code p}'s entry is the 16 bytes at
- * {@code 8 * p}:
- *
- * <pre>
- *  0                               8                               16
- *  +-------------------------------+-------------------------------+
- *  |   start offset of partition   |    end offset of partition    |
- *  +-------------------------------+-------------------------------+
- * </pre>
+ * The check every reader applies to a partition's byte range {@code [start, end)} in a map
+ * output's data file before READing it, wherever the range came from: the Spark plugin derives
+ * it from the offsets entries it READs from the serving side's registered meta region (each
+ * entry holds the partition's end; the previous entry's end is its start: see the plugin's {@code
+ * MapOutputMetaLayout}); nothing reads Spark's index file remotely. A range a peer sent is only
+ * used once this check passed, so a corrupt or hostile entry can never send a READ outside the
+ * data file.
  */
 public final class OffsetsEntryLayout {
-  public static final int START_OFFSET = 0;
-  public static final int END_OFFSET = 8;
-  public static final int BYTES = 16;
-  /** Distance between consecutive partitions' entries in the index. */
-  public static final int STRIDE = 8;
-
   private OffsetsEntryLayout() {}
 
-  /** Where partition {@code partition}'s entry starts in the index. */
-  public static long entryOffset(int partition) {
-    if (partition < 0) {
-      throw new IllegalArgumentException("partition=" + partition + ": must not be negative");
-    }
-    return (long) partition * STRIDE;
-  }
-
-  public static long start(ByteBuffer entry, int at) {
-    return entry.getLong(at + START_OFFSET);
-  }
-
-  public static long end(ByteBuffer entry, int at) {
-    return entry.getLong(at + END_OFFSET);
-  }
-
   /**
-   * Checks an entry against the data file it describes.
+   * Checks a partition's range against the data file it lies in.
    *
    * @throws IllegalArgumentException naming the bad field and value
    */

@@ -1,18 +1,19 @@
 package io.rdmashuffle.memory;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A registered buffer lent by a {@link BufferPool}: a slice of a registered chunk (or a
  * registration of its own when larger than a chunk), reference counted. The pool creates one
- * handle per slice and reuses it, so lending a buffer makes no garbage.
+ * handle per slice and reuses it, so lending a buffer makes no garbage (a tracking pool lends a
+ * fresh handle each time instead: see {@link BufferPool}).
  *
  * <p>One owner at a time: the borrower holds the first reference; a READ into the buffer holds
  * its region (not the buffer) while in flight. {@link #release()} by the last holder returns the
- * buffer to the pool; using it afterwards is a bug.
+ * buffer to the pool; using it afterwards is a bug. A release more than was retained throws and
+ * changes nothing, even while the pool lends the buffer again (see {@link RefCounted}).
  */
-public final class PooledBuffer {
+public final class PooledBuffer implements RefCounted {
   final BufferPool pool;
   final BufferPool.Chunk chunk;
   final int slot;
@@ -20,10 +21,10 @@ public final class PooledBuffer {
   private final int regionOffset;
   private final int capacity;
   private final ByteBuffer view;
-  private final AtomicInteger refs = new AtomicInteger();
+  private final RefCount refs = RefCount.freed("pooled buffer");
   private int size;
-  /** Where it was lent, when leak detection is on. */
-  Throwable lentAt;
+  /** Follows this lend in a tracking pool; guarded by the pool's lock. */
+  LeakDetector.Tracker tracker;
 
   PooledBuffer(
       BufferPool pool,
@@ -45,7 +46,7 @@ public final class PooledBuffer {
 
   void lend(int requested) {
     this.size = requested;
-    refs.set(1);
+    refs.revive();
     view.clear().limit(requested);
   }
 
@@ -77,30 +78,38 @@ public final class PooledBuffer {
     return view;
   }
 
+  @Override
   public int refCnt() {
     return refs.get();
   }
 
+  /**
+   * Takes one more reference for another holder.
+   *
+   * @throws IllegalStateException when the buffer is back in its pool
+   */
+  @Override
   public PooledBuffer retain() {
-    while (true) {
-      int r = refs.get();
-      if (r <= 0) {
-        throw new IllegalStateException("retain of a buffer already returned to its pool");
-      }
-      if (refs.compareAndSet(r, r + 1)) {
-        return this;
-      }
-    }
+    refs.retain();
+    return this;
   }
 
-  /** Gives back one reference; the last one returns the buffer to its pool. */
-  public void release() {
-    int r = refs.decrementAndGet();
-    if (r == 0) {
+  @Override
+  public boolean tryRetain() {
+    return refs.tryRetain();
+  }
+
+  /**
+   * Gives back one reference; the last one returns the buffer to its pool (and returns true).
+   *
+   * @throws IllegalStateException when the buffer is back in its pool already
+   */
+  @Override
+  public boolean release() {
+    if (refs.release()) {
       pool.recycle(this);
-    } else if (r < 0) {
-      refs.incrementAndGet();
-      throw new IllegalStateException("buffer released more often than retained");
+      return true;
     }
+    return false;
   }
 }

@@ -17,9 +17,9 @@ import java.nio.ByteBuffer;
  */
 public record RegionDescriptor(long address, int length, int rkey) {
   public static final int ADDRESS_OFFSET = 0;
-  public static final int LENGTH_OFFSET = 8;
-  public static final int RKEY_OFFSET = 12;
-  public static final int BYTES = 16;
+  public static final int LENGTH_OFFSET = ADDRESS_OFFSET + Long.BYTES;
+  public static final int RKEY_OFFSET = LENGTH_OFFSET + Integer.BYTES;
+  public static final int BYTES = RKEY_OFFSET + Integer.BYTES;
 
   public RegionDescriptor {
     if (length < 0) {

@@ -9,8 +9,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A file mapped (read-only, unless the registrar can only pin writable mappings: then mapped
@@ -19,19 +17,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  * bytes (each registration is limited to 2 GiB, so files of any size work). Owned by whoever
  * opened it; {@link #close()} withdraws every piece at once and unmaps the file (and closes its
  * descriptor) after the last in-flight READ of it finishes.
+ *
+ * <p>Counted as a withdrawable {@link RefCount} (see {@link RefCounted}): the owner's reference,
+ * one per registered piece until the piece is deregistered, and one per holder that {@link
+ * #tryRetain retained} the file to keep its mapping readable. The last release unmaps.
  */
-public final class RegisteredFile implements AutoCloseable {
+public final class RegisteredFile implements RefCounted, AutoCloseable {
   private final Path path;
   private final FileChannel channel;
   private final long length;
   private final long pieceSize;
   private final List<RegisteredRegion> pieces;
   private final List<MappedByteBuffer> mappings;
-  /** Pieces not yet freed, plus one while the file is open; the last one out unmaps. */
-  private final AtomicInteger live = new AtomicInteger(1);
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final RefCount refs = RefCount.withdrawable("registered file");
   /** Mapped writable for a registrar that can pin nothing else; never written through. */
   private final boolean writable;
+  private final LeakDetector.Tracker tracker;
 
   private RegisteredFile(
       Path path, FileChannel channel, long length, long pieceSize, boolean writable) {
@@ -43,6 +44,8 @@ public final class RegisteredFile implements AutoCloseable {
     int count = (int) ((length + pieceSize - 1) / pieceSize);
     this.pieces = new ArrayList<>(count);
     this.mappings = new ArrayList<>(count);
+    this.tracker = LeakDetector.track(this, LeakDetector.Kind.FILE,
+        "registered file " + path.getFileName() + " of " + length + " bytes");
   }
 
   /**
@@ -52,19 +55,30 @@ public final class RegisteredFile implements AutoCloseable {
    */
   public static RegisteredFile open(
       Path path, long pieceSize, MemoryRegistrar registrar, String owner) throws IOException {
-    if (pieceSize <= 0 || pieceSize > Integer.MAX_VALUE || pieceSize % 4096 != 0) {
-      throw new IllegalArgumentException(
-          "pieceSize=" + pieceSize + ": must be a multiple of 4096 below 2 GiB");
-    }
+    checkPieceSize(pieceSize);
     boolean writable = registrar.needsWritableMappings() && Files.isWritable(path);
     FileChannel ch = writable
         ? FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)
         : FileChannel.open(path, StandardOpenOption.READ);
+    return register(path, ch, writable, pieceSize, registrar, owner);
+  }
+
+  /**
+   * Maps and registers a file its caller already opened (and checked: what is registered is
+   * exactly that open file, whatever happens to its path meanwhile). Takes over {@code channel}:
+   * it is closed with the registered file, or at once when registration fails.
+   *
+   * @param writable whether {@code channel} is open for writing, as a registrar that needs
+   *     writable mappings wants it
+   */
+  public static RegisteredFile register(Path path, FileChannel channel, boolean writable,
+      long pieceSize, MemoryRegistrar registrar, String owner) throws IOException {
     RegisteredFile file;
     try {
-      file = new RegisteredFile(path, ch, ch.size(), pieceSize, writable);
+      checkPieceSize(pieceSize);
+      file = new RegisteredFile(path, channel, channel.size(), pieceSize, writable);
     } catch (IOException | RuntimeException e) {
-      ch.close();
+      channel.close();
       throw e;
     }
     try {
@@ -76,6 +90,13 @@ public final class RegisteredFile implements AutoCloseable {
     }
   }
 
+  private static void checkPieceSize(long pieceSize) {
+    if (pieceSize <= 0 || pieceSize > Integer.MAX_VALUE || pieceSize % 4096 != 0) {
+      throw new IllegalArgumentException(
+          "pieceSize=" + pieceSize + ": must be a multiple of 4096 below 2 GiB");
+    }
+  }
+
   private void mapAndRegister(MemoryRegistrar registrar, String owner) throws IOException {
     for (long off = 0; off < length; off += pieceSize) {
       int size = (int) Math.min(pieceSize, length - off);
@@ -83,16 +104,16 @@ public final class RegisteredFile implements AutoCloseable {
           channel.map(writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY,
               off, size);
       mappings.add(mapped);
-      live.incrementAndGet();
+      refs.retain();
       try {
         pieces.add(
             registrar.register(
                 MemoryPiece.ofMappedFile(mapped, channel, off),
                 Access.REMOTE_READ,
                 owner,
-                this::pieceFreed));
+                this::release));
       } catch (IOException | RuntimeException e) {
-        live.decrementAndGet();
+        refs.release();
         throw e;
       }
     }
@@ -102,8 +123,14 @@ public final class RegisteredFile implements AutoCloseable {
     return path;
   }
 
+  /** The file's length when it was registered. */
   public long length() {
     return length;
+  }
+
+  /** The file's length now (shorter than {@link #length()} when it was truncated since). */
+  public long currentLength() throws IOException {
+    return channel.size();
   }
 
   public long pieceSize() {
@@ -154,28 +181,61 @@ public final class RegisteredFile implements AutoCloseable {
     }
   }
 
+  /** References: the owner's while open, one per registered piece, one per other holder. */
+  @Override
+  public int refCnt() {
+    return refs.get();
+  }
+
+  /**
+   * Keeps the file mapped (not registered: {@link #close()} withdraws its pieces regardless) until
+   * {@link #release()}; false when the file is closed.
+   */
+  @Override
+  public boolean tryRetain() {
+    return refs.tryRetain();
+  }
+
+  @Override
+  public RegisteredFile retain() {
+    refs.retain();
+    return this;
+  }
+
+  /** Gives back a reference taken by {@link #tryRetain()}; the last one unmaps the file. */
+  @Override
+  public boolean release() {
+    if (refs.release()) {
+      unmap();
+      return true;
+    }
+    return false;
+  }
+
   /** Withdraws all pieces; unmaps when in-flight READs of them are done. Idempotent. */
   @Override
   public void close() {
-    if (!closed.compareAndSet(false, true)) {
+    RefCount.Close c = refs.close();
+    if (c == RefCount.Close.ALREADY_CLOSED) {
       return;
     }
     for (RegisteredRegion r : pieces) {
       r.close();
     }
-    pieceFreed();
+    if (c == RefCount.Close.FREE_NOW) {
+      unmap();
+    }
   }
 
-  private void pieceFreed() {
-    if (live.decrementAndGet() == 0) {
-      for (MappedByteBuffer m : mappings) {
-        DirectMemory.free(m);
-      }
-      try {
-        channel.close();
-      } catch (IOException e) {
-        // nothing to do: the mapping is gone and the descriptor is released either way
-      }
+  private void unmap() {
+    for (MappedByteBuffer m : mappings) {
+      DirectMemory.free(m);
     }
+    try {
+      channel.close();
+    } catch (IOException e) {
+      // nothing to do: the mapping is gone and the descriptor is released either way
+    }
+    LeakDetector.untrack(tracker, this);
   }
 }

@@ -21,10 +21,10 @@ import java.util.List;
 public final class RegisteredFileDescriptor {
   public static final int VERSION = 1;
   public static final int VERSION_OFFSET = 0;
-  public static final int COUNT_OFFSET = 4;
-  public static final int FILE_LENGTH_OFFSET = 8;
-  public static final int PIECE_SIZE_OFFSET = 16;
-  public static final int HEADER_BYTES = 24;
+  public static final int COUNT_OFFSET = VERSION_OFFSET + Integer.BYTES;
+  public static final int FILE_LENGTH_OFFSET = COUNT_OFFSET + Integer.BYTES;
+  public static final int PIECE_SIZE_OFFSET = FILE_LENGTH_OFFSET + Long.BYTES;
+  public static final int HEADER_BYTES = PIECE_SIZE_OFFSET + Long.BYTES;
   /** More pieces than this is not a file we registered (1 GiB pieces: 4 PiB). */
   public static final int MAX_PIECES = 1 << 22;
 

@@ -1,7 +1,5 @@
 package io.rdmashuffle.memory;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 /**
  * A piece of memory registered with a transport: the unit that READs address, by
  * {@code (address, rkey)} remotely or {@code (address, lkey)} locally.
@@ -11,20 +9,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * reference with {@link #tryRetain()} and gives it back with {@link #release()}. {@link #close()}
  * withdraws the region at once (new READs of it fail as deregistered) but the memory is
  * deregistered and freed only when the last reference is released, so in-flight work never
- * touches freed memory.
+ * touches freed memory. The count is a withdrawable {@link RefCount}: see {@link RefCounted}.
  */
-public abstract class RegisteredRegion implements AutoCloseable {
-  private static final int CLOSED = Integer.MIN_VALUE / 2;
-
+public abstract class RegisteredRegion implements RefCounted, AutoCloseable {
   private final MemoryPiece memory;
   private final Access access;
   private final String owner;
   private final long address;
   private final int rkey;
   private final int lkey;
-  /** References; {@link #CLOSED} is added once by close(), so a closed count is negative. */
-  private final AtomicInteger refs = new AtomicInteger(1);
+  private final RefCount refs = RefCount.withdrawable("registered region");
   private final Runnable onFreed;
+  private final LeakDetector.Tracker tracker;
 
   /**
    * @param onFreed run once after deregistration, when the memory may be released (unmapped,
@@ -45,6 +41,9 @@ public abstract class RegisteredRegion implements AutoCloseable {
     this.address = address;
     this.rkey = rkey;
     this.lkey = lkey;
+    this.tracker = LeakDetector.track(this, LeakDetector.Kind.REGION,
+        "registered region of " + memory.length() + " bytes (" + access
+            + (memory.isFile() ? ", file" : "") + ")");
   }
 
   public final MemoryPiece memory() {
@@ -89,30 +88,39 @@ public abstract class RegisteredRegion implements AutoCloseable {
   }
 
   public final boolean isOpen() {
-    return refs.get() > 0;
+    return refs.isOpen();
+  }
+
+  /** References held: the owner's while open, plus those of in-flight work. */
+  @Override
+  public final int refCnt() {
+    return refs.get();
   }
 
   /** Takes a reference for work touching the memory; false when the region is closed. */
+  @Override
   public final boolean tryRetain() {
-    while (true) {
-      int r = refs.get();
-      if (r <= 0) {
-        return false;
-      }
-      if (refs.compareAndSet(r, r + 1)) {
-        return true;
-      }
-    }
+    return refs.tryRetain();
   }
 
-  /** Gives back a reference taken by {@link #tryRetain()}. */
-  public final void release() {
-    int r = refs.decrementAndGet();
-    if (r == CLOSED) {
+  /** Takes one more reference; the region must be open. */
+  @Override
+  public final RegisteredRegion retain() {
+    refs.retain();
+    return this;
+  }
+
+  /**
+   * Gives back a reference taken by {@link #tryRetain()}; the owner's is given back by {@link
+   * #close()}. Returns whether this freed the region.
+   */
+  @Override
+  public final boolean release() {
+    if (refs.release()) {
       free();
-    } else if (r == 0 || r < CLOSED) {
-      throw new IllegalStateException("region released more often than retained");
+      return true;
     }
+    return false;
   }
 
   /**
@@ -121,18 +129,13 @@ public abstract class RegisteredRegion implements AutoCloseable {
    */
   @Override
   public final void close() {
-    while (true) {
-      int r = refs.get();
-      if (r <= 0) {
-        return;
-      }
-      if (refs.compareAndSet(r, r - 1 + CLOSED)) {
-        withdraw();
-        if (r - 1 == 0) {
-          free();
-        }
-        return;
-      }
+    RefCount.Close c = refs.close();
+    if (c == RefCount.Close.ALREADY_CLOSED) {
+      return;
+    }
+    withdraw();
+    if (c == RefCount.Close.FREE_NOW) {
+      free();
     }
   }
 
@@ -142,11 +145,22 @@ public abstract class RegisteredRegion implements AutoCloseable {
   /** Called once, when closed and no work holds a reference: deregister. */
   protected abstract void deregister();
 
+  /** A pool's chunk: the pool accounts for it, so the leak check lists the pool, not this. */
+  final void heldByPool() {
+    if (tracker != null) {
+      tracker.heldByOwner();
+    }
+  }
+
   private void free() {
     try {
       deregister();
     } finally {
-      onFreed.run();
+      try {
+        onFreed.run();
+      } finally {
+        LeakDetector.untrack(tracker, this);
+      }
     }
   }
 }

@@ -2,6 +2,7 @@ package io.rdmashuffle.metrics;
 
 import io.rdmashuffle.memory.MemoryAccounting;
 import io.rdmashuffle.transport.FailureKind;
+import io.rdmashuffle.transport.Refusal;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -10,7 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The counters of one process's transport: bytes and READs completed, failures by kind, READ
- * latency, registered memory, transport fallbacks. Recording is lock-free and allocation-free.
+ * latency, registered memory, transport fallbacks, connections and calls the connection server
+ * refused or dropped, by bound. Recording is lock-free and allocation-free.
  * Engine adapters read {@link #snapshot()} into Spark metrics and Hadoop counters.
  */
 public final class TransportMetrics {
@@ -19,8 +21,12 @@ public final class TransportMetrics {
   private final LongAdder bytesServed = new LongAdder();
   private final LongAdder readsServed = new LongAdder();
   private final EnumMap<FailureKind, LongAdder> failures = new EnumMap<>(FailureKind.class);
+  private final EnumMap<Refusal, LongAdder> refusals = new EnumMap<>(Refusal.class);
   private final LongAdder fallbacks = new LongAdder();
   private final LongAdder listenerErrors = new LongAdder();
+  private final LongAdder engineErrors = new LongAdder();
+  private final LongAdder readTargetsLeaked = new LongAdder();
+  private final LongAdder queuePairsLeaked = new LongAdder();
   private final LatencyHistogram latency = new LatencyHistogram();
   private final MemoryAccounting memory;
 
@@ -28,6 +34,9 @@ public final class TransportMetrics {
     this.memory = memory;
     for (FailureKind k : FailureKind.values()) {
       failures.put(k, new LongAdder());
+    }
+    for (Refusal r : Refusal.values()) {
+      refusals.put(r, new LongAdder());
     }
   }
 
@@ -50,6 +59,15 @@ public final class TransportMetrics {
     failures.get(kind).increment();
   }
 
+  /** The connection server refused or dropped a connection or a call, for {@code why}. */
+  public void refused(Refusal why) {
+    refusals.get(why).increment();
+  }
+
+  public long refusals(Refusal why) {
+    return refusals.get(why).sum();
+  }
+
   /** A transport the configuration preferred could not run and another was used instead. */
   public void fallback() {
     fallbacks.increment();
@@ -62,6 +80,36 @@ public final class TransportMetrics {
 
   public long listenerErrors() {
     return listenerErrors.sum();
+  }
+
+  /** The transport's own engine failed a round (logged; the engine goes on). */
+  public void engineError() {
+    engineErrors.increment();
+  }
+
+  public long engineErrors() {
+    return engineErrors.sum();
+  }
+
+  /**
+   * A READ's target was never released because the device might still write into it (its queue
+   * pair could be neither destroyed nor flushed): memory leaked on purpose, never reused.
+   */
+  public void readTargetLeaked() {
+    readTargetsLeaked.increment();
+  }
+
+  public long readTargetsLeaked() {
+    return readTargetsLeaked.sum();
+  }
+
+  /** A queue pair could not be destroyed and was left to the process. */
+  public void queuePairLeaked() {
+    queuePairsLeaked.increment();
+  }
+
+  public long queuePairsLeaked() {
+    return queuePairsLeaked.sum();
   }
 
   public long bytesRead() {
@@ -107,12 +155,20 @@ public final class TransportMetrics {
     for (FailureKind k : FailureKind.values()) {
       m.put("failures." + camel(k.name()), failures(k));
     }
+    for (Refusal r : Refusal.values()) {
+      m.put("server." + camel(r.name()), refusals(r));
+    }
     m.put("readLatencyP50Micros", latency.percentileMicros(0.50));
     m.put("readLatencyP99Micros", latency.percentileMicros(0.99));
     m.put("registeredBytes", memory.registeredBytes());
     m.put("registeredRegions", memory.registeredRegions());
+    m.put("registeredPinnedBytes", memory.pinnedBytes());
+    m.put("registeredOnDemandBytes", memory.onDemandBytes());
     m.put("transportFallbacks", fallbacks());
     m.put("listenerErrors", listenerErrors());
+    m.put("engineErrors", engineErrors());
+    m.put("readTargetsLeaked", readTargetsLeaked());
+    m.put("queuePairsLeaked", queuePairsLeaked());
     return m;
   }
 

@@ -119,7 +119,15 @@ public abstract class BoundedReadChannel implements ReadChannel {
   public final void postAll(List<ReadOp> ops) {
     int n = ops.size();
     for (int i = 0; i < n; i++) {
-      retainTarget(ops.get(i));
+      try {
+        retainTarget(ops.get(i));
+      } catch (IllegalStateException e) {
+        // the batch is refused whole: give back what it took
+        for (int k = 0; k < i; k++) {
+          ops.get(k).target().release();
+        }
+        throw e;
+      }
     }
     TransportException endedBy;
     state.lock();

@@ -11,5 +11,7 @@ public enum FailureKind {
   /** A READ did not complete within the read timeout. */
   TIMEOUT,
   /** The connection broke (peer died, closed, reset) with READs in flight. */
-  CONNECTION_LOST
+  CONNECTION_LOST,
+  /** The peer refused a call: unknown service, busy, or the service's own refusal. */
+  CALL_REFUSED
 }

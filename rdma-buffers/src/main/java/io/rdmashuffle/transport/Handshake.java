@@ -1,141 +1,158 @@
 package io.rdmashuffle.transport;
 
-import static io.rdmashuffle.transport.HandshakeLayout.*;
-
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.security.SecureRandom;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The mutual challenge-response handshake of {@link HandshakeLayout}, over a blocking channel.
- * Shared by every transport (verbs runs it on its TCP side channel before a queue pair may serve
- * anything). Callers bound it in time by closing the channel at their deadline.
+ * The mutual challenge-response handshake of {@link HandshakeLayout}: what it establishes, why it
+ * refuses, and blocking drivers of its two state machines ({@link ClientHandshake}, {@link
+ * ServerHandshake}) for callers that own a blocking channel. The connection server runs the
+ * server machine without blocking. Callers bound it in time by closing the channel at their
+ * deadline.
  */
 public final class Handshake {
-  private static final SecureRandom RANDOM = new SecureRandom();
-  private static final byte[] SERVER_LABEL = "rdma-shuffle server".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] CLIENT_LABEL = "rdma-shuffle client".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] SESSION_LABEL = "rdma-shuffle session".getBytes(StandardCharsets.US_ASCII);
+  static final SecureRandom RANDOM = new SecureRandom();
+  static final byte[] SERVER_LABEL = ascii("rdma-shuffle server");
+  static final byte[] CLIENT_LABEL = ascii("rdma-shuffle client");
+  static final byte[] SESSION_LABEL = ascii("rdma-shuffle session");
+  private static final byte[] CLIENT_TO_SERVER = ascii("rdma-shuffle client to server");
+  private static final byte[] SERVER_TO_CLIENT = ascii("rdma-shuffle server to client");
 
   private Handshake() {}
 
   /** What a finished handshake established. */
-  public record Result(String application, byte[] sessionKey) {}
+  public record Result(String application, Purpose purpose, byte[] sessionKey) {
+    /** Tags (client) or checks (server) the frames the client sends. */
+    public FrameMac clientToServer() {
+      return new FrameMac(hmac(sessionKey, CLIENT_TO_SERVER));
+    }
 
-  /** Why the server side refused; the connection must be closed. */
-  public static final class Refused extends IOException {
-    private static final long serialVersionUID = 1L;
+    /** Tags (server) or checks (client) the frames the server sends. */
+    public FrameMac serverToClient() {
+      return new FrameMac(hmac(sessionKey, SERVER_TO_CLIENT));
+    }
 
-    public Refused(String message) {
-      super(message);
+    /** Leaves out the session key. */
+    @Override
+    public String toString() {
+      return "handshake of " + application + " for " + purpose;
     }
   }
 
+  /** Why a handshake failed; the connection must be closed. */
+  public static final class Refused extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    /** The specific refusal, for callers (and tests) that act on it. */
+    public enum Reason {
+      /** The peer does not speak this handshake at all. */
+      BAD_MAGIC,
+      /** The peer speaks another handshake version. */
+      BAD_VERSION,
+      /** A field is out of its range (an application id length, a reserved byte). */
+      MALFORMED,
+      /** The client named a purpose the server does not serve. */
+      UNKNOWN_PURPOSE,
+      /** Server side: the client named an application this server does not know. */
+      UNKNOWN_APPLICATION,
+      /** A proof did not match: the peer holds another secret. */
+      WRONG_SECRET,
+      /** Client side: the server refused our proof (it does not say whether it knows us). */
+      REFUSED,
+      /** The client nonce was used in an earlier handshake. */
+      REPLAYED,
+      /** A nonce came back from the side that issued it. */
+      REFLECTED,
+      /** Proven, but the server is at a connection bound; retry later. */
+      BUSY,
+      /** The peer closed the connection in the middle of the handshake. */
+      HUNG_UP,
+      /** The handshake did not finish by its deadline. */
+      TIMEOUT
+    }
+
+    private final Reason reason;
+
+    public Refused(Reason reason, String message) {
+      super(message);
+      this.reason = reason;
+    }
+
+    public Reason reason() {
+      return reason;
+    }
+  }
+
+  /** Proves {@code secret} of {@code application} for a READ connection; see {@link #client(ByteChannel, String, byte[], Purpose)}. */
+  public static Result client(ByteChannel ch, String application, byte[] secret)
+      throws IOException {
+    return client(ch, application, secret, Purpose.READ);
+  }
+
   /**
-   * Proves {@code secret} of {@code application} to the server and checks the server's proof.
+   * Proves {@code secret} of {@code application} to the server, for {@code purpose}, and checks
+   * the server's proof.
    *
    * @throws Refused when the server can't prove the secret or refuses ours
    * @throws IOException when the channel fails
    */
-  public static Result client(ByteChannel ch, String application, byte[] secret) throws IOException {
-    byte[] app = application.getBytes(StandardCharsets.UTF_8);
-    if (app.length == 0 || app.length > MAX_APPLICATION_BYTES) {
-      throw new IllegalArgumentException("application id length=" + app.length + ": invalid");
+  public static Result client(ByteChannel ch, String application, byte[] secret, Purpose purpose)
+      throws IOException {
+    ClientHandshake h = new ClientHandshake(application, secret, purpose);
+    while (true) {
+      writeFully(ch, h.out());
+      if (h.refusal() != null) {
+        throw h.refusal();
+      }
+      if (h.done()) {
+        return h.result();
+      }
+      if (!readFully(ch, h.in())) {
+        h.hungUp();
+        throw h.refusal();
+      }
+      h.received();
     }
-    byte[] clientNonce = nonce();
-    ByteBuffer hello = ByteBuffer.allocate(HELLO_FIXED_BYTES + app.length);
-    hello.putInt(MAGIC).putShort(VERSION).putShort((short) app.length).put(clientNonce).put(app);
-    writeFully(ch, hello.flip());
-
-    ByteBuffer challenge = readFully(ch, CHALLENGE_BYTES);
-    if (challenge.getInt(CHALLENGE_MAGIC_OFFSET) != MAGIC) {
-      throw new Refused("peer is not an rdma-shuffle responder (bad magic)");
-    }
-    int status = challenge.getInt(CHALLENGE_STATUS_OFFSET);
-    if (status == STATUS_BAD_VERSION) {
-      throw new Refused("peer speaks another handshake version than " + VERSION);
-    }
-    byte[] serverNonce = bytes(challenge, CHALLENGE_NONCE_OFFSET, NONCE_BYTES);
-    byte[] serverProof = bytes(challenge, CHALLENGE_PROOF_OFFSET, PROOF_BYTES);
-    byte[] expected = hmac(secret, SERVER_LABEL, clientNonce, serverNonce, app);
-    if (!MessageDigest.isEqual(expected, serverProof)) {
-      throw new Refused(
-          "peer could not prove the secret of application " + application
-              + " (another application's peer, or a wrong secret)");
-    }
-    writeFully(ch, ByteBuffer.wrap(hmac(secret, CLIENT_LABEL, serverNonce, clientNonce, app)));
-    ByteBuffer result = readFully(ch, RESULT_BYTES);
-    if (result.getInt(0) != STATUS_OK) {
-      throw new Refused("peer refused our proof for application " + application);
-    }
-    return new Result(application, hmac(secret, SESSION_LABEL, clientNonce, serverNonce, app));
   }
 
   /**
-   * Answers a client: it must prove the secret of the application it names, as known to {@code
-   * secrets}. An unknown application gets a challenge it can't answer, indistinguishable from a
-   * wrong secret.
+   * Answers a client on a blocking channel, for any purpose: it must prove the secret of the
+   * application it names, as known to {@code secrets}.
    *
-   * @throws Refused when the client fails to prove it (the result has been sent)
+   * @throws Refused when the client fails to prove it (the refusal has been sent)
    */
   public static Result server(ByteChannel ch, ApplicationSecrets secrets) throws IOException {
-    ByteBuffer fixed = readFully(ch, HELLO_FIXED_BYTES);
-    if (fixed.getInt(HELLO_MAGIC_OFFSET) != MAGIC) {
-      throw new Refused("client is not an rdma-shuffle reader (bad magic)");
+    ServerHandshake h = new ServerHandshake(secrets, new NonceHistory(64, Long.MAX_VALUE / 4), p -> true);
+    while (true) {
+      writeFully(ch, h.out());
+      if (h.refusal() != null) {
+        throw h.refusal();
+      }
+      if (h.done()) {
+        return h.result();
+      }
+      if (h.verified()) {
+        h.accept();
+        continue;
+      }
+      if (!readFully(ch, h.in())) {
+        h.hungUp();
+        writeFully(ch, h.out());
+        throw h.refusal();
+      }
+      h.received();
     }
-    byte[] serverNonce = nonce();
-    if (fixed.getShort(HELLO_VERSION_OFFSET) != VERSION) {
-      ByteBuffer c = ByteBuffer.allocate(CHALLENGE_BYTES);
-      c.putInt(MAGIC).putInt(STATUS_BAD_VERSION).put(serverNonce).put(new byte[PROOF_BYTES]);
-      writeFully(ch, c.flip());
-      throw new Refused("client speaks handshake version " + fixed.getShort(HELLO_VERSION_OFFSET));
-    }
-    int appLength = fixed.getShort(HELLO_APP_LENGTH_OFFSET) & 0xffff;
-    if (appLength == 0 || appLength > MAX_APPLICATION_BYTES) {
-      throw new Refused("client sent application id length=" + appLength);
-    }
-    byte[] clientNonce = bytes(fixed, HELLO_NONCE_OFFSET, NONCE_BYTES);
-    byte[] app = bytes(readFully(ch, appLength), 0, appLength);
-    String application = new String(app, StandardCharsets.UTF_8);
-    byte[] secret = secrets.secretOf(application);
-    boolean known = secret != null;
-    if (!known) {
-      secret = nonce();
-    }
-    ByteBuffer challenge = ByteBuffer.allocate(CHALLENGE_BYTES);
-    challenge.putInt(MAGIC).putInt(STATUS_OK).put(serverNonce);
-    challenge.put(hmac(secret, SERVER_LABEL, clientNonce, serverNonce, app));
-    writeFully(ch, challenge.flip());
-
-    byte[] proof;
-    try {
-      proof = bytes(readFully(ch, PROOF_MESSAGE_BYTES), 0, PROOF_BYTES);
-    } catch (EOFException e) {
-      // what a client does when our proof fails its check: a wrong secret or another application
-      throw new Refused("client of application " + application + " hung up instead of proving"
-          + " the secret (it holds another secret, or gave up)");
-    }
-    boolean ok =
-        MessageDigest.isEqual(hmac(secret, CLIENT_LABEL, serverNonce, clientNonce, app), proof)
-            && known;
-    ByteBuffer result = ByteBuffer.allocate(RESULT_BYTES);
-    result.putInt(ok ? STATUS_OK : STATUS_REFUSED);
-    writeFully(ch, result.flip());
-    if (!ok) {
-      throw new Refused("client did not prove the secret of application " + application);
-    }
-    return new Result(application, hmac(secret, SESSION_LABEL, clientNonce, serverNonce, app));
   }
 
-  private static byte[] nonce() {
-    byte[] n = new byte[NONCE_BYTES];
+  static byte[] nonce() {
+    byte[] n = new byte[HandshakeLayout.NONCE_BYTES];
     RANDOM.nextBytes(n);
     return n;
   }
@@ -153,20 +170,24 @@ public final class Handshake {
     }
   }
 
-  private static byte[] bytes(ByteBuffer b, int offset, int length) {
-    byte[] out = new byte[length];
-    b.get(offset, out);
-    return out;
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
   }
 
-  private static ByteBuffer readFully(ByteChannel ch, int n) throws IOException {
-    ByteBuffer b = ByteBuffer.allocate(n);
+  /** Fills {@code b}; false when the channel ended first. */
+  private static boolean readFully(ByteChannel ch, ByteBuffer b) throws IOException {
     while (b.hasRemaining()) {
-      if (ch.read(b) < 0) {
-        throw new EOFException("connection closed during the handshake");
+      int n;
+      try {
+        n = ch.read(b);
+      } catch (EOFException e) {
+        return false;
+      }
+      if (n < 0) {
+        return false;
       }
     }
-    return b.flip();
+    return true;
   }
 
   private static void writeFully(ByteChannel ch, ByteBuffer b) throws IOException {

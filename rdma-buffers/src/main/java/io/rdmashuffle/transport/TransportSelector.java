@@ -3,6 +3,8 @@ package io.rdmashuffle.transport;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.TransportKind;
+import io.rdmashuffle.memory.LeakDetector;
+import io.rdmashuffle.transport.server.ConnectionServer;
 import io.rdmashuffle.transport.tcp.TcpTransportProvider;
 import io.rdmashuffle.transport.verbs.VerbsTransportProvider;
 import java.util.EnumMap;
@@ -17,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * Chooses and starts this process's transport from {@code transport = auto | verbs | tcp}.
  * {@code auto} probes verbs (once per process; providers cache what they find), and when verbs
  * can't run here it starts tcp, logs the cause once per process and counts the fallback. A forced
- * transport that can't run fails with its cause: never a silent substitute.
+ * transport that can't run fails with its cause: never a silent substitute. Starting a transport
+ * is also where a process switches on leak detection ({@code debug.leakDetection}).
  */
 public final class TransportSelector {
   private static final Logger LOG = LoggerFactory.getLogger(TransportSelector.class);
@@ -66,12 +69,36 @@ public final class TransportSelector {
   }
 
   /**
-   * Starts the transport the configuration asks for.
+   * Starts the transport the configuration asks for, on this process's connection server: the
+   * one in {@code context}, else a new one bound to {@code host} and {@code port} of the settings
+   * (closed again when no transport starts; the started transport owns it).
    *
-   * @throws TransportStartException when no transport can start (a forced one can't, or tcp
-   *     can't listen); the message says why
+   * @throws TransportStartException when no transport can start (a forced one can't, or the
+   *     server can't listen); the message says why
    */
   public Transport start(TransportContext context) throws TransportStartException {
+    if (context.conf().get(RdmaShuffleConfig.DEBUG_LEAK_DETECTION)) {
+      LeakDetector.enable();
+    }
+    if (context.server() != null) {
+      return startOn(context);
+    }
+    ConnectionServer server;
+    try {
+      server = ConnectionServer.start(context);
+    } catch (java.io.IOException | RuntimeException e) {
+      throw new TransportStartException("rdma-shuffle could not listen on " + context.host() + ":"
+          + context.conf().get(RdmaShuffleConfig.PORT) + ": " + e.getMessage(), e);
+    }
+    try {
+      return startOn(context.withServer(server));
+    } catch (TransportStartException | RuntimeException | Error e) {
+      server.close();
+      throw e;
+    }
+  }
+
+  private Transport startOn(TransportContext context) throws TransportStartException {
     Choice c = choose(context.conf());
     TransportKind wanted = context.conf().get(RdmaShuffleConfig.TRANSPORT);
     if (wanted != TransportKind.AUTO) {

@@ -61,6 +61,15 @@ class SegmentFetcherTest {
     server.close();
   }
 
+  private final java.util.concurrent.atomic.AtomicInteger retries =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  private SegmentFetcher fetcher(long maxBytes, int maxRequests, int maxRetries) {
+    return new SegmentFetcher(connections, pool,
+        new SegmentFetcher.Limits(maxBytes, maxRequests, 1000, maxRetries, 50),
+        retries::incrementAndGet);
+  }
+
   private SegmentFetcher.Request request(long offset, int length) {
     return new SegmentFetcher.Request(server.localAddress(), APP, file.descriptor(), offset, length,
         "segment@" + offset);
@@ -70,7 +79,7 @@ class SegmentFetcherTest {
   void fetchesSegmentsAcrossPiecesWithTheRightBytesWithinTheByteBound() throws Exception {
     Random r = new Random(3);
     long bound = 100_000;
-    try (SegmentFetcher f = new SegmentFetcher(connections, pool, bound, 8, 1000)) {
+    try (SegmentFetcher f = fetcher(bound, 8, 1)) {
       Map<Object, long[]> asked = new HashMap<>();
       for (int i = 0; i < 200; i++) {
         int len = r.nextInt(60_000);
@@ -88,8 +97,10 @@ class SegmentFetcherTest {
         long[] q = asked.remove(got.request().tag());
         assertEquals(q[1], got.data().remaining());
         assertEquals(-1, Patterns.firstMismatch(got.data(), 0, (int) q[1], q[0], 7));
-        assertTrue(f.bytesInFlight() <= Math.max(bound, q[1]), "held " + f.bytesInFlight());
         held.add(got);
+        long consumerHolds = held.stream().mapToLong(h -> h.data().limit()).sum();
+        // beyond the bound: what the consumer holds, and one segment admitted so it can go on
+        assertTrue(f.bytesHeld() <= bound + consumerHolds + 60_000, "held " + f.bytesHeld());
         if (held.size() == 3) {
           held.forEach(SegmentFetcher.Fetched::release);
           held.clear();
@@ -97,14 +108,14 @@ class SegmentFetcherTest {
       }
       held.forEach(SegmentFetcher.Fetched::release);
       assertEquals(Map.of(), asked);
-      assertEquals(0, f.bytesInFlight());
+      assertEquals(0, f.bytesHeld());
       assertEquals(0, f.outstanding());
     }
   }
 
   @Test
   void anEmptySegmentNeedsNoRead() throws Exception {
-    try (SegmentFetcher f = new SegmentFetcher(connections, pool, 1 << 20, 8, 1000)) {
+    try (SegmentFetcher f = fetcher(1 << 20, 8, 1)) {
       f.add(request(10, 0));
       SegmentFetcher.Fetched got = (SegmentFetcher.Fetched) f.take(5, TimeUnit.SECONDS);
       assertEquals(0, got.data().remaining());
@@ -114,8 +125,8 @@ class SegmentFetcherTest {
   }
 
   @Test
-  void aBrokenConnectionIsReplacedAndTheReadRetriedOnce() throws Exception {
-    try (SegmentFetcher f = new SegmentFetcher(connections, pool, 1 << 20, 8, 1000)) {
+  void aBrokenConnectionIsReplacedAndTheReadRetried() throws Exception {
+    try (SegmentFetcher f = fetcher(1 << 20, 8, 3)) {
       f.add(request(0, 1000));
       SegmentFetcher.Fetched first = (SegmentFetcher.Fetched) f.take(5, TimeUnit.SECONDS);
       first.release();
@@ -129,25 +140,94 @@ class SegmentFetcherTest {
   }
 
   @Test
-  void aSegmentThatFailsTwiceIsReportedWithItsRequestAndCause() throws Exception {
+  void aReadTheOwnerRefusesIsHandedOverAtOnceWithItsRequestAndCause() throws Exception {
     SegmentFetcher.Request q = request(0, 500);
     file.close();
-    try (SegmentFetcher f = new SegmentFetcher(connections, pool, 1 << 20, 8, 1000)) {
+    try (SegmentFetcher f = fetcher(1 << 20, 8, 3)) {
       f.add(q);
       SegmentFetcher.Result res = f.take(10, TimeUnit.SECONDS);
       SegmentFetcher.Failed failed = assertInstanceOf(SegmentFetcher.Failed.class, res);
       assertSame(q, failed.request());
       assertInstanceOf(RemoteAccessException.class, failed.cause());
-      assertEquals(2, server.metrics().failures(io.rdmashuffle.transport.FailureKind.REMOTE_ACCESS)
-          + client.metrics().failures(io.rdmashuffle.transport.FailureKind.REMOTE_ACCESS),
-          "one READ and one retry");
-      assertEquals(0, f.bytesInFlight());
+      assertTrue(failed.refusedByOwner());
+      assertEquals(1, client.metrics().failures(io.rdmashuffle.transport.FailureKind.REMOTE_ACCESS),
+          "a withdrawn registration is not retried: the caller asks the owner where it is now");
+      assertEquals(0, retries.get());
+      assertEquals(0, f.bytesHeld());
+    }
+  }
+
+  @Test
+  void anUnreachableOwnerIsRetriedTheConfiguredNumberOfTimesThenFails() throws Exception {
+    SegmentFetcher.Request q = new SegmentFetcher.Request(
+        new io.rdmashuffle.transport.PeerAddress("127.0.0.1", 1), APP, file.descriptor(), 0, 10,
+        "x");
+    try (SegmentFetcher f = fetcher(1 << 20, 8, 2)) {
+      f.add(q);
+      long t0 = System.nanoTime();
+      SegmentFetcher.Result res = f.take(20, TimeUnit.SECONDS);
+      SegmentFetcher.Failed failed = assertInstanceOf(SegmentFetcher.Failed.class, res);
+      assertInstanceOf(io.rdmashuffle.transport.PeerUnreachableException.class, failed.cause());
+      assertFalse(failed.shortage());
+      assertEquals(2, retries.get(), "tried three times in all");
+      assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(100), "waited between");
+      assertEquals(0, f.bytesHeld());
+    }
+  }
+
+  @Test
+  void noBufferWithinTheWaitIsTheReadersShortageNotAPeerFailure() throws Exception {
+    BufferPool tiny = new BufferPool(client.registrar(), 4096, 1 << 20, 1 << 20, true);
+    try (SegmentFetcher hog = new SegmentFetcher(connections, tiny,
+            new SegmentFetcher.Limits(1 << 20, 8, 100, 0, 0), () -> {});
+        SegmentFetcher f = new SegmentFetcher(connections, tiny,
+            new SegmentFetcher.Limits(1 << 20, 8, 200, 0, 0), () -> {})) {
+      hog.add(request(0, (int) file.length())); // the pool's one chunk, carved for its size
+      SegmentFetcher.Fetched all = (SegmentFetcher.Fetched) hog.take(5, TimeUnit.SECONDS);
+      f.add(request(0, 100));
+      SegmentFetcher.Failed failed =
+          assertInstanceOf(SegmentFetcher.Failed.class, f.take(5, TimeUnit.SECONDS));
+      assertTrue(failed.shortage(), failed.cause().toString());
+      assertFalse(failed.refusedByOwner());
+      all.release();
+    } finally {
+      assertEquals(List.of(), tiny.leaks());
+      tiny.close();
+    }
+  }
+
+  @Test
+  void segmentsArrivingOutOfOrderNeverHoldMoreThanTheBoundPlusTheOneTheConsumerNeeds()
+      throws Exception {
+    int chunk = 16 * 1024;
+    long bound = 4L * chunk;
+    try (SegmentFetcher f = fetcher(bound, 64, 1)) {
+      List<SegmentFetcher.Request> qs = new ArrayList<>();
+      for (int i = 0; i < 12; i++) {
+        SegmentFetcher.Request q = request((long) i * chunk, chunk);
+        qs.add(q);
+        f.add(q);
+      }
+      // a consumer that wants chunk 0 last: every other chunk it takes early stays held
+      Map<Object, SegmentFetcher.Fetched> early = new HashMap<>();
+      for (int want = 11; want >= 0; want--) {
+        SegmentFetcher.Request needed = qs.get(want);
+        while (!early.containsKey(needed.tag())) {
+          SegmentFetcher.Fetched got = assertInstanceOf(SegmentFetcher.Fetched.class,
+              f.take(10, TimeUnit.SECONDS, needed));
+          early.put(got.request().tag(), got);
+          assertTrue(f.bytesHeld() <= bound + chunk, "held " + f.bytesHeld());
+        }
+        early.remove(needed.tag()).release();
+      }
+      early.values().forEach(SegmentFetcher.Fetched::release);
+      assertEquals(0, f.bytesHeld());
     }
   }
 
   @Test
   void closeReleasesBuffersOfReadsStillInFlightOrUnconsumed() throws Exception {
-    SegmentFetcher f = new SegmentFetcher(connections, pool, 1 << 20, 64, 1000);
+    SegmentFetcher f = fetcher(1 << 20, 64, 1);
     for (int i = 0; i < 20; i++) {
       f.add(request(i * 1000L, 1000));
     }

@@ -87,18 +87,27 @@ class DescriptorsTest {
   }
 
   @Test
-  void offsetsEntriesFollowSparksIndexLayout() {
-    ByteBuffer index = ByteBuffer.allocate(8 * 4);
-    index.putLong(0).putLong(10).putLong(10).putLong(35);
-    assertEquals(16, OffsetsEntryLayout.entryOffset(2));
-    int at = (int) OffsetsEntryLayout.entryOffset(1);
-    assertEquals(10, OffsetsEntryLayout.start(index, at));
-    assertEquals(10, OffsetsEntryLayout.end(index, at));
-    assertEquals(35, OffsetsEntryLayout.end(index, (int) OffsetsEntryLayout.entryOffset(2)));
+  void aPartitionRangeMustLieInsideTheDataFile() {
     OffsetsEntryLayout.validate(10, 35, 35);
+    OffsetsEntryLayout.validate(0, 0, 0);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> OffsetsEntryLayout.validate(10, 36, 35));
     assertTrue(e.getMessage().contains("end=36"), e.getMessage());
-    assertThrows(IllegalArgumentException.class, () -> OffsetsEntryLayout.validate(11, 10, 35));
+    e = assertThrows(IllegalArgumentException.class, () -> OffsetsEntryLayout.validate(11, 10, 35));
+    assertTrue(e.getMessage().startsWith("end=10"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> OffsetsEntryLayout.validate(-1, 0, 35));
+    assertTrue(e.getMessage().startsWith("start=-1"), e.getMessage());
+  }
+
+  @Test
+  void offsetsMatchThePicturesInTheLayoutComments() {
+    assertArrayEquals(new int[] {0, 8, 12, 16}, new int[] {RegionDescriptor.ADDRESS_OFFSET,
+        RegionDescriptor.LENGTH_OFFSET, RegionDescriptor.RKEY_OFFSET, RegionDescriptor.BYTES});
+    assertArrayEquals(new int[] {0, 4, 8, 16, 24}, new int[] {
+        RegisteredFileDescriptor.VERSION_OFFSET, RegisteredFileDescriptor.COUNT_OFFSET,
+        RegisteredFileDescriptor.FILE_LENGTH_OFFSET, RegisteredFileDescriptor.PIECE_SIZE_OFFSET,
+        RegisteredFileDescriptor.HEADER_BYTES});
+    assertEquals(2, io.rdmashuffle.transport.PeerAddress.HOST_OFFSET);
+    assertEquals(4 + 9, new io.rdmashuffle.transport.PeerAddress("127.0.0.1", 5).encodedLength());
   }
 }

@@ -64,6 +64,24 @@ class RegisteredFileTest {
   }
 
   @Test
+  void aRetainedFileStaysMappedAfterCloseUntilItsLastRelease() throws Exception {
+    Path p = Patterns.file(dir.resolve("held"), 2 * 65536, 6);
+    int fds = FileDescriptors.open();
+    RegisteredFile rf = RegisteredFile.open(p, 65536, registrar, "app");
+    assertEquals(3, rf.refCnt(), "the owner's reference and one per registered piece");
+    assertTrue(rf.tryRetain());
+    rf.close();
+    assertEquals(0, registrar.accounting().registeredBytes(), "close withdrew and freed the pieces");
+    assertEquals(1, rf.refCnt());
+    assertFalse(rf.tryRetain(), "no new holder after close");
+    assertEquals(fds + 1, FileDescriptors.open(), "still mapped for its holder");
+    assertTrue(rf.release(), "the holder's release unmaps");
+    assertEquals(fds, FileDescriptors.open());
+    assertThrows(IllegalStateException.class, rf::release);
+    assertEquals(0, rf.refCnt());
+  }
+
+  @Test
   void aFailedRegistrationClosesWhatWasBuilt() throws Exception {
     Path p = Patterns.file(dir.resolve("g"), 65536, 4);
     int fds = FileDescriptors.open();

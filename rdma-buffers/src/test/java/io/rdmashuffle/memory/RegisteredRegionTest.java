@@ -47,6 +47,36 @@ class RegisteredRegionTest {
     assertTrue(r.tryRetain());
     r.release();
     assertThrows(IllegalStateException.class, r::release);
+    r.close();
+  }
+
+  @Test
+  void anExtraReleaseOfAnOpenRegionIsRefusedAndCloseStillFreesIt() throws Exception {
+    AtomicInteger freed = new AtomicInteger();
+    RegisteredRegion r = registrar.register(
+        MemoryPiece.of(DirectMemory.allocate(64)), Access.REMOTE_READ, "app", freed::incrementAndGet);
+    assertThrows(IllegalStateException.class, r::release, "only close() gives back the owner's");
+    assertTrue(r.isOpen(), "the refused release changed nothing");
+    assertEquals(1, r.refCnt());
+    r.close();
+    assertEquals(1, freed.get(), "close still deregisters");
+    assertEquals(0, registrar.accounting().registeredBytes());
+    assertThrows(IllegalStateException.class, r::release);
+    assertEquals(0, r.refCnt(), "a release after the region was freed changes nothing");
+    assertEquals(1, freed.get());
+  }
+
+  @Test
+  void retainNeedsAnOpenRegion() throws Exception {
+    RegisteredRegion r = registrar.register(
+        MemoryPiece.of(DirectMemory.allocate(64)), Access.LOCAL_WRITE, "", () -> { });
+    assertSame(r, r.retain());
+    assertEquals(2, r.refCnt());
+    r.close();
+    assertEquals(1, r.refCnt(), "the in-flight reference only");
+    assertThrows(IllegalStateException.class, r::retain);
+    assertTrue(r.release(), "the last release frees");
+    assertEquals(0, registrar.accounting().registeredBytes());
   }
 
   @Test

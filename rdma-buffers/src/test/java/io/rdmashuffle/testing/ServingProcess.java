@@ -11,14 +11,22 @@ import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.Transport;
 import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportSelector;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A separate process that serves one registered region, for tests that kill the serving side:
- * {@code ServingProcess <transport> <host> <application> <secret> <bytes> <seed>}. Prints
- * {@code READY <port> <rkey> <address> <length>} when serving, then serves until killed.
+ * A separate process that serves one registered region, for tests that kill or flood the serving
+ * side: {@code ServingProcess <transport> <host> <application> <secret> <bytes> <seed>
+ * [key=value ...]} (extra settings in Spark style). Prints {@code READY <port> <rkey> <address>
+ * <length>} when serving, then serves until killed. Each {@code STATS} line on its standard input
+ * is answered with {@code STATS <live threads> <direct memory bytes> <open descriptors>}, after a
+ * garbage collection (so direct buffers nothing references are counted as freed).
  */
 public final class ServingProcess {
   private ServingProcess() {}
@@ -30,7 +38,13 @@ public final class ServingProcess {
     byte[] secret = args[3].getBytes(StandardCharsets.UTF_8);
     int bytes = Integer.parseInt(args[4]);
     int seed = Integer.parseInt(args[5]);
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of("spark.shuffle.rdma.transport", transport));
+    Map<String, String> settings = new HashMap<>();
+    settings.put("spark.shuffle.rdma.transport", transport);
+    for (int i = 6; i < args.length; i++) {
+      int eq = args[i].indexOf('=');
+      settings.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+    }
+    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, settings);
     Transport t =
         TransportSelector.standard()
             .start(
@@ -43,6 +57,25 @@ public final class ServingProcess {
     System.out.println(
         "READY " + t.localAddress().port() + " " + r.rkey() + " " + r.address() + " " + r.length());
     System.out.flush();
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    String line;
+    while ((line = in.readLine()) != null) {
+      if (line.equals("STATS")) {
+        System.gc();
+        System.out.println("STATS " + Thread.activeCount() + " " + directBytes() + " "
+            + FileDescriptors.open());
+        System.out.flush();
+      }
+    }
     Thread.sleep(Long.MAX_VALUE);
+  }
+
+  private static long directBytes() {
+    for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+      if (b.getName().equals("direct")) {
+        return b.getMemoryUsed();
+      }
+    }
+    return -1;
   }
 }

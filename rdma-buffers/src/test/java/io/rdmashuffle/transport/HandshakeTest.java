@@ -2,6 +2,8 @@ package io.rdmashuffle.transport;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.rdmashuffle.transport.Handshake.Refused.Reason;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
@@ -9,124 +11,306 @@ import java.nio.channels.Pipe;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+/**
+ * The handshake's two state machines against each other (in memory) and against hand-made
+ * messages: what they establish, and the specific refusal for each way a handshake goes wrong.
+ */
 @Timeout(30)
 class HandshakeTest {
   private static final byte[] SECRET = "0123456789abcdef-secret".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] WRONG = "another-secret-0123456".getBytes(StandardCharsets.UTF_8);
+  private static final ApplicationSecrets SECRETS = ApplicationSecrets.of("app-1", SECRET);
 
-  /** Two connected in-memory channels that record what crossed them. */
-  private static final class Wire {
-    final Pipe up;
-    final Pipe down;
-    final java.io.ByteArrayOutputStream seen = new java.io.ByteArrayOutputStream();
+  /** Both sides of one handshake, with the bytes shuttled between them in memory. */
+  private static final class Run {
+    final ClientHandshake client;
+    final ServerHandshake server;
+    final ByteArrayOutputStream wire = new ByteArrayOutputStream();
 
-    Wire() throws IOException {
-      up = Pipe.open();
-      down = Pipe.open();
+    Run(ClientHandshake client, ServerHandshake server) {
+      this.client = client;
+      this.server = server;
     }
 
-    ByteChannel clientEnd() {
-      return end(up.sink(), down.source());
+    /** Runs until one side is done or refused; the server accepts a verified client. */
+    Run go() {
+      for (int step = 0; step < 20; step++) {
+        move(client.out(), server.in(), server::received);
+        if (server.verified()) {
+          server.accept();
+        }
+        if (server.refusal() != null) {
+          deliverLast(server.out());
+          return this;
+        }
+        move(server.out(), client.in(), client::received);
+        if (client.refusal() != null) {
+          server.hungUp();
+          return this;
+        }
+        if (client.done() && server.done()) {
+          return this;
+        }
+      }
+      throw new AssertionError("handshake did not end");
     }
 
-    ByteChannel serverEnd() {
-      return end(down.sink(), up.source());
+    /** A refused server's last message reaches the client, which may then refuse too. */
+    private void deliverLast(ByteBuffer out) {
+      ByteBuffer in = client.in();
+      if (in != null && out.remaining() == in.remaining()) {
+        record(out);
+        in.put(out);
+        client.received();
+      }
     }
 
-    private ByteChannel end(Pipe.SinkChannel out, Pipe.SourceChannel in) {
-      return new ByteChannel() {
-        @Override public int read(ByteBuffer dst) throws IOException {
-          return in.read(dst);
+    private void move(ByteBuffer from, ByteBuffer to, Runnable received) {
+      while (from.hasRemaining() && to != null && to.hasRemaining()) {
+        int n = Math.min(from.remaining(), to.remaining());
+        ByteBuffer chunk = from.slice(from.position(), n);
+        record(chunk.duplicate());
+        to.put(chunk);
+        from.position(from.position() + n);
+        if (!to.hasRemaining()) {
+          received.run();
+          return;
         }
+      }
+    }
 
-        @Override public int write(ByteBuffer src) throws IOException {
-          synchronized (seen) {
-            ByteBuffer d = src.duplicate();
-            byte[] b = new byte[d.remaining()];
-            d.get(b);
-            seen.write(b, 0, b.length);
-          }
-          return out.write(src);
-        }
-
-        @Override public boolean isOpen() {
-          return true;
-        }
-
-        @Override public void close() throws IOException {
-          out.close();
-        }
-      };
+    private void record(ByteBuffer b) {
+      byte[] a = new byte[b.remaining()];
+      b.duplicate().get(a);
+      wire.write(a, 0, a.length);
     }
   }
 
+  private static ServerHandshake server(NonceHistory history, Predicate<Purpose> served) {
+    return new ServerHandshake(SECRETS, history, served);
+  }
+
+  private static ServerHandshake server() {
+    return server(new NonceHistory(64, TimeUnit.MINUTES.toNanos(1)), p -> true);
+  }
+
   @Test
-  void bothSidesProveTheSecretWithoutSendingIt() throws Exception {
-    Wire w = new Wire();
+  void bothSidesProveTheSecretWithoutSendingItAndShareDirectionalKeys() {
+    Run r = new Run(new ClientHandshake("app-1", SECRET, Purpose.CALL), server()).go();
+    assertTrue(r.client.done() && r.server.done());
+    Handshake.Result c = r.client.result();
+    Handshake.Result s = r.server.result();
+    assertEquals("app-1", s.application());
+    assertEquals(Purpose.CALL, s.purpose());
+    assertArrayEquals(c.sessionKey(), s.sessionKey(), "both sides derive one session key");
+    String wire = new String(r.wire.toByteArray(), StandardCharsets.ISO_8859_1);
+    assertFalse(wire.contains(new String(SECRET, StandardCharsets.ISO_8859_1)),
+        "the secret crossed the wire");
+    // a frame the client tags checks out on the server, in order; the other direction's key differs
+    byte[] frame = "a frame".getBytes(StandardCharsets.US_ASCII);
+    byte[] tag = new byte[FrameMac.TAG_BYTES];
+    c.clientToServer().sign(frame, 0, frame.length, tag, 0);
+    assertTrue(s.clientToServer().verify(frame, 0, frame.length, tag, 0));
+    assertFalse(s.serverToClient().verify(frame, 0, frame.length, tag, 0),
+        "a frame reflected into the other direction must fail");
+  }
+
+  @Test
+  void aWrongSecretIsRefusedOnBothSidesWithoutTheServerTellingWhy() {
+    Run r = new Run(new ClientHandshake("app-1", WRONG, Purpose.READ), server()).go();
+    assertEquals(Reason.WRONG_SECRET, r.client.refusal().reason());
+    assertTrue(r.client.refusal().getMessage().contains("could not prove"));
+    assertEquals(Reason.WRONG_SECRET, r.server.refusal().reason());
+  }
+
+  @Test
+  void anUnknownApplicationIsRefusedLikeAWrongSecret() {
+    Run r = new Run(new ClientHandshake("app-unknown", SECRET, Purpose.READ), server()).go();
+    assertEquals(Reason.WRONG_SECRET, r.client.refusal().reason(), "the client learns nothing more");
+    assertEquals(Reason.UNKNOWN_APPLICATION, r.server.refusal().reason());
+  }
+
+  @Test
+  void aClientThatSkipsTheProofCheckIsStillRefusedByTheServer() {
+    ServerHandshake s = server();
+    feed(s, HandshakeLayout.encodeHello(Purpose.READ.code(), new byte[32], bytes("app-1")));
+    assertEquals(HandshakeLayout.STATUS_OK, HandshakeLayout.decodeChallenge(s.out()).status());
+    feed(s, ByteBuffer.allocate(HandshakeLayout.PROOF_BYTES));
+    assertEquals(Reason.WRONG_SECRET, s.refusal().reason());
+    assertEquals(HandshakeLayout.STATUS_REFUSED, HandshakeLayout.decodeResult(s.out()));
+  }
+
+  @Test
+  void aPurposeTheServerDoesNotServeIsRefusedByName() {
+    Run r = new Run(new ClientHandshake("app-1", SECRET, Purpose.READ),
+        server(new NonceHistory(64, Long.MAX_VALUE / 4), p -> p == Purpose.CALL)).go();
+    assertEquals(Reason.UNKNOWN_PURPOSE, r.server.refusal().reason());
+    assertEquals(Reason.UNKNOWN_PURPOSE, r.client.refusal().reason());
+    ServerHandshake s = server();
+    feed(s, HandshakeLayout.encodeHello(9, new byte[32], bytes("app-1")));
+    assertEquals(Reason.UNKNOWN_PURPOSE, s.refusal().reason());
+  }
+
+  @Test
+  void aVersionOneClientIsToldTheVersionDiffers() {
+    ServerHandshake s = server();
+    // version 1: magic, version, application length, nonce, application
+    ByteBuffer v1 = ByteBuffer.allocate(40 + 5);
+    v1.putInt(HandshakeLayout.MAGIC).putShort((short) 1).putShort((short) 5).put(new byte[32])
+        .put(bytes("app-1")).flip();
+    feed(s, v1);
+    assertEquals(Reason.BAD_VERSION, s.refusal().reason());
+    assertEquals(HandshakeLayout.STATUS_BAD_VERSION, HandshakeLayout.decodeChallenge(s.out()).status());
+  }
+
+  @Test
+  void bytesThatAreNotAHandshakeAreRefusedAsBadMagic() {
+    ServerHandshake s = server();
+    feed(s, ByteBuffer.wrap("GET / HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII)));
+    assertEquals(Reason.BAD_MAGIC, s.refusal().reason());
+    assertFalse(s.out().hasRemaining(), "nothing is answered to a stranger");
+  }
+
+  @Test
+  void malformedHellosAreRefusedAsMalformed() {
+    for (int appLength : new int[] {0, HandshakeLayout.MAX_APPLICATION_BYTES + 1, 0xffff}) {
+      ServerHandshake s = server();
+      ByteBuffer h = HandshakeLayout.encodeHello(Purpose.READ.code(), new byte[32], bytes("app-1"));
+      h.putShort(HandshakeLayout.HELLO_APP_LENGTH_OFFSET, (short) appLength);
+      feed(s, h);
+      assertEquals(Reason.MALFORMED, s.refusal().reason(), "application length " + appLength);
+      assertTrue(s.refusal().getMessage().contains("application length=" + appLength));
+    }
+    ServerHandshake s = server();
+    ByteBuffer h = HandshakeLayout.encodeHello(Purpose.READ.code(), new byte[32], bytes("app-1"));
+    h.put(HandshakeLayout.HELLO_RESERVED_OFFSET, (byte) 1);
+    feed(s, h);
+    assertEquals(Reason.MALFORMED, s.refusal().reason());
+  }
+
+  @Test
+  void aReplayedHelloIsRefusedAsReplayed() {
+    NonceHistory history = new NonceHistory(64, TimeUnit.MINUTES.toNanos(1));
+    ByteBuffer hello = HandshakeLayout.encodeHello(Purpose.READ.code(), Handshake.nonce(), bytes("app-1"));
+    ServerHandshake first = server(history, p -> true);
+    feed(first, hello.duplicate());
+    assertNull(first.refusal());
+    ServerHandshake again = server(history, p -> true);
+    feed(again, hello.duplicate());
+    assertEquals(Reason.REPLAYED, again.refusal().reason());
+    assertEquals(HandshakeLayout.STATUS_REPLAYED, HandshakeLayout.decodeChallenge(again.out()).status());
+  }
+
+  @Test
+  void aHelloCarryingTheServersOwnNonceIsRefusedAsReflected() {
+    NonceHistory history = new NonceHistory(64, TimeUnit.MINUTES.toNanos(1));
+    ServerHandshake first = server(history, p -> true);
+    feed(first, HandshakeLayout.encodeHello(Purpose.READ.code(), Handshake.nonce(), bytes("app-1")));
+    byte[] serverNonce = HandshakeLayout.decodeChallenge(first.out()).nonce();
+    ServerHandshake reflected = server(history, p -> true);
+    feed(reflected, HandshakeLayout.encodeHello(Purpose.READ.code(), serverNonce, bytes("app-1")));
+    assertEquals(Reason.REFLECTED, reflected.refusal().reason());
+  }
+
+  @Test
+  void aClientRefusesAChallengeThatEchoesItsOwnNonce() {
+    ClientHandshake c = new ClientHandshake("app-1", SECRET, Purpose.READ);
+    byte[] mine = new byte[32];
+    c.out().duplicate().get(HandshakeLayout.HELLO_NONCE_OFFSET, mine);
+    c.in().put(HandshakeLayout.encodeChallenge(HandshakeLayout.STATUS_OK, mine, new byte[32]));
+    c.received();
+    assertEquals(Reason.REFLECTED, c.refusal().reason());
+  }
+
+  @Test
+  void aServerAtItsBoundSaysBusyAfterTheProof() {
+    ClientHandshake c = new ClientHandshake("app-1", SECRET, Purpose.READ);
+    ServerHandshake s = server();
+    Run r = new Run(c, s);
+    for (int i = 0; i < 4 && !s.verified(); i++) {
+      r.move(c.out(), s.in(), s::received);
+      r.move(s.out(), c.in(), c::received);
+    }
+    assertTrue(s.verified());
+    s.refuseBusy("test bound");
+    assertEquals(Reason.BUSY, s.refusal().reason());
+    r.move(s.out(), c.in(), c::received);
+    assertEquals(Reason.BUSY, c.refusal().reason());
+  }
+
+  @Test
+  void theBlockingDriversInteroperate() throws Exception {
+    Pipe up = Pipe.open();
+    Pipe down = Pipe.open();
     CompletableFuture<Handshake.Result> server = CompletableFuture.supplyAsync(() -> {
       try {
-        return Handshake.server(w.serverEnd(), ApplicationSecrets.of("app-1", SECRET));
+        return Handshake.server(channel(down.sink(), up.source()), SECRETS);
       } catch (IOException e) {
         throw new RuntimeException(e);
       }
     });
-    Handshake.Result client = Handshake.client(w.clientEnd(), "app-1", SECRET);
-    Handshake.Result s = server.get(10, TimeUnit.SECONDS);
-    assertEquals("app-1", s.application());
-    assertArrayEquals(client.sessionKey(), s.sessionKey(), "both sides derive one session key");
-    String wire = new String(w.seen.toByteArray(), StandardCharsets.ISO_8859_1);
-    assertFalse(wire.contains(new String(SECRET, StandardCharsets.ISO_8859_1)), "the secret crossed the wire");
+    Handshake.Result client = Handshake.client(channel(up.sink(), down.source()), "app-1", SECRET);
+    assertArrayEquals(client.sessionKey(), server.get(10, TimeUnit.SECONDS).sessionKey());
+    assertEquals(Purpose.READ, server.get().purpose());
   }
 
   @Test
-  void aWrongSecretIsRefusedOnBothSides() throws Exception {
-    Wire w = new Wire();
-    CompletableFuture<Throwable> server = CompletableFuture.supplyAsync(() -> {
-      try {
-        Handshake.server(w.serverEnd(), ApplicationSecrets.of("app-1", SECRET));
-        return null;
-      } catch (IOException e) {
-        return e;
-      }
-    });
-    byte[] wrong = "another-secret-0123456".getBytes(StandardCharsets.UTF_8);
-    Handshake.Refused e =
-        assertThrows(Handshake.Refused.class, () -> Handshake.client(w.clientEnd(), "app-1", wrong));
-    assertTrue(e.getMessage().contains("could not prove"), e.getMessage());
-    w.clientEnd().close();
-    Throwable t = server.get(10, TimeUnit.SECONDS);
-    assertNotNull(t, "the server must not accept a client that did not prove the secret");
+  void frameMacIsHmacSha256OverTheSequenceNumberAndTheFrame() throws Exception {
+    byte[] key = bytes("a key of thirty-two bytes, nearly");
+    FrameMac mac = new FrameMac(key);
+    javax.crypto.Mac reference = javax.crypto.Mac.getInstance("HmacSHA256");
+    reference.init(new javax.crypto.spec.SecretKeySpec(key, "HmacSHA256"));
+    java.util.Random random = new java.util.Random(3);
+    for (long seq = 0; seq < 200; seq++) {
+      byte[] frame = new byte[random.nextInt(100)];
+      random.nextBytes(frame);
+      byte[] tag = new byte[FrameMac.TAG_BYTES];
+      mac.sign(frame, 0, frame.length, tag, 0);
+      reference.update(ByteBuffer.allocate(8).putLong(0, seq).array());
+      reference.update(frame);
+      byte[] want = java.util.Arrays.copyOf(reference.doFinal(), FrameMac.TAG_BYTES);
+      assertArrayEquals(want, tag, "frame " + seq);
+    }
+    assertEquals(200, mac.sequence());
   }
 
-  @Test
-  void aClientThatSkipsTheProofCheckIsStillRefusedByTheServer() throws Exception {
-    Wire w = new Wire();
-    CompletableFuture<Throwable> server = CompletableFuture.supplyAsync(() -> {
-      try {
-        Handshake.server(w.serverEnd(), ApplicationSecrets.of("app-1", SECRET));
-        return null;
-      } catch (IOException e) {
-        return e;
+  private static void feed(ServerHandshake s, ByteBuffer bytes) {
+    while (bytes.hasRemaining() && s.in() != null && s.refusal() == null) {
+      ByteBuffer in = s.in();
+      int n = Math.min(in.remaining(), bytes.remaining());
+      in.put(bytes.slice(bytes.position(), n));
+      bytes.position(bytes.position() + n);
+      if (!in.hasRemaining()) {
+        s.received();
       }
-    });
-    ByteChannel c = w.clientEnd();
-    byte[] app = "app-1".getBytes(StandardCharsets.UTF_8);
-    ByteBuffer hello = ByteBuffer.allocate(HandshakeLayout.HELLO_FIXED_BYTES + app.length);
-    hello.putInt(HandshakeLayout.MAGIC).putShort(HandshakeLayout.VERSION).putShort((short) app.length)
-        .put(new byte[HandshakeLayout.NONCE_BYTES]).put(app).flip();
-    c.write(hello);
-    ByteBuffer challenge = ByteBuffer.allocate(HandshakeLayout.CHALLENGE_BYTES);
-    while (challenge.hasRemaining()) {
-      c.read(challenge);
     }
-    c.write(ByteBuffer.wrap(new byte[HandshakeLayout.PROOF_BYTES]));
-    ByteBuffer result = ByteBuffer.allocate(4);
-    while (result.hasRemaining()) {
-      c.read(result);
-    }
-    assertEquals(HandshakeLayout.STATUS_REFUSED, result.getInt(0));
-    assertInstanceOf(Handshake.Refused.class, server.get(10, TimeUnit.SECONDS));
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static ByteChannel channel(Pipe.SinkChannel out, Pipe.SourceChannel in) {
+    return new ByteChannel() {
+      @Override public int read(ByteBuffer dst) throws IOException {
+        return in.read(dst);
+      }
+
+      @Override public int write(ByteBuffer src) throws IOException {
+        return out.write(src);
+      }
+
+      @Override public boolean isOpen() {
+        return true;
+      }
+
+      @Override public void close() throws IOException {
+        out.close();
+      }
+    };
   }
 }

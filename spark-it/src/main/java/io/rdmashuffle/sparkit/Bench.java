@@ -21,11 +21,11 @@ import org.apache.spark.sql.SparkSession;
  * The Spark shuffle benchmark ({@code spark-it/bin/bench-spark}): a groupByKey and a sortByKey of
  * {@code --bytes} (2 GiB) of records in {@code local-cluster} with two executors, stock shuffle
  * against ours, applications alternating (stock first in odd rounds, ours first in even ones),
- * medians of {@code --runs} rounds. Two comparisons (DESIGN.md, "Measuring on one machine"):
+ * medians of {@code --runs} rounds. Two comparisons (docs/architecture.md, "Measuring on one machine"):
  *
  * <ul>
  *   <li>{@code headline}: both as configured by default; on one machine the stock shuffle then
- *       reads every block from local disk, and ours from the mapped files, so no transport runs;
+ *       reads every block from local disk, and ours from the files, so no transport runs;
  *   <li>{@code transport}: stock with {@code spark.shuffle.readHostLocalDisk=false} (its Netty
  *       path for the other executor's blocks) against ours with {@code read.local=false} (every
  *       block one-sided READ over the tcp transport, its own executor's too).

@@ -27,6 +27,7 @@ final class SegmentInputStream extends InputStream {
 
   private final SegmentFetcher fetcher;
   private final int chunks;
+  private final SegmentFetcher.Request[] requests;
   private final Progressable progress;
   private final Map<Integer, SegmentFetcher.Fetched> early = new HashMap<>();
   private SegmentFetcher.Fetched current;
@@ -64,12 +65,15 @@ final class SegmentInputStream extends InputStream {
     this.progress = progress;
     this.chunks = (int) ((length + chunkSize - 1) / chunkSize);
     int maxRequests = (int) Math.max(1, Math.min(256, maxBytesInFlight / chunkSize));
-    this.fetcher = new SegmentFetcher(connections, buffers, Math.max(maxBytesInFlight, chunkSize),
-        maxRequests, allocationWaitMillis);
+    // one retry on a fresh connection, at once: a failed chunk is then the map's failure
+    this.fetcher = new SegmentFetcher(connections, buffers, new SegmentFetcher.Limits(
+        Math.max(maxBytesInFlight, chunkSize), maxRequests, allocationWaitMillis, 1, 0), () -> { });
+    this.requests = new SegmentFetcher.Request[chunks];
     for (int i = 0; i < chunks; i++) {
       long off = start + (long) i * chunkSize;
       int n = (int) Math.min(chunkSize, start + length - off);
-      fetcher.add(new SegmentFetcher.Request(peer, application, file, off, n, i));
+      requests[i] = new SegmentFetcher.Request(peer, application, file, off, n, i);
+      fetcher.add(requests[i]);
     }
   }
 
@@ -132,7 +136,7 @@ final class SegmentInputStream extends InputStream {
     while (f == null) {
       SegmentFetcher.Result r;
       try {
-        r = fetcher.take(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        r = fetcher.take(WAIT_MILLIS, TimeUnit.MILLISECONDS, requests[index]);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted while READing a map output");

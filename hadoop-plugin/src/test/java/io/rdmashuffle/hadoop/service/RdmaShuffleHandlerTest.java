@@ -132,7 +132,8 @@ class RdmaShuffleHandlerTest {
     closeAfter.add(pool);
     closeAfter.add(connections);
     List<SegmentFetcher.Result> results = new ArrayList<>();
-    try (SegmentFetcher f = new SegmentFetcher(connections, pool, 8 << 20, 16, 1000)) {
+    try (SegmentFetcher f = new SegmentFetcher(connections, pool,
+        new SegmentFetcher.Limits(8 << 20, 16, 1000, 1, 0), () -> { })) {
       for (MapOutputsAnswer.Entry e : a.entries()) {
         f.add(new SegmentFetcher.Request(a.responder(), job.toString(), e.file(), e.startOffset(),
             (int) e.partLength(), e.mapId()));
@@ -173,7 +174,7 @@ class RdmaShuffleHandlerTest {
     List<SegmentFetcher.Result> got = read(reader(JOB_A, tokenA), JOB_A, a);
     for (SegmentFetcher.Result r : got) {
       SegmentFetcher.Fetched f = assertInstanceOf(SegmentFetcher.Fetched.class, r, r.toString());
-      MapOutputsAnswer.Entry e = r.request().tag().equals(m0.toString()) ? e0 : e1;
+      MapOutputsAnswer.Entry e = f.request().tag().equals(m0.toString()) ? e0 : e1;
       int seed = e == e0 ? 10 : 11;
       assertEquals(-1,
           Patterns.firstMismatch(f.data(), 0, (int) e.partLength(), e.startOffset(), seed));
@@ -302,7 +303,7 @@ class RdmaShuffleHandlerTest {
     FakeMapOutputs.write(dirs.dirs().get(0), JOB_A, USER, m0, 18, 3000, 5000);
     MapOutputsAnswer a = ask(JOB_A, 1, key(tokenA), m0).answer();
     TcpTransport r = reader(JOB_A, tokenA);
-    assertInstanceOf(SegmentFetcher.Fetched.class, read(r, JOB_A, a).get(0));
+    assertInstanceOf(SegmentFetcher.Fetched.class, read(r, JOB_A, a).get(0)).release();
     long registered = service.transportMetrics().memory().registeredBytes();
     assertEquals(8000, registered);
 

@@ -61,7 +61,7 @@ public final class RdmaMiniCluster implements AutoCloseable {
     YarnConfiguration conf = new OurShuffleService();
     conf.setInt(YarnConfiguration.NM_PMEM_MB, 2048);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 128);
-    // stop in 2 s instead of 34 s (FACTS.md)
+    // stop in 2 s instead of 34 s (the NodeManager waits for container processes otherwise)
     conf.setLong("yarn.nodemanager.sleep-delay-before-sigkill.ms", 100);
     conf.setLong("yarn.nodemanager.process-kill-wait.ms", 100);
     if (Boolean.getBoolean("rdma.test.keepLogs")) {

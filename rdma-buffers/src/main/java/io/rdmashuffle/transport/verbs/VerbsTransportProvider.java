@@ -11,6 +11,8 @@ import io.rdmashuffle.transport.TransportProvider;
 import io.rdmashuffle.transport.TransportStartException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Probes whether RDMA verbs can run here: an RDMA device with an active port, a locked-memory
@@ -21,6 +23,7 @@ import java.util.List;
  */
 public final class VerbsTransportProvider implements TransportProvider {
   static final String STARTER = "io.rdmashuffle.transport.verbs.disni.VerbsTransportStarter";
+  static final String ODP_PROBE = "io.rdmashuffle.transport.verbs.disni.OdpProbe";
 
   @Override
   public TransportKind kind() {
@@ -68,12 +71,35 @@ public final class VerbsTransportProvider implements TransportProvider {
 
   private static void addNativeFindings(RdmaConf conf, NativeLibrary library, List<String> findings) {
     findings.add("native library: " + library.describe());
+    if (library.isAvailable()) {
+      addRegistrationFindings(conf, library, findings);
+    }
     String configured = conf.get(RdmaShuffleConfig.VERBS_NATIVE_LIBRARY).trim();
     if (!configured.equals(library.requestedPath())) {
       findings.add(
           conf.keyOf(RdmaShuffleConfig.VERBS_NATIVE_LIBRARY) + "=" + configured
               + " not used: this process loaded the native library once already, with "
               + (library.requestedPath().isEmpty() ? "no path set" : library.requestedPath()));
+    }
+  }
+
+  /** Which registration served memory gets on each device, and why ({@code disni.OdpProbe}). */
+  @SuppressWarnings("unchecked")
+  private static void addRegistrationFindings(
+      RdmaConf conf, NativeLibrary library, List<String> findings) {
+    String key = conf.keyOf(RdmaShuffleConfig.VERBS_REGISTRATION);
+    try {
+      Function<String, Map<String, String>> probe =
+          library.newInstance(ODP_PROBE, Function.class);
+      Map<String, String> devices =
+          probe.apply(conf.get(RdmaShuffleConfig.VERBS_REGISTRATION).name());
+      if (devices.isEmpty()) {
+        findings.add("served memory registration (" + key + "): no device to ask");
+      }
+      devices.forEach((device, how) ->
+          findings.add("served memory registration on " + device + ": " + how));
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      findings.add("served memory registration (" + key + "): could not ask the devices: " + e);
     }
   }
 

@@ -178,12 +178,12 @@ class TcpTransportTest extends TransportContractTest {
           ops[i] = new ReadOp().set(r.address() + i * 4096L, r.rkey(),
               i % 2 == 0 ? 100 : 40_000, b, 0, again);
         }
-        long before = allocatedBy("rdma-tcp-recv") + allocatedBy("rdma-tcp-serve");
+        long before = allocatedBy("rdma-tcp-recv") + allocatedBy("rdma-io-");
         for (ReadOp op : ops) {
           c.post(op);
         }
         assertTrue(done.await(60, TimeUnit.SECONDS));
-        long perRead = (allocatedBy("rdma-tcp-recv") + allocatedBy("rdma-tcp-serve") - before) / total;
+        long perRead = (allocatedBy("rdma-tcp-recv") + allocatedBy("rdma-io-") - before) / total;
         if (round == 1) {
           // round 0 warms up (JIT, first-use tables); then small and large READs, served and
           // received, must not allocate: a few bytes per READ allow for JIT and JFR noise only

@@ -14,7 +14,7 @@ import java.util.function.Function;
  *   io.rdmashuffle.transport.verbs.DisniSmoke [server-ip client-ip port]
  * </pre>
  *
- * Defaults: server 10.77.0.1 (rxe0), client 10.77.0.2 (rxe1), port 19190. The system property
+ * Defaults: server 198.18.100.1 (rxe0), client 198.18.100.2 (rxe1), port 19190. The system property
  * {@code rdma.shuffle.verbs.nativeLibrary} names a library to use instead of the bundled one.
  * Exit status 0 and a line starting with {@code SMOKE PASSED} when everything held; 1 when a
  * check failed; 2 when the library can't be loaded.
@@ -25,8 +25,8 @@ public final class DisniSmoke {
   private DisniSmoke() {}
 
   public static void main(String[] args) throws ReflectiveOperationException {
-    String server = args.length > 0 ? args[0] : "10.77.0.1";
-    String client = args.length > 1 ? args[1] : "10.77.0.2";
+    String server = args.length > 0 ? args[0] : "198.18.100.1";
+    String client = args.length > 1 ? args[1] : "198.18.100.2";
     String port = args.length > 2 ? args[2] : "19190";
     NativeLibrary lib =
         NativeLibrary.load(

@@ -23,7 +23,7 @@ public final class MappedRegistrationProbe {
   public static void main(String[] args) throws Exception {
     RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of("spark.shuffle.rdma.transport", "verbs"));
     try (Transport t = new VerbsTransportProvider().start(new TransportContext(conf,
-        ApplicationSecrets.of("probe", "probe-secret-0123456789".getBytes()), "10.77.0.1",
+        ApplicationSecrets.of("probe", "probe-secret-0123456789".getBytes()), "198.18.100.1",
         new TransportMetrics()))) {
       for (String dir : new String[] {"/tmp", "/dev/shm", System.getProperty("user.dir")}) {
         Path p = Files.createTempFile(Path.of(dir), "probe", ".bin");

@@ -252,6 +252,17 @@ class NativeLibraryTest {
         }) {
       assertEquals("returned -22", outcomes.get(m), m);
     }
+    for (String m :
+        new String[] {
+          "NativeExtras.destroyQp", "NativeExtras.moveQpToError", "NativeExtras.odpCaps",
+          "NativeExtras.prefetch", "NativeExtras.awaitCompletion"
+        }) {
+      assertEquals("returned -22", outcomes.get(m), m + ": -EINVAL for a null id");
+    }
+    assertEquals("returned -9", outcomes.get("NativeExtras.wake(-1)"), "-EBADF");
+    assertEquals("returned fd ok, wake 0, close 0", outcomes.get("NativeExtras.wakeup"));
+    assertTrue(outcomes.get("NativeExtras.deviceOdpCaps").startsWith("returned "),
+        "a device list, possibly empty: " + outcomes.get("NativeExtras.deviceOdpCaps"));
     assertFalse(outcomes.get("NativeAffinity.getAffinity").equals("returned 0"));
     assertEquals("returned done", outcomes.get("NativeAffinity.setAffinity(current)"));
   }

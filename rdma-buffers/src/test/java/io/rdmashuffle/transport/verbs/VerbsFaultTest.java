@@ -50,8 +50,8 @@ import org.junit.jupiter.api.condition.EnabledIf;
 class VerbsFaultTest {
   private static final String APP = "app-faults";
   private static final byte[] SECRET = "fault-secret-0123456789".getBytes(StandardCharsets.UTF_8);
-  private static final String SERVER = System.getProperty("rdma.test.serverHost", "10.77.0.1");
-  private static final String CLIENT = System.getProperty("rdma.test.clientHost", "10.77.0.2");
+  private static final String SERVER = System.getProperty("rdma.test.serverHost", "198.18.100.1");
+  private static final String CLIENT = System.getProperty("rdma.test.clientHost", "198.18.100.2");
   private static final long TIMEOUT_SECONDS = Long.getLong("rdma.test.readTimeoutSeconds", 30);
 
   private static Transport start(String host) throws Exception {

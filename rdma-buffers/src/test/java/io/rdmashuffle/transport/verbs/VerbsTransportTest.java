@@ -9,9 +9,9 @@ import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * The transport contract on verbs, between two Soft-RoCE devices: the serving transport on
- * {@code rdma.test.serverHost} (default 10.77.0.1, rxe0 in the guest of
+ * {@code rdma.test.serverHost} (default 198.18.100.1, rxe0 in the guest of
  * {@code integration/softroce/run-in-guest.sh}), the reading one on {@code rdma.test.clientHost}
- * (default 10.77.0.2, rxe1). Runs where an RDMA device port is active and the native library
+ * (default 198.18.100.2, rxe1). Runs where an RDMA device port is active and the native library
  * loads; elsewhere it is skipped, and the guest run is what proves it.
  */
 @EnabledIf("verbsAvailable")
@@ -39,11 +39,11 @@ class VerbsTransportTest extends TransportContractTest {
 
   @Override
   protected String serverHost() {
-    return System.getProperty("rdma.test.serverHost", "10.77.0.1");
+    return System.getProperty("rdma.test.serverHost", "198.18.100.1");
   }
 
   @Override
   protected String clientHost() {
-    return System.getProperty("rdma.test.clientHost", "10.77.0.2");
+    return System.getProperty("rdma.test.clientHost", "198.18.100.2");
   }
 }

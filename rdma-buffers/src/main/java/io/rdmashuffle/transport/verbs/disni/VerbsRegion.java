@@ -12,14 +12,26 @@ import io.rdmashuffle.memory.RegisteredRegion;
  */
 final class VerbsRegion extends RegisteredRegion {
   private final VerbsRegistrar registrar;
+  private final boolean onDemand;
   private IbvMr mr;
 
   VerbsRegion(
-      MemoryPiece memory, Access access, String owner, IbvMr mr, VerbsRegistrar registrar,
-      Runnable onFreed) {
+      MemoryPiece memory, Access access, String owner, IbvMr mr, boolean onDemand,
+      VerbsRegistrar registrar, Runnable onFreed) {
     super(memory, access, owner, mr.getAddr(), mr.getRkey(), mr.getLkey(), onFreed);
     this.mr = mr;
+    this.onDemand = onDemand;
     this.registrar = registrar;
+  }
+
+  /** Registered with on-demand paging (not pinned). */
+  boolean onDemand() {
+    return onDemand;
+  }
+
+  /** The memory region, or null once deregistered. */
+  synchronized IbvMr mr() {
+    return mr;
   }
 
   @Override

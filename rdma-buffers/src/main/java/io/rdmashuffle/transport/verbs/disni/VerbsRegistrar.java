@@ -4,6 +4,8 @@ import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.SVCRegMr;
+import com.ibm.disni.verbs.impl.NatIbvMr;
+import io.rdmashuffle.config.VerbsRegistration;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.MemoryAccounting;
 import io.rdmashuffle.memory.MemoryPiece;
@@ -28,6 +30,13 @@ import org.slf4j.LoggerFactory;
  * Served regions are registered with remote READ only (no local write, never remote write), so a
  * read-only file mapping can be registered.
  *
+ * <p>Served memory is registered with on-demand paging ({@code IBV_ACCESS_ON_DEMAND}) when
+ * {@link OdpSupport} says so: nothing is pinned, the device faults pages in as READs touch them,
+ * and a region is prefetched when it is registered (a published output is about to be read) and
+ * on request ({@link #prefetch}). Accounting tells pinned from on-demand bytes, so a bound on
+ * pinned memory can leave on-demand regions out. READ targets (the buffer pool) stay pinned:
+ * they are written by the device on every READ.
+ *
  * <p>{@code ibv_reg_mr} is thread-safe, so registration runs on the caller's thread, not on the
  * completion queue's owner (pinning a large file takes time the data path should not wait for).
  */
@@ -37,15 +46,25 @@ final class VerbsRegistrar implements MemoryRegistrar {
   private final IbvContext context;
   private final IbvPd ownPd;
   private final Map<String, IbvPd> applicationPds = new HashMap<>();
+  /** Applications withdrawn while regions of theirs were still registered. */
+  private final Set<String> withdrawn = new java.util.HashSet<>();
   private final Set<VerbsRegion> live = Collections.newSetFromMap(new IdentityHashMap<>());
   private final MemoryAccounting accounting;
+  private final OdpSupport odp;
   private boolean gone;
   private boolean released;
 
-  VerbsRegistrar(IbvContext context, MemoryAccounting accounting) throws IOException {
+  VerbsRegistrar(IbvContext context, MemoryAccounting accounting, OdpSupport odp)
+      throws IOException {
     this.context = context;
     this.accounting = accounting;
+    this.odp = odp;
     this.ownPd = context.allocPd();
+  }
+
+  /** Which registration served memory gets, and why. */
+  OdpSupport odp() {
+    return odp;
   }
 
   IbvPd ownPd() {
@@ -57,12 +76,42 @@ final class VerbsRegistrar implements MemoryRegistrar {
     if (gone) {
       throw new IOException("the RDMA device is gone");
     }
+    withdrawn.remove(application);
     IbvPd pd = applicationPds.get(application);
     if (pd == null) {
       pd = context.allocPd();
       applicationPds.put(application, pd);
     }
     return pd;
+  }
+
+  /**
+   * The application is withdrawn and its served queue pairs are gone: its protection domain is
+   * deallocated now, or as its last region is deregistered.
+   */
+  synchronized void withdraw(String application) {
+    if (!applicationPds.containsKey(application) || released) {
+      return;
+    }
+    withdrawn.add(application);
+    releaseIfUnused(application);
+  }
+
+  /** Under the lock: deallocates a withdrawn application's domain once no region uses it. */
+  private void releaseIfUnused(String application) {
+    if (!withdrawn.contains(application)) {
+      return;
+    }
+    for (VerbsRegion r : live) {
+      if (application.equals(r.owner())) {
+        return;
+      }
+    }
+    withdrawn.remove(application);
+    IbvPd pd = applicationPds.remove(application);
+    if (pd != null) {
+      dealloc(pd);
+    }
   }
 
   @Override
@@ -76,7 +125,8 @@ final class VerbsRegistrar implements MemoryRegistrar {
           throw new IllegalArgumentException("a served region needs an owner application");
         }
         pd = pdOf(owner);
-        flags = IbvMr.IBV_ACCESS_REMOTE_READ;
+        flags = IbvMr.IBV_ACCESS_REMOTE_READ
+            | (odp.servedOnDemand() ? IbvMr.IBV_ACCESS_ON_DEMAND : 0);
       } else {
         synchronized (this) {
           if (gone) {
@@ -93,11 +143,17 @@ final class VerbsRegistrar implements MemoryRegistrar {
       } finally {
         call.free();
       }
-      VerbsRegion region = new VerbsRegion(piece, access, owner, mr, this, onFreed);
+      boolean onDemand = (flags & IbvMr.IBV_ACCESS_ON_DEMAND) != 0;
+      VerbsRegion region = new VerbsRegion(piece, access, owner, mr, onDemand, this, onFreed);
       synchronized (this) {
         live.add(region);
       }
-      accounting.registered(piece.length());
+      if (onDemand) {
+        accounting.registeredOnDemand(piece.length());
+        prefetch(region, 0, piece.length()); // a served region is registered to be read
+      } else {
+        accounting.registered(piece.length());
+      }
       return region;
     } catch (IOException e) {
       throw new RegistrationException(
@@ -105,12 +161,52 @@ final class VerbsRegistrar implements MemoryRegistrar {
               + (piece.isFile() && !piece.writableMapping()
                   ? "the kernel pins only writable file mappings, and this process can't open the"
                       + " file for writing (nothing is ever written through it)"
-                  : "registered memory is pinned, check the memlock limit"), e);
+                  : odp.servedOnDemand() && access == Access.REMOTE_READ
+                      ? "on-demand registration refused (" + odp.describe() + ")"
+                      : "registered memory is pinned, check the memlock limit"), e);
+    }
+  }
+
+  /** Pinning needs writable file mappings (see the interface); on-demand paging does not. */
+  @Override
+  public boolean needsWritableMappings() {
+    return !odp.servedOnDemand();
+  }
+
+  /**
+   * Starts an {@code ibv_advise_mr} prefetch of a range of an on-demand region, in pieces the
+   * native call takes (an int length); false for pinned regions, a closed region or a range
+   * outside it.
+   */
+  @Override
+  public boolean prefetch(RegisteredRegion region, long offset, long length) {
+    if (!(region instanceof VerbsRegion r) || !r.onDemand() || length <= 0 || offset < 0
+        || offset > r.length() - length || !r.tryRetain()) {
+      return false;
+    }
+    try {
+      IbvMr mr = r.mr();
+      if (mr == null) {
+        return false;
+      }
+      long id = ((NatIbvMr) mr).getObjId();
+      for (long done = 0; done < length; ) {
+        int piece = (int) Math.min(length - done, 1L << 30);
+        int rc = NativeExtras.prefetch(id, r.address() + offset + done, piece, false);
+        if (rc != 0) {
+          LOG.debug("prefetch of {} bytes of an on-demand region failed: errno {}", piece, -rc);
+          return false;
+        }
+        done += piece;
+      }
+      return true;
+    } finally {
+      r.release();
     }
   }
 
   @Override
-  public boolean needsWritableMappings() {
+  public boolean pinsMemory() {
     return true;
   }
 
@@ -119,9 +215,16 @@ final class VerbsRegistrar implements MemoryRegistrar {
     if (failed != null) {
       LOG.warn("deregistering a memory region failed", failed);
     }
-    accounting.deregistered(region.length());
+    if (region.onDemand()) {
+      accounting.deregisteredOnDemand(region.length());
+    } else {
+      accounting.deregistered(region.length());
+    }
     synchronized (this) {
       live.remove(region);
+      if (region.owner() != null && !released) {
+        releaseIfUnused(region.owner());
+      }
     }
   }
 

@@ -40,7 +40,29 @@ public final class NativeCallsProbe implements Callable<Map<String, String>> {
               return "done";
             }));
     out.put("RdmaEventChannel.createEventChannel", outcome(NativeCallsProbe::eventChannel));
+    extras(out);
     return out;
+  }
+
+  /** Our own natives (NativeExtras) with null ids, and the wake-up eventfd end to end. */
+  private static void extras(Map<String, String> out) {
+    out.put("NativeExtras.destroyQp", outcome(() -> NativeExtras.destroyQp(0)));
+    out.put("NativeExtras.moveQpToError", outcome(() -> NativeExtras.moveQpToError(0)));
+    out.put("NativeExtras.odpCaps", outcome(() -> NativeExtras.odpCaps(0)));
+    out.put("NativeExtras.prefetch", outcome(() -> NativeExtras.prefetch(0, 0, 0, false)));
+    out.put("NativeExtras.awaitCompletion",
+        outcome(() -> NativeExtras.awaitCompletion(0, 0, -1, 0)));
+    out.put("NativeExtras.wake(-1)", outcome(() -> NativeExtras.wake(-1)));
+    out.put("NativeExtras.deviceOdpCaps", outcome(() -> NativeExtras.deviceOdpCaps().length));
+    out.put("NativeExtras.wakeup", outcome(() -> {
+      int fd = NativeExtras.createWakeup();
+      if (fd < 0) {
+        return "eventfd failed " + fd;
+      }
+      int woken = NativeExtras.wake(fd);
+      int closed = NativeExtras.closeWakeup(fd);
+      return "fd ok, wake " + woken + ", close " + closed;
+    }));
   }
 
   private static Object eventChannel() throws IOException {

@@ -90,7 +90,7 @@ public final class ReadSmoke implements Function<String[], String> {
         writeIsRefused(link, server);
       }
       connectToClosedPort(serverIp, clientIp, port + 1);
-      resolveUnknownAddress(clientIp, "10.77.0.99", port);
+      resolveUnknownAddress(clientIp, "198.18.100.99", port);
     } finally {
       closer.close();
     }

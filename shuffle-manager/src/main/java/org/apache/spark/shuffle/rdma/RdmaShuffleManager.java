@@ -2,16 +2,14 @@ package org.apache.spark.shuffle.rdma;
 
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
-import io.rdmashuffle.config.TransportKind;
-import io.rdmashuffle.mapoutput.BlockFetcher;
+import io.rdmashuffle.fetch.BlockFetcher;
+import io.rdmashuffle.fetch.ReadCounters;
 import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
-import io.rdmashuffle.mapoutput.FallbackLog;
-import io.rdmashuffle.mapoutput.MapOutputDescriptor;
-import io.rdmashuffle.mapoutput.ShuffleRuntime;
+import io.rdmashuffle.mapoutput.OwnerMarker;
 import io.rdmashuffle.memory.MemoryAccounting;
 import io.rdmashuffle.metrics.LatencyHistogram;
 import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.TransportSelector;
+import io.rdmashuffle.serve.ServingMetrics;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,16 +29,8 @@ import org.apache.spark.shuffle.ShuffleReader;
 import org.apache.spark.shuffle.ShuffleWriteMetricsReporter;
 import org.apache.spark.shuffle.ShuffleWriter;
 import org.apache.spark.shuffle.sort.SortShuffleManager;
-import org.apache.spark.storage.BlockId;
-import org.apache.spark.storage.BlockManagerId;
-import org.apache.spark.storage.ShuffleBlockId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import scala.Tuple2;
-import scala.Tuple3;
-import scala.collection.Iterator;
-import scala.collection.Seq;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * rdma-shuffle's Spark ShuffleManager: {@code
@@ -50,13 +40,15 @@ import scala.jdk.javaapi.CollectionConverters;
  * <ul>
  *   <li>Map tasks write through Spark's sort shuffle writers (kept in a {@link
  *       SortShuffleManager}, which also keeps serving blocks the stock way); on commit the output
- *       is registered read-only and its descriptor rides in the map status.
- *   <li>Reduce tasks READ the blocks one-sided ({@link RdmaShuffleReader}).
- *   <li>Fallback to the stock sort shuffle is decided per shuffle on the driver (switched off,
- *       or the configured transport can't run), per map output (it could not be published) and
- *       per reduce task (some map outputs have no descriptor, or no transport runs here): always
- *       correct, logged once per cause, counted ({@link FallbackLog}).
- *   <li>The transport and everything registered live in one {@link ShuffleRuntime} per process,
+ *       is published and the map status carries this executor's {@link OwnerMarker}.
+ *   <li>Reduce tasks ask each owner where to READ and READ the blocks one-sided ({@link
+ *       RdmaShuffleReader}).
+ *   <li>Fallback to the stock sort shuffle is decided per shuffle on the driver (switched off, or
+ *       Spark encrypts network traffic), per map output (it could not be published) and per reduce
+ *       task (some map output has no marker, or is served over a transport this executor does not
+ *       run, or no transport runs here): always correct, logged once per cause, counted ({@link
+ *       FallbackLog}). The driver never decides for executors from its own node's hardware.
+ *   <li>The transport and everything registered live in one {@link SparkNode} per process,
  *       started by the first task that needs it, closed by {@link #stop()} or a shutdown hook.
  * </ul>
  */
@@ -69,15 +61,14 @@ public final class RdmaShuffleManager implements ShuffleManager {
   private final SortShuffleManager sort;
   private final FallbackLog fallbacks = new FallbackLog();
   private final ChecksumAlgorithm exactSparkChecksums;
+  private final String disabledBecause;
   private final Object lock = new Object();
   /** Reduce tasks read by us, and how many of them read a map range (AQE skew splits, local reads). */
   private final LongAdder readers = new LongAdder();
   private final LongAdder readersOfMapRanges = new LongAdder();
-  private volatile ShuffleRuntime runtime;
+  private volatile SparkNode node;
   private volatile String unavailable;
   private volatile boolean stopped;
-  private String driverUnavailable;
-  private boolean driverProbed;
   private boolean sourceRegistered;
 
   /** Called by Spark (SparkEnv) with the application's configuration. */
@@ -93,6 +84,7 @@ public final class RdmaShuffleManager implements ShuffleManager {
           + " (with dynamic allocation, use spark.dynamicAllocation.shuffleTracking.enabled).");
     }
     this.exactSparkChecksums = SparkSettings.exactSparkChecksums(conf);
+    this.disabledBecause = SparkSettings.disabledBecause(conf, settings);
     this.sort = new SortShuffleManager(conf);
   }
 
@@ -102,37 +94,19 @@ public final class RdmaShuffleManager implements ShuffleManager {
   public <K, V, C> ShuffleHandle registerShuffle(int shuffleId, ShuffleDependency<K, V, C> dep) {
     ShuffleHandle sortHandle = sort.registerShuffle(shuffleId, dep);
     registerSource();
-    String cause = fallbackCause(shuffleId);
-    if (cause != null) {
-      fallbacks.record(settings.get(RdmaShuffleConfig.SPARK_ENABLED)
-          ? FallbackLog.Cause.TRANSPORT_UNAVAILABLE : FallbackLog.Cause.DISABLED,
-          "shuffle " + shuffleId, cause);
+    if (disabledBecause != null) {
+      fallbacks.record(SparkSettings.isEncryptionCause(disabledBecause)
+          ? FallbackLog.Cause.NETWORK_ENCRYPTION : FallbackLog.Cause.DISABLED,
+          "shuffle " + shuffleId, disabledBecause);
+      return sortHandle;
+    }
+    if (isLocalMaster() && startNode() == null) {
+      // the driver runs the tasks itself: it needs the transport
+      fallbacks.record(FallbackLog.Cause.TRANSPORT_UNAVAILABLE, "shuffle " + shuffleId,
+          unavailable);
       return sortHandle;
     }
     return new RdmaShuffleHandle<>(shuffleId, dep, sortHandle);
-  }
-
-  /** Why shuffle {@code shuffleId} can't be ours, or null. */
-  private String fallbackCause(int shuffleId) {
-    if (!settings.get(RdmaShuffleConfig.SPARK_ENABLED)) {
-      return settingsKey(RdmaShuffleConfig.SPARK_ENABLED) + "=false";
-    }
-    if (isLocalMaster()) {
-      // the driver runs the tasks: it needs the transport itself
-      return startRuntime() == null ? unavailable : null;
-    }
-    synchronized (lock) {
-      if (!driverProbed) {
-        driverProbed = true;
-        TransportSelector.Choice c = TransportSelector.standard().choose(settings);
-        TransportKind forced = settings.get(RdmaShuffleConfig.TRANSPORT);
-        if (forced != TransportKind.AUTO && !c.probes().get(forced).available()) {
-          driverUnavailable = "transport " + forced.name().toLowerCase(java.util.Locale.ROOT)
-              + " can't run: " + c.probes().get(forced).cause();
-        }
-      }
-      return driverUnavailable;
-    }
   }
 
   private boolean isLocalMaster() {
@@ -168,9 +142,9 @@ public final class RdmaShuffleManager implements ShuffleManager {
     }
     String what = "reduce partitions [" + startPartition + ", " + endPartition + ") of shuffle "
         + handle.shuffleId();
-    ShuffleRuntime r = runtime(what);
-    List<BlockFetcher.Source> sources = r == null ? null : sources(r, handle.shuffleId(),
-        startMapIndex, endMapIndex, startPartition, endPartition, what);
+    SparkNode n = node(what);
+    List<BlockFetcher.Source> sources = n == null ? null : new ReadSources(n, fallbacks)
+        .of(handle.shuffleId(), startMapIndex, endMapIndex, startPartition, endPartition, what);
     if (sources == null) {
       return sort.getReader(h.sortHandle(), startMapIndex, endMapIndex, startPartition,
           endPartition, context, metrics);
@@ -180,85 +154,36 @@ public final class RdmaShuffleManager implements ShuffleManager {
       readersOfMapRanges.increment();
     }
     return new RdmaShuffleReader<>((BaseShuffleHandle<K, ?, C>) handle, sources, context,
-        metrics, r, fetchOptions());
+        metrics, n, SparkSettings.fetchOptions(conf, settings, executorCores()));
   }
+
+  private int executorCores() {
+    return Math.max(1, conf.getInt("spark.executor.cores", isLocalMaster()
+        ? Runtime.getRuntime().availableProcessors() : 1));
+  }
+
+  // ---- the process's node ---------------------------------------------------------------------
 
   /**
-   * The map outputs a reduce task reads, with their descriptors; null when some have none
-   * (written where no transport ran, or migrated by Spark): then the task reads the stock way.
-   */
-  private List<BlockFetcher.Source> sources(ShuffleRuntime r, int shuffleId, int startMapIndex,
-      int endMapIndex, int startPartition, int endPartition, String what) {
-    Iterator<Tuple2<BlockManagerId, Seq<Tuple3<BlockId, Object, Object>>>> it =
-        SparkEnv.get().mapOutputTracker().getMapSizesByExecutorId(
-            shuffleId, startMapIndex, endMapIndex, startPartition, endPartition);
-    List<BlockFetcher.Source> out = new ArrayList<>();
-    while (it.hasNext()) {
-      Tuple2<BlockManagerId, Seq<Tuple3<BlockId, Object, Object>>> e = it.next();
-      BlockManagerId address = e._1();
-      String text = address.topologyInfo().isDefined() ? address.topologyInfo().get() : null;
-      if (!MapOutputDescriptor.isText(text)) {
-        fallbacks.record(FallbackLog.Cause.UNPUBLISHED_MAP_OUTPUT, what,
-            "map outputs of executor " + address.executorId() + " carry no descriptor");
-        return null;
-      }
-      MapOutputDescriptor d;
-      try {
-        d = MapOutputDescriptor.fromText(text, r.seal());
-      } catch (IllegalArgumentException bad) {
-        fallbacks.record(FallbackLog.Cause.UNPUBLISHED_MAP_OUTPUT, what,
-            "a descriptor of executor " + address.executorId() + " can't be used: "
-                + bad.getMessage());
-        return null;
-      }
-      Map<Integer, List<ShuffleBlockId>> byMapIndex = new LinkedHashMap<>();
-      for (Tuple3<BlockId, Object, Object> b : CollectionConverters.asJava(e._2())) {
-        if (!(b._1() instanceof ShuffleBlockId id) || id.mapId() != d.mapId()) {
-          throw new IllegalStateException(
-              "block " + b._1() + " listed at a location describing " + d);
-        }
-        byMapIndex.computeIfAbsent((Integer) b._3(), k -> new ArrayList<>()).add(id);
-      }
-      for (Map.Entry<Integer, List<ShuffleBlockId>> m : byMapIndex.entrySet()) {
-        out.add(RdmaShuffleReader.source(address, d, m.getKey(),
-            RdmaShuffleReader.reduceIds(m.getValue())));
-      }
-    }
-    return out;
-  }
-
-  private BlockFetcher.Options fetchOptions() {
-    long inFlight = SparkSettings.maxSizeInFlight(conf);
-    long segment = Math.min(settings.get(RdmaShuffleConfig.SPARK_READ_SEGMENT_SIZE),
-        Math.min(inFlight, settings.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES) / 4));
-    return new BlockFetcher.Options(inFlight, SparkSettings.maxReqsInFlight(conf),
-        (int) Math.max(segment, 64 * 1024), SparkSettings.readLocal(settings),
-        settings.get(RdmaShuffleConfig.SPARK_CHECKSUM_VERIFY),
-        settings.get(RdmaShuffleConfig.READ_TIMEOUT).toMillis());
-  }
-
-  // ---- the process's runtime ------------------------------------------------------------------
-
-  /**
-   * This process's runtime, started on first use; null when no transport can run here (then
+   * This process's node, started on first use; null when no transport can run here (then
    * {@code what} falls back: counted, and logged once per cause).
    */
-  ShuffleRuntime runtime(String what) {
-    ShuffleRuntime r = startRuntime();
-    if (r == null) {
+  SparkNode node(String what) {
+    SparkNode n = startNode();
+    if (n == null) {
       fallbacks.record(FallbackLog.Cause.TRANSPORT_UNAVAILABLE, what, unavailable);
     }
-    return r;
+    return n;
   }
 
-  private ShuffleRuntime startRuntime() {
-    ShuffleRuntime r = runtime;
-    if (r != null) {
-      return r;
+  private SparkNode startNode() {
+    SparkNode n = node;
+    if (n != null) {
+      return n;
     }
     synchronized (lock) {
-      if (runtime != null || unavailable != null) {
-        return runtime;
+      if (node != null || unavailable != null) {
+        return node;
       }
       if (stopped) {
         unavailable = "the shuffle manager was stopped";
@@ -267,7 +192,7 @@ public final class RdmaShuffleManager implements ShuffleManager {
       SparkEnv env = SparkEnv.get();
       String application = env.conf().getAppId();
       try {
-        runtime = ShuffleRuntime.start(settings, application,
+        node = SparkNode.start(settings, application,
             SparkSettings.secret(env.securityManager(), application),
             env.blockManager().blockManagerId().host());
       } catch (Exception e) {
@@ -276,7 +201,7 @@ public final class RdmaShuffleManager implements ShuffleManager {
         LOG.debug("transport start failure", e);
       }
       registerSource();
-      return runtime;
+      return node;
     }
   }
 
@@ -306,28 +231,26 @@ public final class RdmaShuffleManager implements ShuffleManager {
     return fallbacks;
   }
 
-  private String settingsKey(io.rdmashuffle.config.ConfigEntry<?> e) {
-    return settings.keyOf(e);
-  }
-
   // ---- observability ------------------------------------------------------------------------
 
   /**
    * Every counter of this process by name: transport (bytes and READs, latency, failures by
-   * kind, registered bytes and regions), map outputs served, blocks read, fallbacks by cause.
-   * Zeros before the runtime starts; the key set never changes.
+   * kind, registered bytes and regions), the serving side (registrations, evictions, requests
+   * by outcome), blocks read, READ buffers lent, fallbacks by cause. Zeros before the node
+   * starts; the key set never changes.
    */
   public Map<String, Long> metricsSnapshot() {
-    ShuffleRuntime r = runtime;
+    SparkNode n = node;
     Map<String, Long> m = new LinkedHashMap<>();
-    TransportMetrics t = r == null ? new TransportMetrics(new MemoryAccounting()) : r.metrics();
+    TransportMetrics t = n == null ? new TransportMetrics(new MemoryAccounting())
+        : n.runtime().metrics();
     m.putAll(t.snapshot());
-    m.put("mapOutputsPublished", r == null ? 0L : r.registry().publishedTotal());
-    m.put("mapOutputsServed", r == null ? 0L : (long) r.registry().published());
-    m.put("mapOutputBytesRegistered", r == null ? 0L : r.registry().registeredBytes());
-    m.put("bufferPoolBytes", r == null ? 0L : r.buffers().registeredBytes());
-    m.putAll(r == null ? new io.rdmashuffle.mapoutput.ReadCounters().snapshot()
-        : r.counters().snapshot());
+    m.putAll((n == null ? new ServingMetrics() : n.runtime().catalog().metrics()).snapshot());
+    m.put("mapOutputsPublished", n == null ? 0L : n.published().publishedTotal());
+    m.put("mapOutputsServed", n == null ? 0L : (long) n.published().size());
+    m.put("bufferPoolBytes", n == null ? 0L : n.runtime().buffers().registeredBytes());
+    m.put("bufferPoolLentBytes", n == null ? 0L : n.runtime().buffers().lentBytes());
+    m.putAll((n == null ? new ReadCounters() : n.counters()).snapshot());
     m.put("readers", readers.sum());
     m.put("readersOfMapRanges", readersOfMapRanges.sum());
     m.putAll(fallbacks.snapshot());
@@ -336,8 +259,8 @@ public final class RdmaShuffleManager implements ShuffleManager {
   }
 
   LatencyHistogram readLatency() {
-    ShuffleRuntime r = runtime;
-    return r == null ? null : r.metrics().readLatency();
+    SparkNode n = node;
+    return n == null ? null : n.runtime().metrics().readLatency();
   }
 
   /**
@@ -350,9 +273,10 @@ public final class RdmaShuffleManager implements ShuffleManager {
     return SparkSettings.secret(security, application);
   }
 
-  /** The runtime if it started (tests, tools). */
-  public ShuffleRuntime runtimeIfStarted() {
-    return runtime;
+  /** The node's transport address and kind if it started (tests, tools), else null. */
+  public OwnerMarker ownerIfStarted() {
+    SparkNode n = node;
+    return n == null ? null : n.marker();
   }
 
   /** Why no transport runs in this process, or null. */
@@ -360,13 +284,18 @@ public final class RdmaShuffleManager implements ShuffleManager {
     return unavailable;
   }
 
+  /** Why every shuffle of this application runs the stock shuffle, or null. */
+  public String disabledCause() {
+    return disabledBecause;
+  }
+
   // ---- cleanup --------------------------------------------------------------------------------
 
   @Override
   public boolean unregisterShuffle(int shuffleId) {
-    ShuffleRuntime r = runtime;
-    if (r != null) {
-      r.registry().removeShuffle(shuffleId);
+    SparkNode n = node;
+    if (n != null) {
+      n.removeShuffle(shuffleId);
     }
     return sort.unregisterShuffle(shuffleId);
   }
@@ -381,10 +310,10 @@ public final class RdmaShuffleManager implements ShuffleManager {
     synchronized (lock) {
       stopped = true;
     }
-    ShuffleRuntime r = runtime;
+    SparkNode n = node;
     try {
-      if (r != null) {
-        r.close();
+      if (n != null) {
+        n.close();
       }
     } finally {
       sort.stop();
@@ -393,5 +322,18 @@ public final class RdmaShuffleManager implements ShuffleManager {
 
   boolean isDriver() {
     return isDriver;
+  }
+
+  /** Settings keys as this engine spells them (messages). */
+  String keyOf(io.rdmashuffle.config.ConfigEntry<?> e) {
+    return settings.keyOf(e);
+  }
+
+  List<String> settingsSet() {
+    return new ArrayList<>(settings.explicitlySet().keySet());
+  }
+
+  boolean enabled() {
+    return settings.get(RdmaShuffleConfig.SPARK_ENABLED);
   }
 }

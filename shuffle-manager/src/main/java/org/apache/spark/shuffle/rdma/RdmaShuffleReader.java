@@ -1,12 +1,10 @@
 package org.apache.spark.shuffle.rdma;
 
-import io.rdmashuffle.mapoutput.BlockFetchException;
-import io.rdmashuffle.mapoutput.BlockFetcher;
-import io.rdmashuffle.mapoutput.MapOutputDescriptor;
-import io.rdmashuffle.mapoutput.ShuffleRuntime;
+import io.rdmashuffle.fetch.Block;
+import io.rdmashuffle.fetch.BlockFetchException;
+import io.rdmashuffle.fetch.BlockFetcher;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.spark.Aggregator;
@@ -20,7 +18,6 @@ import org.apache.spark.shuffle.BaseShuffleHandle;
 import org.apache.spark.shuffle.FetchFailedException;
 import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
 import org.apache.spark.shuffle.ShuffleReader;
-import org.apache.spark.storage.BlockManagerId;
 import org.apache.spark.storage.ShuffleBlockId;
 import org.apache.spark.util.TaskCompletionListener;
 import org.apache.spark.util.collection.ExternalSorter;
@@ -33,21 +30,24 @@ import scala.collection.Iterator;
 
 /**
  * Reads a reduce task's blocks with a {@link BlockFetcher} (one-sided READs into pooled
- * registered buffers; same-host blocks from their mappings) and then takes Spark's own path:
+ * registered buffers; blocks on this host from their files) and then takes Spark's own path:
  * decryption and decompression by the serializer manager, deserialization, aggregation and
  * sorting ({@code ExternalSorter}), with the task's read metrics filled as Spark's reader fills
- * them. A block that can't be read becomes a {@code FetchFailedException} naming its block
- * manager, shuffle, map id, map index and reduce id, so Spark re-runs the map that wrote it.
+ * them.
+ *
+ * <p>Failures land on the party at fault. A block that can't be read because of its map output
+ * or its owner (lost, unreachable after every retry, bad bytes: a checksum mismatch, or any
+ * {@code IOException} while decompressing or reading its stream, as Spark's own reader treats
+ * them) becomes a {@code FetchFailedException} naming its block manager, shuffle, map id, map
+ * index and reduce id, so Spark re-runs that map. This task's own shortage (no READ buffer
+ * within the wait) fails the task alone and blames no executor.
  */
 final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
-  /** Where one map output's blocks came from, as Spark names it. */
-  record MapOutputLocation(BlockManagerId address, long mapId, int mapIndex) {}
-
   private final BaseShuffleHandle<K, ?, C> handle;
   private final List<BlockFetcher.Source> sources;
   private final TaskContext context;
   private final ShuffleReadMetricsReporter metrics;
-  private final ShuffleRuntime runtime;
+  private final SparkNode node;
   private final BlockFetcher.Options options;
 
   RdmaShuffleReader(
@@ -55,32 +55,26 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
       List<BlockFetcher.Source> sources,
       TaskContext context,
       ShuffleReadMetricsReporter metrics,
-      ShuffleRuntime runtime,
+      SparkNode node,
       BlockFetcher.Options options) {
     this.handle = handle;
     this.sources = sources;
     this.context = context;
     this.metrics = metrics;
-    this.runtime = runtime;
+    this.node = node;
     this.options = options;
-  }
-
-  /** A fetcher source for the blocks of one map output listed by the map output tracker. */
-  static BlockFetcher.Source source(
-      BlockManagerId address, MapOutputDescriptor d, int mapIndex, int[] reduceIds) {
-    return new BlockFetcher.Source(d, reduceIds, new MapOutputLocation(address, d.mapId(), mapIndex));
   }
 
   @Override
   public Iterator<Product2<K, C>> read() {
-    BlockFetcher fetcher = runtime.newFetcher(options, context::killTaskIfInterrupted);
+    BlockFetcher fetcher = node.newFetcher(options, context::killTaskIfInterrupted);
     context.addTaskCompletionListener((TaskCompletionListener) ctx -> fetcher.close());
     try {
       for (BlockFetcher.Source s : sources) {
         fetcher.add(s);
       }
     } catch (BlockFetchException e) {
-      throw sneaky(fetchFailed(e));
+      throw sneaky(failure(e));
     }
     ShuffleDependency<K, ?, C> dep = handle.dependency();
     SerializerInstance serializer = dep.serializer().newInstance();
@@ -122,11 +116,20 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
     return new InterruptibleIterator<>(context, result);
   }
 
-  /** A fetch failure Spark understands, for the block that could not be read. */
-  private FetchFailedException fetchFailed(BlockFetchException e) {
-    MapOutputLocation where = (MapOutputLocation) e.source().tag();
+  /**
+   * What Spark should see for a block that can't be read: a fetch failure of its map output when
+   * the map output or its owner is at fault, else the task's own failure.
+   */
+  private Exception failure(BlockFetchException e) {
+    return e.kind().blamesMapOutput() ? fetchFailed(e.source(), e.partition(), e) : e;
+  }
+
+  /** A fetch failure Spark understands, for a block of {@code source}. */
+  private FetchFailedException fetchFailed(BlockFetcher.Source source, int partition,
+      Throwable cause) {
+    ReadSources.MapOutputLocation where = (ReadSources.MapOutputLocation) source.tag();
     return new FetchFailedException(where.address(), handle.shuffleId(), where.mapId(),
-        where.mapIndex(), e.partition(), e.getMessage(), e);
+        where.mapIndex(), partition, cause.getMessage(), cause);
   }
 
   @SuppressWarnings("unchecked")
@@ -161,16 +164,30 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
         if (finished) {
           return false;
         }
-        BlockFetcher.Block b = nextBlock();
+        Block b = nextBlock();
         if (b == null) {
           finished = true;
           context.taskMetrics().mergeShuffleReadMetrics();
           return false;
         }
         ShuffleBlockId id = new ShuffleBlockId(shuffleId,
-            ((MapOutputLocation) b.source().tag()).mapId(), b.partition());
-        InputStream in = serializerManager.wrapStream(id, new FailureTranslating(b.stream()));
-        current = serializer.deserializeStream(in).asKeyValueIterator();
+            ((ReadSources.MapOutputLocation) b.source().tag()).mapId(), b.partition());
+        InputStream in;
+        try {
+          in = serializerManager.wrapStream(id, b.stream());
+        } catch (Exception e) { // Scala throws IOException undeclared: bad compression header
+          b.release();
+          if (e instanceof BlockFetchException f) {
+            throw sneaky(failure(f));
+          }
+          if (e instanceof RuntimeException r) {
+            throw r;
+          }
+          node.counters().streamFailed();
+          throw sneaky(fetchFailed(b.source(), b.partition(), e));
+        }
+        current = serializer.deserializeStream(new FailureTranslating(in, b))
+            .asKeyValueIterator();
       }
       return true;
     }
@@ -184,12 +201,12 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
       return current.next();
     }
 
-    private BlockFetcher.Block nextBlock() {
-      BlockFetcher.Block b;
+    private Block nextBlock() {
+      Block b;
       try {
         b = fetcher.next();
       } catch (BlockFetchException e) {
-        throw sneaky(fetchFailed(e));
+        throw sneaky(failure(e));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         context.killTaskIfInterrupted();
@@ -212,38 +229,53 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
     }
   }
 
-  /** Turns our fetch failures inside a block's stream into Spark's. */
+  /**
+   * Reads a block's decompressed and decrypted bytes, turning every {@code IOException} (bad
+   * bytes found by the decompressor, a checksum mismatch, a READ that failed mid-stream) into a
+   * fetch failure of the block's map output, as Spark's own reader does; a failure of this
+   * task's own (a shortage) stays the task's.
+   */
   private final class FailureTranslating extends InputStream {
     private final InputStream in;
+    private final Block block;
 
-    FailureTranslating(InputStream in) {
+    FailureTranslating(InputStream in, Block block) {
       this.in = in;
+      this.block = block;
+    }
+
+    private RuntimeException translated(IOException e) {
+      if (e instanceof BlockFetchException f) {
+        return sneaky(failure(f));
+      }
+      node.counters().streamFailed();
+      return sneaky(fetchFailed(block.source(), block.partition(), e));
     }
 
     @Override
-    public int read() throws IOException {
+    public int read() {
       try {
         return in.read();
-      } catch (BlockFetchException e) {
-        throw sneaky(fetchFailed(e));
+      } catch (IOException e) {
+        throw translated(e);
       }
     }
 
     @Override
-    public int read(byte[] b, int off, int len) throws IOException {
+    public int read(byte[] b, int off, int len) {
       try {
         return in.read(b, off, len);
-      } catch (BlockFetchException e) {
-        throw sneaky(fetchFailed(e));
+      } catch (IOException e) {
+        throw translated(e);
       }
     }
 
     @Override
-    public long skip(long n) throws IOException {
+    public long skip(long n) {
       try {
         return in.skip(n);
-      } catch (BlockFetchException e) {
-        throw sneaky(fetchFailed(e));
+      } catch (IOException e) {
+        throw translated(e);
       }
     }
 
@@ -253,21 +285,15 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
     }
 
     @Override
-    public void close() throws IOException {
+    public void close() {
       try {
         in.close();
-      } catch (BlockFetchException e) {
-        throw sneaky(fetchFailed(e));
+      } catch (IOException e) {
+        throw translated(e);
+      } finally {
+        block.release();
       }
     }
   }
 
-  /** The blocks of a map output as the tracker lists them: reduce ids, ascending. */
-  static int[] reduceIds(List<ShuffleBlockId> blocks) {
-    List<Integer> ids = new ArrayList<>(blocks.size());
-    for (ShuffleBlockId b : blocks) {
-      ids.add(b.reduceId());
-    }
-    return ids.stream().mapToInt(Integer::intValue).sorted().distinct().toArray();
-  }
 }

@@ -1,10 +1,6 @@
 package org.apache.spark.shuffle.rdma;
 
 import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
-import io.rdmashuffle.mapoutput.FallbackLog;
-import io.rdmashuffle.mapoutput.MapOutputRegistry;
-import io.rdmashuffle.mapoutput.PublishedMapOutput;
-import io.rdmashuffle.mapoutput.ShuffleRuntime;
 import java.io.DataInputStream;
 import java.io.File;
 import java.io.IOException;
@@ -20,12 +16,14 @@ import scala.collection.Iterator;
 
 /**
  * Writes a map task's output through the writer Spark's sort shuffle chose (so spills,
- * compression, encryption, checksums and the index stay Spark's), then, on commit, registers
- * the output read-only and publishes its descriptor in the map status's location
- * ({@code BlockManagerId.topologyInfo}), which Spark ships to reducers with the status.
+ * compression, encryption, checksums and the index stay Spark's), then, on commit, publishes the
+ * output (its meta file with each partition's checksum; registered now when there is room) and
+ * puts this executor's {@link io.rdmashuffle.mapoutput.OwnerMarker} in the map status's location
+ * ({@code BlockManagerId.topologyInfo}): the same for every output of this executor, so Spark
+ * sees one location per executor, as with the stock shuffle.
  *
- * <p>When the output can't be published (no transport on this node, registration refused), the
- * status goes out unchanged: reducers then read this map output the stock way (counted).
+ * <p>When the output can't be published (no transport on this node, an unreadable data file),
+ * the status goes out unchanged: reducers then read this map output the stock way (counted).
  */
 final class RdmaShuffleWriter<K, V> extends ShuffleWriter<K, V> {
   private final ShuffleWriter<K, V> sortWriter;
@@ -73,19 +71,21 @@ final class RdmaShuffleWriter<K, V> extends ShuffleWriter<K, V> {
   }
 
   private void publish(MapStatus status) {
-    ShuffleRuntime runtime = manager.runtime("map output " + mapId + " of shuffle " + shuffleId);
-    if (runtime == null) {
+    SparkNode node = manager.node("map output " + mapId + " of shuffle " + shuffleId);
+    if (node == null) {
       return; // counted and logged by the manager
     }
     IndexShuffleBlockResolver resolver = manager.indexResolver();
     File dataFile = resolver.getDataFile(shuffleId, mapId);
     long[] lengths = sortWriter.getPartitionLengths();
+    ChecksumAlgorithm algorithm = manager.exactSparkChecksums();
+    long[] known = algorithm == null ? null : sparkChecksums(resolver, algorithm, lengths.length);
     try {
-      PublishedMapOutput out = runtime.registry().publish(shuffleId, mapId, dataFile.toPath(),
-          lengths, sparkChecksums(resolver, lengths.length));
+      node.publish(shuffleId, mapId, dataFile.toPath(), lengths,
+          known == null ? null : algorithm, known);
       BlockManagerId loc = status.location();
       status.updateLocation(BlockManagerId.apply(loc.executorId(), loc.host(), loc.port(),
-          Option.apply(out.descriptor().toText(runtime.seal()))));
+          Option.apply(node.marker().toText())));
     } catch (IOException | RuntimeException e) {
       manager.fallbacks().record(FallbackLog.Cause.PUBLISH_FAILED,
           "map output " + mapId + " of shuffle " + shuffleId, e.toString());
@@ -93,13 +93,9 @@ final class RdmaShuffleWriter<K, V> extends ShuffleWriter<K, V> {
   }
 
   /** Spark's checksums of this output when they describe the committed bytes, else null. */
-  private MapOutputRegistry.Checksums sparkChecksums(
-      IndexShuffleBlockResolver resolver, int partitions) {
-    ChecksumAlgorithm algorithm = manager.exactSparkChecksums();
-    if (algorithm == null) {
-      return null;
-    }
-    File f = resolver.getChecksumFile(shuffleId, mapId, algorithmName(algorithm), Option.empty());
+  private long[] sparkChecksums(IndexShuffleBlockResolver resolver, ChecksumAlgorithm algorithm,
+      int partitions) {
+    File f = resolver.getChecksumFile(shuffleId, mapId, algorithm.name(), Option.empty());
     // Spark writes the file best-effort, and not at all for an output with no records
     if (!f.isFile() || f.length() != 8L * partitions) {
       return null;
@@ -112,10 +108,6 @@ final class RdmaShuffleWriter<K, V> extends ShuffleWriter<K, V> {
     } catch (IOException e) {
       return null;
     }
-    return new MapOutputRegistry.Checksums(algorithm, values);
-  }
-
-  private static String algorithmName(ChecksumAlgorithm a) {
-    return a.name();
+    return values;
   }
 }

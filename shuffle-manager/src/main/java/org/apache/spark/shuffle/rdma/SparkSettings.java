@@ -4,6 +4,7 @@ import io.rdmashuffle.config.ConfigSource;
 import io.rdmashuffle.config.KeyStyle;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.fetch.BlockFetcher;
 import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -41,6 +42,54 @@ final class SparkSettings {
       all.put(kv._1(), kv._2());
     }
     return RdmaConf.load(KeyStyle.SPARK, ConfigSource.of(all));
+  }
+
+  /** Spark settings that make it encrypt network traffic, which our transport does not. */
+  private static final String[] ENCRYPTION = {"spark.network.crypto.enabled",
+      "spark.authenticate.enableSaslEncryption", "spark.ssl.rpc.enabled"};
+  private static final String ENCRYPTION_CAUSE = "Spark encrypts network traffic";
+
+  /**
+   * Why every shuffle of the application must run Spark's stock shuffle, or null: switched off,
+   * or Spark set to encrypt network traffic (our transport does not encrypt, and shuffle bytes
+   * must never cross the network in clear when the operator asked for encryption).
+   */
+  static String disabledBecause(SparkConf conf, RdmaConf settings) {
+    if (!settings.get(RdmaShuffleConfig.SPARK_ENABLED)) {
+      return settings.keyOf(RdmaShuffleConfig.SPARK_ENABLED) + "=false";
+    }
+    for (String key : ENCRYPTION) {
+      if (conf.getBoolean(key, false)) {
+        return ENCRYPTION_CAUSE + " (" + key + "=true) and rdma-shuffle's transport does not"
+            + " encrypt: Spark's stock shuffle moves the blocks, encrypted";
+      }
+    }
+    return null;
+  }
+
+  static boolean isEncryptionCause(String cause) {
+    return cause != null && cause.startsWith(ENCRYPTION_CAUSE);
+  }
+
+  /**
+   * How a reduce task fetches. Its bytes in flight are {@code spark.reducer.maxSizeInFlight},
+   * but never more than its fair share of the executor's READ buffer pool: a quarter of the
+   * pool divided by the executor's cores (the pool rounds buffers up to powers of two, and a task
+   * may go one segment beyond its share), so the tasks running at once never starve each other.
+   * Remote failures are retried as Spark's fetcher retries ({@code spark.shuffle.io.maxRetries},
+   * {@code spark.shuffle.io.retryWait}); a task waits {@code read.timeout} for a buffer before it
+   * fails itself.
+   */
+  static BlockFetcher.Options fetchOptions(SparkConf conf, RdmaConf settings, int cores) {
+    long pool = settings.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES);
+    long share = Math.max(64 * 1024, Math.min(maxSizeInFlight(conf), pool / (4L * cores)));
+    long segment = Math.max(64 * 1024,
+        Math.min(settings.get(RdmaShuffleConfig.SPARK_READ_SEGMENT_SIZE), share));
+    return new BlockFetcher.Options(share, maxReqsInFlight(conf), (int) segment,
+        readLocal(settings), settings.get(RdmaShuffleConfig.SPARK_CHECKSUM_VERIFY),
+        settings.get(RdmaShuffleConfig.READ_TIMEOUT).toMillis(),
+        conf.getInt("spark.shuffle.io.maxRetries", 3),
+        conf.getTimeAsMs("spark.shuffle.io.retryWait", "5s"));
   }
 
   /** {@code spark.reducer.maxSizeInFlight} in bytes (a plain number is MiB, as Spark reads it). */

@@ -14,7 +14,7 @@ import scala.math.Ordering;
  * Every call into Spark whose shape differs between the Spark versions this one jar runs on
  * (3.5, 4.0, 4.1, 4.2; Scala 2.13). The plugin is compiled against 4.1.3; each alternative here
  * names the versions that need it, and is chosen once, when the class loads, by what the running
- * Spark has. Everything else the plugin calls is identical from 3.5.9 to 4.2.0 (see FACTS.md).
+ * Spark has. Everything else the plugin calls is identical from 3.5.9 to 4.2.0.
  *
  * <p>Deliberately not here, because they are the same everywhere: {@code MapStatus.updateLocation}
  * (the writer changes the status's location instead of calling {@code MapStatus.apply}, whose

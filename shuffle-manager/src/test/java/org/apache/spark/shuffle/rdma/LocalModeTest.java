@@ -125,6 +125,46 @@ class LocalModeTest {
   }
 
   @Test
+  void aCorruptedDataFileIsAFetchFailureAndTheMapRunsAgain() throws Exception {
+    try (JavaSparkContext sc = new JavaSparkContext(conf())) {
+      java.util.concurrent.atomic.AtomicInteger fetchFailed =
+          new java.util.concurrent.atomic.AtomicInteger();
+      sc.sc().addSparkListener(new SparkListener() {
+        @Override
+        public void onTaskEnd(SparkListenerTaskEnd end) {
+          if (end.reason() instanceof org.apache.spark.FetchFailed) {
+            fetchFailed.incrementAndGet();
+          }
+        }
+      });
+      JavaPairRDD<Integer, Long> sums =
+          sc.parallelizePairs(data(), 4).mapValues(v -> (long) v).reduceByKey(Long::sum, 5);
+      assertEquals(expectedSums(), new TreeMap<>(sums.collectAsMap()));
+      java.nio.file.Path victim;
+      try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(dir)) {
+        victim = files.filter(f -> f.getFileName().toString().endsWith(".data"))
+            .max((a, b) -> Long.compare(a.toFile().length(), b.toFile().length())).orElseThrow();
+      }
+      long at = java.nio.file.Files.size(victim) / 2;
+      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(victim,
+          java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+        ch.read(b, at);
+        b.put(0, (byte) (b.get(0) ^ 0xff)).rewind();
+        ch.write(b, at);
+      }
+      // the map stage is skipped: the reduce tasks read the bad bytes, fail the fetch, and Spark
+      // runs the map again
+      assertEquals(expectedSums(), new TreeMap<>(sums.collectAsMap()));
+      sc.sc().listenerBus().waitUntilEmpty();
+      assertTrue(fetchFailed.get() >= 1, "the corrupted block was not detected");
+      // caught by our checksum, or first by Spark's decompressor: a fetch failure either way
+      Map<String, Long> m = manager().metricsSnapshot();
+      assertTrue(m.get("checksumMismatches") + m.get("fetchFailures.stream") >= 1, m.toString());
+    }
+  }
+
+  @Test
   void switchedOffEveryShuffleIsStockAndCounted() {
     try (JavaSparkContext sc = new JavaSparkContext(conf().set("spark.shuffle.rdma.enabled", "false"))) {
       Map<Integer, Long> sums = new TreeMap<>(sc.parallelizePairs(data(), 4)
@@ -133,7 +173,7 @@ class LocalModeTest {
       Map<String, Long> m = manager().metricsSnapshot();
       assertEquals(1L, m.get("fallbacks.disabled"), m.toString());
       assertEquals(0L, m.get("mapOutputsPublished"), m.toString());
-      assertNull(manager().runtimeIfStarted());
+      assertNull(manager().ownerIfStarted());
     }
   }
 

@@ -1,0 +1,105 @@
+package io.rdmashuffle.bench;
+
+import java.io.RandomAccessFile;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Two builds of the tcp transport against each other, in one process: each build's classes (the
+ * integration classes and rdma-buffers' classes of that build, plus the shared dependencies) in
+ * its own class loader, the same {@link OursTcpFetcher} block fetch over loopback, rounds
+ * alternating between the builds, and the ratio taken per round. On a shared, loaded machine the
+ * load changes between runs far more than between two neighbouring rounds, so the per-round
+ * ratio is what can be compared.
+ *
+ * <pre>integration/bin/bench-transport-ab OLD_CLASSES_DIRS NEW_CLASSES_DIRS [ROUNDS]</pre>
+ *
+ * where each CLASSES_DIRS is {@code integration-classes:rdma-buffers-classes} of one build.
+ */
+public final class TransportAbBenchmark {
+  private TransportAbBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    String deps = System.getProperty("bench.dependencies", "");
+    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 9;
+    Object[] side = new Object[2];
+    Method[] fetch = new Method[2];
+    Path dir = Files.createTempDirectory("rdma-bench-ab");
+    Path file = dir.resolve("blocks");
+    long size = 256L << 20;
+    byte[] chunk = new byte[1 << 20];
+    new Random(1).nextBytes(chunk);
+    try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+      for (long off = 0; off < size; off += chunk.length) {
+        f.write(chunk);
+      }
+    }
+    for (int i = 0; i < 2; i++) {
+      ClassLoader l = new URLClassLoader(urls(args[i] + ":" + deps),
+          ClassLoader.getPlatformClassLoader());
+      Class<?> c = l.loadClass(OursTcpFetcher.class.getName());
+      Constructor<?> k = c.getDeclaredConstructor(Path.class);
+      k.setAccessible(true);
+      side[i] = k.newInstance(file);
+      fetch[i] = c.getMethod("fetchAll", int.class, int.class, int.class, int.class);
+      fetch[i].setAccessible(true);
+    }
+    StringBuilder out = new StringBuilder(Machine.describe()).append('\n')
+        .append("| block | old MB/s | new MB/s | new / old: median of the per-round ratios (each round) |\n")
+        .append("| --- | --- | --- | --- |\n");
+    for (int block : new int[] {64 << 10, 256 << 10, 1 << 20, 4 << 20}) {
+      int blocks = (int) (size / block);
+      int passes = (int) Math.max(1, (1L << 30) / size);
+      int window = (int) Math.max(1, (48L << 20) / block);
+      double[][] mbps = new double[2][rounds];
+      double[] ratio = new double[rounds];
+      for (int r = -2; r < rounds; r++) {
+        for (int k = 0; k < 2; k++) {
+          int s = Math.floorMod(r + k, 2); // each round starts with the other build
+          long t0 = System.nanoTime();
+          long bytes = (long) fetch[s].invoke(side[s], block, blocks, passes, window);
+          double x = bytes / ((System.nanoTime() - t0) / 1e9) / 1e6;
+          if (r >= 0) {
+            mbps[s][r] = x;
+          }
+        }
+        if (r >= 0) {
+          ratio[r] = mbps[1][r] / mbps[0][r];
+        }
+      }
+      StringBuilder each = new StringBuilder();
+      for (double x : ratio) {
+        each.append(String.format(" %.2f", x));
+      }
+      out.append(String.format("| %d KiB | %.0f | %.0f | %.2f (%s) |%n", block >> 10,
+          median(mbps[0]), median(mbps[1]), median(ratio), each.toString().trim()));
+    }
+    System.out.print(out);
+    System.exit(0); // the fetchers' transports are left to the process
+  }
+
+  private static URL[] urls(String path) throws Exception {
+    List<URL> u = new ArrayList<>();
+    for (String p : path.split(":")) {
+      if (!p.isEmpty()) {
+        u.add(Paths.get(p).toUri().toURL());
+      }
+    }
+    return u.toArray(new URL[0]);
+  }
+
+  private static double median(double[] x) {
+    double[] y = x.clone();
+    Arrays.sort(y);
+    return y.length % 2 == 1 ? y[y.length / 2] : (y[y.length / 2 - 1] + y[y.length / 2]) / 2;
+  }
+}

@@ -1,0 +1,59 @@
+package io.rdmashuffle.cluster;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.rdmashuffle.cluster.net.Root;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** What the cluster harness's tests share: the root check, the paths, a TCP sink to probe with. */
+final class ClusterTesting {
+  private ClusterTesting() {}
+
+  /** Skips the test class, saying why, when this JVM is not root. */
+  static void assumeRoot() {
+    assumeTrue(Root.isRoot(), Root.NEEDED);
+  }
+
+  static ClusterPaths paths() {
+    return ClusterPaths.fromSystemProperties();
+  }
+
+  /** The test classes (for {@link TcpSink} in a host). */
+  static Path testClasses() {
+    return Path.of(System.getProperty("cluster.testClasses", "target/test-classes"));
+  }
+
+  /** A {@link TcpSink} as a daemon of {@code host}, listening on {@code port}. */
+  static Daemon startSink(Host host, int port) {
+    List<String> cmd = new ArrayList<>(List.of(Launcher.java(), "-Xmx16m", "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1", "-cp", testClasses().toString(), TcpSink.class.getName(),
+        Integer.toString(port)));
+    return host.start(new ProcessSpec("tcp-sink-" + port, cmd, Map.of(), host.log("tcp-sink-"
+        + port)));
+  }
+
+  /**
+   * Whether {@code from} can open a TCP connection to {@code address:port} within 3 s: 0 it
+   * connected, 1 it was refused (reachable, nothing listens), 124 it timed out (unreachable).
+   */
+  static int connect(Place from, String address, int port) {
+    List<String> cmd = List.of("timeout", "3", "bash", "-c",
+        "exec 3<>/dev/tcp/" + address + "/" + port);
+    return io.rdmashuffle.cluster.net.Shell.exec(from.wrap(cmd), 30).exitCode();
+  }
+
+  /** Memory of the cluster's daemons now, for the test's output. */
+  static String memory(Cluster c) {
+    StringBuilder b = new StringBuilder();
+    for (Host h : c.hosts()) {
+      for (Daemon d : h.daemons()) {
+        d.residentBytes().ifPresent(r -> b.append(String.format("%s/%s %d MiB; ", h.name(),
+            d.name(), r >> 20)));
+      }
+    }
+    return b.toString();
+  }
+}

@@ -1,0 +1,72 @@
+package io.rdmashuffle.fetch;
+
+import java.io.IOException;
+
+/**
+ * A block could not be read: which map output, which partition, why, and whose fault that is.
+ * Engine adapters turn a failure of the map output ({@link Kind#blamesMapOutput()}) into their
+ * fetch failure (Spark: {@code FetchFailedException} naming the block manager, shuffle, map id,
+ * map index and reduce id from the {@link BlockFetcher.Source}'s tag), so the engine re-runs the
+ * map; the reader's own shortage into a plain task failure, which blames nobody else.
+ */
+public final class BlockFetchException extends IOException {
+  private static final long serialVersionUID = 1L;
+
+  /** Why a block could not be read. */
+  public enum Kind {
+    /** The owner could not be reached or its READs kept failing, after every retry. */
+    TRANSPORT(true),
+    /** The bytes read do not match the checksum published with the block. */
+    CHECKSUM(true),
+    /** The owner's answer does not describe what was asked (a protocol violation). */
+    INVALID(true),
+    /** The owner does not have the map output (lost, never there, can't be read there). */
+    MISSING(true),
+    /** The owner has it but could not serve it, after every retry (its own limits). */
+    UNAVAILABLE(true),
+    /** The map output's file on this host could not be read (gone, truncated, damaged). */
+    LOCAL(true),
+    /**
+     * The engine could not decode a block's bytes (its decompressor or deserializer failed):
+     * bad bytes caught before the block's checksum was, as the engine's own reader treats them.
+     */
+    STREAM(true),
+    /** The reader's own resources ran out (buffers, memory): nobody else's fault. */
+    SHORTAGE(false);
+
+    private final boolean blamesMapOutput;
+
+    Kind(boolean blamesMapOutput) {
+      this.blamesMapOutput = blamesMapOutput;
+    }
+
+    /** Whether the map output (its owner) is at fault, so the engine should re-run the map. */
+    public boolean blamesMapOutput() {
+      return blamesMapOutput;
+    }
+  }
+
+  private final Kind kind;
+  private final transient BlockFetcher.Source source;
+  private final int partition;
+
+  public BlockFetchException(
+      Kind kind, BlockFetcher.Source source, int partition, String message, Throwable cause) {
+    super(message + " (" + source + ", partition " + partition + ")", cause);
+    this.kind = kind;
+    this.source = source;
+    this.partition = partition;
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  public BlockFetcher.Source source() {
+    return source;
+  }
+
+  public int partition() {
+    return partition;
+  }
+}

@@ -1,0 +1,168 @@
+package io.rdmashuffle.fetch;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * A block of a map output on this host (this process's own, or another process's on the same
+ * host), read straight from its data file, as Spark's stock shuffle reads host-local blocks: no
+ * transport, no registration, and no mapping (a file truncated under a mapping raises SIGBUS; a
+ * read of it fails with an {@code IOException}). The file is opened when the block is first read
+ * and closed when it is released, so a task holds one open file per block it is reading, not one
+ * per map output it will read. The checksum is checked as the bytes are consumed, and at the
+ * latest when the stream is closed (the rest is read for it).
+ */
+final class LocalFileBlock extends Block {
+  private static final int BUFFER = 64 * 1024;
+
+  private final Path file;
+  private final long start;
+  private final BlockChecksum checksum;
+  private final ReadCounters counters;
+  private final Object lock = new Object();
+  private FileChannel channel;
+  private boolean released;
+
+  LocalFileBlock(BlockFetcher.Source source, int partition, Path file, long start, long length,
+      BlockChecksum checksum, ReadCounters counters) {
+    super(source, partition, length, false);
+    this.file = file;
+    this.start = start;
+    this.checksum = checksum;
+    this.counters = counters;
+  }
+
+  private FileChannel channel() throws IOException {
+    synchronized (lock) {
+      if (released) {
+        throw new IOException("block " + partition() + " of " + source() + " was released");
+      }
+      if (channel == null) {
+        channel = FileChannel.open(file, StandardOpenOption.READ);
+      }
+      return channel;
+    }
+  }
+
+  @Override
+  public InputStream stream() {
+    return new Stream();
+  }
+
+  @Override
+  public void release() {
+    FileChannel c;
+    synchronized (lock) {
+      if (released) {
+        return;
+      }
+      released = true;
+      c = channel;
+      channel = null;
+    }
+    if (c != null) {
+      try {
+        c.close(); // a read in progress on another thread fails with an IOException
+      } catch (IOException e) {
+        // nothing was written; the descriptor is gone either way
+      }
+    }
+  }
+
+  private final class Stream extends InputStream {
+    private final ByteBuffer buf = ByteBuffer.allocate(BUFFER).limit(0);
+    private long read;
+    private boolean verified;
+    private boolean closed;
+
+    /** Makes at least one byte available; false at the end of the block. */
+    private boolean fill() throws IOException {
+      if (closed) {
+        throw new IOException("stream closed");
+      }
+      if (buf.hasRemaining()) {
+        return true;
+      }
+      long left = size() - read;
+      if (left == 0) {
+        if (!verified) {
+          verified = true;
+          checksum.verify(LocalFileBlock.this, counters);
+        }
+        return false;
+      }
+      buf.clear().limit((int) Math.min(BUFFER, left));
+      int n;
+      try {
+        n = channel().read(buf, start + read);
+      } catch (IOException e) {
+        throw counters.failure(BlockFetchException.Kind.LOCAL, source(), partition(),
+            "reading " + file + " failed: " + e, e);
+      }
+      if (n <= 0) {
+        EOFException eof = new EOFException(file + " ends before byte " + (start + size()));
+        throw counters.failure(BlockFetchException.Kind.LOCAL, source(), partition(),
+            "map output file is shorter than its index says (truncated?)", eof);
+      }
+      buf.flip();
+      checksum.update(buf);
+      read += n;
+      return true;
+    }
+
+    @Override
+    public int read() throws IOException {
+      return fill() ? buf.get() & 0xff : -1;
+    }
+
+    @Override
+    public int read(byte[] dst, int off, int len) throws IOException {
+      if (len == 0) {
+        return 0;
+      }
+      if (!fill()) {
+        return -1;
+      }
+      int n = Math.min(len, buf.remaining());
+      buf.get(dst, off, n);
+      return n;
+    }
+
+    @Override
+    public int available() {
+      return closed ? 0 : buf.remaining();
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (closed) {
+        return;
+      }
+      try {
+        if (checksum.active() && !verified) {
+          // the consumer may stop before the last byte (a deserializer that found its end
+          // marker): the checksum still covers the whole block
+          buf.limit(0);
+          while (fill()) {
+            buf.position(buf.limit());
+          }
+        }
+      } finally {
+        closed = true;
+        release();
+      }
+    }
+  }
+
+  @Override
+  boolean isReleased() {
+    synchronized (lock) {
+      return released;
+    }
+  }
+}

@@ -1,0 +1,24 @@
+package io.rdmashuffle.fetch;
+
+import io.rdmashuffle.memory.RegisteredFileDescriptor;
+import io.rdmashuffle.transport.PeerAddress;
+
+/**
+ * A READ a {@link BlockFetcher} issued and has not settled: what to do with its bytes when they
+ * arrive, and what to issue again (with the owner's fresh descriptor) when the owner withdrew the
+ * registration it was READ from. Every kind of pending READ says so itself, so the fetcher never
+ * asks which kind it holds. Consumer thread only.
+ */
+interface PendingRead {
+  /** The map output the READ is of. */
+  BlockFetcher.Source source();
+
+  /** The first partition the READ carries (to name it in a failure). */
+  int partition();
+
+  /** The bytes are there. */
+  void arrived(SegmentFetcher.Fetched segment) throws BlockFetchException;
+
+  /** Issues the same READ again from {@code data}, the owner's current registration. */
+  void reissue(PeerAddress responder, RegisteredFileDescriptor data);
+}

@@ -1,0 +1,44 @@
+package io.rdmashuffle.mapoutput;
+
+import java.util.List;
+
+/**
+ * A reader's question to a serving process: where do I READ partitions {@code [start, end)} of
+ * these map outputs of one shuffle of my application? The application is the one the reader's
+ * connection proved; it is not part of the request. Its bytes are {@link LocateLayout}'s.
+ *
+ * @param shuffle the shuffle, as {@link OutputId#shuffle()} names it
+ * @param maps the maps, as {@link OutputId#map()} names them; the answer keeps their order
+ * @param localPaths whether the reader runs on the serving host and wants each data file's
+ *     path to read it without the transport
+ */
+public record LocateRequest(
+    String shuffle, List<String> maps, int startPartition, int endPartition,
+    boolean localPaths) {
+
+  /** At most this many maps per request; readers ask in batches. */
+  public static final int MAX_MAPS = 1024;
+
+  public LocateRequest {
+    maps = List.copyOf(maps);
+    if (maps.isEmpty() || maps.size() > MAX_MAPS) {
+      throw new IllegalArgumentException("maps=" + maps.size() + ": must be in 1 .. " + MAX_MAPS);
+    }
+    if (startPartition < 0 || endPartition <= startPartition) {
+      throw new IllegalArgumentException(
+          "partitions [" + startPartition + ", " + endPartition + "): empty or negative");
+    }
+    if (endPartition - startPartition > MetaFileLayout.MAX_PARTITIONS) {
+      throw new IllegalArgumentException("partitions [" + startPartition + ", " + endPartition
+          + "): more than " + MetaFileLayout.MAX_PARTITIONS);
+    }
+    for (String m : maps) {
+      new OutputId("-", shuffle, m); // validates both names
+    }
+  }
+
+  /** The id of map {@code i} of this request in {@code application}. */
+  public OutputId id(String application, int i) {
+    return new OutputId(application, shuffle, maps.get(i));
+  }
+}

@@ -1,0 +1,460 @@
+package io.rdmashuffle.serve;
+
+import io.rdmashuffle.mapoutput.LocateAnswer;
+import io.rdmashuffle.mapoutput.LocateAnswer.Located;
+import io.rdmashuffle.mapoutput.LocateAnswer.Status;
+import io.rdmashuffle.mapoutput.OutputId;
+import io.rdmashuffle.mapoutput.PartitionTable;
+import io.rdmashuffle.memory.MemoryRegistrar;
+import io.rdmashuffle.memory.RegisteredFile;
+import io.rdmashuffle.memory.RegistrationException;
+import io.rdmashuffle.transport.ApplicationSecrets;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The map outputs one process serves to one-sided READs: a Spark executor's own, or every
+ * application's on a NodeManager. The engine-neutral serving core; engines only tell it where
+ * outputs are ({@link OutputSource}) and which applications are admitted.
+ *
+ * <ul>
+ *   <li><b>Admission.</b> An application's outputs are served while it is admitted: its secret is
+ *       known to the transport from {@link #admit} to {@link #withdraw}, which also deregisters
+ *       its outputs and tells the transport to drop its connections.
+ *   <li><b>Registration, bounded.</b> An output is registered when first asked for ({@link
+ *       #locate}), or at commit when room allows ({@link #offer}). At most {@code
+ *       maxOpenOutputs} are registered (each holds an open file and its mappings) and at most
+ *       {@code maxPinnedBytes} of them pinned (verbs without on-demand paging); beyond either, the
+ *       least recently asked-for outputs are deregistered first. A reader still READing one gets
+ *       a remote access error and asks again.
+ *   <li><b>Exactly the checked file.</b> The source opens and checks each data file once; that
+ *       open file is what gets registered.
+ * </ul>
+ *
+ * <p>Thread-safe; one per serving process, closed with it.
+ */
+public final class OutputCatalog implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(OutputCatalog.class);
+  /** How many evicted outputs are remembered, to count their re-registrations. */
+  private static final int EVICTED_MEMORY = 1 << 16;
+
+  /** The bounds of what stays registered. */
+  public record Limits(int maxOpenOutputs, long maxPinnedBytes, long pieceSize) {
+    public Limits {
+      if (maxOpenOutputs < 1 || maxPinnedBytes < 0 || pieceSize <= 0) {
+        throw new IllegalArgumentException("maxOpenOutputs=" + maxOpenOutputs + ", maxPinnedBytes="
+            + maxPinnedBytes + ", pieceSize=" + pieceSize + ": out of range");
+      }
+    }
+  }
+
+  /** One registered output. */
+  private record Registered(OutputId id, RegisteredFile file, PartitionTable table, long pinned) {}
+
+  /** What a local reader needs: the data file and where its partitions lie. */
+  public record Described(java.nio.file.Path path, long length, PartitionTable table) {}
+
+  private final MemoryRegistrar registrar;
+  private final OutputSource source;
+  private final Limits limits;
+  private final ApplicationSecrets secrets;
+  private final Consumer<String> onWithdraw;
+  private final ServingMetrics metrics = new ServingMetrics();
+  private final Map<OutputId, Object> loading = new ConcurrentHashMap<>();
+  // guarded by this
+  private final LinkedHashMap<OutputId, Registered> registered =
+      new LinkedHashMap<>(64, 0.75f, true);
+  private final Set<String> admitted = new HashSet<>();
+  /** Shuffles forgotten (applicaton, shuffle): a late registration for one is dropped. */
+  private final Set<List<String>> forgotten = new HashSet<>();
+  private final LinkedHashMap<OutputId, Boolean> evicted = new LinkedHashMap<>() {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<OutputId, Boolean> eldest) {
+      return size() > EVICTED_MEMORY;
+    }
+  };
+  /** Open outputs and pinned bytes, counting registrations still in progress. */
+  private int open;
+  private long pinned;
+  private boolean closed;
+
+  /**
+   * @param secrets the transport's application secrets, kept in step with admission
+   * @param onWithdraw told when an application is withdrawn (the transport drops its peers)
+   */
+  public OutputCatalog(MemoryRegistrar registrar, OutputSource source, Limits limits,
+      ApplicationSecrets secrets, Consumer<String> onWithdraw) {
+    this.registrar = registrar;
+    this.source = source;
+    this.limits = limits;
+    this.secrets = secrets;
+    this.onWithdraw = onWithdraw;
+  }
+
+  public ServingMetrics metrics() {
+    return metrics;
+  }
+
+  public Limits limits() {
+    return limits;
+  }
+
+  // ------------------------------------------------------------------ applications
+
+  /** Serves {@code application}'s outputs to peers proving {@code secret}. Idempotent. */
+  public synchronized void admit(String application, byte[] secret) {
+    if (closed) {
+      return;
+    }
+    if (!admitted.contains(application) || secrets.secretOf(application) == null) {
+      secrets.put(application, secret);
+      admitted.add(application);
+    }
+  }
+
+  public synchronized boolean isAdmitted(String application) {
+    return admitted.contains(application);
+  }
+
+  /**
+   * Stops serving {@code application}: forgets its secret, deregisters its outputs (READs in
+   * flight end; the memory goes after them), and tells the transport. Idempotent.
+   */
+  public void withdraw(String application) {
+    List<Registered> gone;
+    synchronized (this) {
+      admitted.remove(application);
+      secrets.remove(application);
+      gone = removeWhere(id -> id.application().equals(application));
+    }
+    close(gone);
+    onWithdraw.accept(application);
+    if (!gone.isEmpty()) {
+      LOG.info("deregistered {} map outputs of {}, which ended", gone.size(), application);
+    }
+  }
+
+  /** Deregisters a shuffle's outputs; later registrations of it are dropped. */
+  public void forgetShuffle(String application, String shuffle) {
+    List<Registered> gone;
+    synchronized (this) {
+      forgotten.add(List.of(application, shuffle));
+      gone = removeWhere(id -> id.application().equals(application) && id.shuffle().equals(shuffle));
+    }
+    close(gone);
+  }
+
+  /** Deregisters one output (it is being replaced, or was lost). */
+  public void forget(OutputId id) {
+    Registered r;
+    synchronized (this) {
+      r = registered.remove(id);
+      if (r != null) {
+        release(r);
+      }
+    }
+    if (r != null) {
+      r.file().close();
+    }
+  }
+
+  // ------------------------------------------------------------------ serving
+
+  /**
+   * Registers {@code id} now if that needs no eviction (a Spark map output at commit, so its first
+   * reader doesn't wait for the registration). Returns whether it is registered.
+   */
+  public boolean offer(OutputId id) {
+    try {
+      return obtain(id, false) != null;
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("{} not registered at commit: {}", id, e.toString());
+      return false;
+    }
+  }
+
+  /**
+   * Where to READ partitions {@code [start, end)} of {@code id}, registering it if needed; with
+   * {@code local}, where its file is instead (the reader is on this host). Never throws: a
+   * problem is the answer's status, with a message.
+   */
+  public Located locate(OutputId id, int start, int end, boolean local) {
+    Located answer = locateOrExplain(id, start, end, local);
+    metrics.answered(answer.status());
+    return answer;
+  }
+
+  private Located locateOrExplain(OutputId id, int start, int end, boolean local) {
+    if (!isAdmitted(id.application())) {
+      return Located.failed(id.map(), Status.REFUSED,
+          "application " + id.application() + " is not served here");
+    }
+    try {
+      if (local) {
+        Described d = describe(id);
+        return Located.local(id.map(), d.path().toString(), slice(d.table(), start, end));
+      }
+      Registered r = obtain(id, true);
+      return Located.ok(id.map(), r.file().descriptor(), slice(r.table(), start, end));
+    } catch (NoSuchFileException e) {
+      return Located.failed(id.map(), Status.NOT_FOUND, "no map output " + id + " here");
+    } catch (RefusedException e) {
+      LOG.warn("refused map output {}: {}", id, e.getMessage());
+      return Located.failed(id.map(), Status.REFUSED, e.getMessage());
+    } catch (UnavailableException e) {
+      return Located.failed(id.map(), Status.UNAVAILABLE, e.getMessage());
+    } catch (IOException | IllegalArgumentException e) {
+      LOG.warn("map output {} can't be served: {}", id, e.toString());
+      return Located.failed(id.map(), Status.FAILED, "map output " + id + " can't be read: " + e);
+    }
+  }
+
+  private static PartitionTable slice(PartitionTable t, int start, int end)
+      throws RefusedException {
+    if (end > t.end()) {
+      throw new RefusedException(
+          "partitions [" + start + ", " + end + "): the map output has " + t.end());
+    }
+    return t.slice(start, end);
+  }
+
+  /**
+   * The data file and partition table of {@code id}, without registering it (for readers in
+   * this process or on this host, which read the file themselves).
+   */
+  public Described describe(OutputId id) throws IOException {
+    synchronized (this) {
+      Registered r = registered.get(id);
+      if (r != null) {
+        return new Described(r.file().path(), r.file().length(), r.table());
+      }
+    }
+    try (OpenedOutput o = source.open(id, false)) {
+      long length = o.channel().size();
+      o.table().checkWithin(length);
+      return new Described(o.path(), length, o.table());
+    }
+  }
+
+  /** The registered output, registering it; with {@code evict}, making room by evicting. */
+  private Registered obtain(OutputId id, boolean evict) throws IOException {
+    Registered r = lookup(id);
+    if (r != null) {
+      checkIntact(r);
+      return r;
+    }
+    Object lock = loading.computeIfAbsent(id, k -> new Object());
+    try {
+      synchronized (lock) {
+        r = lookup(id);
+        return r != null ? r : register(id, evict);
+      }
+    } finally {
+      loading.remove(id, lock);
+    }
+  }
+
+  private synchronized Registered lookup(OutputId id) {
+    return registered.get(id);
+  }
+
+  /**
+   * A registered output whose file was truncated since can't be served (a READ of the missing
+   * bytes would fail, or worse): it is deregistered and reported as damaged.
+   */
+  private void checkIntact(Registered r) throws IOException {
+    long now;
+    try {
+      now = r.file().currentLength();
+    } catch (IOException e) {
+      now = -1;
+    }
+    if (now < r.file().length()) {
+      forget(r.id());
+      throw new IOException("data file " + r.file().path() + " is " + now
+          + " bytes long now, " + r.file().length() + " when registered (truncated?)");
+    }
+  }
+
+  private Registered register(OutputId id, boolean evict) throws IOException {
+    OpenedOutput o = source.open(id, registrar.needsWritableMappings());
+    long length;
+    try {
+      length = o.channel().size();
+      o.table().checkWithin(length);
+    } catch (IOException | RuntimeException e) {
+      o.close();
+      throw e;
+    }
+    long pin = registrar.pinsMemory() ? length : 0;
+    if (pin > limits.maxPinnedBytes()) {
+      o.close();
+      throw new UnavailableException("map output " + id + " of " + length
+          + " bytes exceeds the bound on pinned bytes (" + limits.maxPinnedBytes() + ")", null);
+    }
+    List<Registered> victims = new ArrayList<>();
+    synchronized (this) {
+      if (!makeRoom(pin, evict, victims)) {
+        o.close();
+        return null;
+      }
+      open++;
+      pinned += pin;
+    }
+    close(victims);
+    long t0 = System.nanoTime();
+    RegisteredFile file;
+    try {
+      file = registerRetrying(id, o, length);
+    } catch (IOException | RuntimeException e) {
+      synchronized (this) {
+        open--;
+        pinned -= pin;
+      }
+      throw e;
+    }
+    Registered r = new Registered(id, file, o.table(), pin);
+    synchronized (this) {
+      if (closed || !admitted.contains(id.application())
+          || forgotten.contains(List.of(id.application(), id.shuffle()))) {
+        open--;
+        pinned -= pin;
+        r = null;
+      } else {
+        registered.put(id, r);
+        metrics.registered(System.nanoTime() - t0, evicted.remove(id) != null);
+        metrics.holding(open, pinned);
+      }
+    }
+    if (r == null) {
+      file.close();
+      throw new RefusedException("application " + id.application()
+          + " is no longer served here (or the shuffle was removed)");
+    }
+    return r;
+  }
+
+  /**
+   * Registers the opened output; when the transport refuses (memlock, device), deregisters the
+   * least recently used output and tries once more, then gives up as unavailable.
+   */
+  private RegisteredFile registerRetrying(OutputId id, OpenedOutput opened, long length)
+      throws IOException {
+    OpenedOutput o = opened;
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return RegisteredFile.register(o.path(), o.channel(), registrar.needsWritableMappings(),
+            limits.pieceSize(), registrar, id.application());
+      } catch (RegistrationException e) {
+        // the failed attempt closed the channel
+        Registered victim = attempt == 0 ? evictOne() : null;
+        if (victim == null) {
+          throw new UnavailableException(
+              "map output " + id + " could not be registered: " + e.getMessage(), e);
+        }
+        victim.file().close();
+        LOG.info("registering {} failed ({}); deregistered {} and trying again", id,
+            e.getMessage(), victim.id());
+        o = reopen(id, o.table(), length);
+      }
+    }
+  }
+
+  /** Opens an output again, the same checked way; it must not have changed meanwhile. */
+  private OpenedOutput reopen(OutputId id, PartitionTable table, long length) throws IOException {
+    OpenedOutput again = source.open(id, registrar.needsWritableMappings());
+    if (!again.table().equals(table) || again.channel().size() != length) {
+      again.close();
+      throw new IOException("map output " + id + " changed while being registered");
+    }
+    return again;
+  }
+
+  private synchronized Registered evictOne() {
+    Iterator<Registered> it = registered.values().iterator();
+    if (!it.hasNext()) {
+      return null;
+    }
+    Registered r = it.next();
+    it.remove();
+    release(r);
+    evicted.put(r.id(), Boolean.TRUE);
+    metrics.evicted();
+    return r;
+  }
+
+  /** Under the lock: evicts least recently used outputs until one of {@code pin} bytes fits. */
+  private boolean makeRoom(long pin, boolean evict, List<Registered> victims) {
+    Iterator<Registered> it = registered.values().iterator();
+    while (open + 1 > limits.maxOpenOutputs() || pinned + pin > limits.maxPinnedBytes()) {
+      if (!evict || !it.hasNext()) {
+        return false;
+      }
+      Registered r = it.next();
+      it.remove();
+      release(r);
+      evicted.put(r.id(), Boolean.TRUE);
+      metrics.evicted();
+      victims.add(r);
+    }
+    return true;
+  }
+
+  /** Under the lock: the registration's share of the bounds is free again. */
+  private void release(Registered r) {
+    open--;
+    pinned -= r.pinned();
+    metrics.holding(open, pinned);
+  }
+
+  private List<Registered> removeWhere(Predicate<OutputId> which) {
+    List<Registered> gone = new ArrayList<>();
+    for (Iterator<Registered> it = registered.values().iterator(); it.hasNext(); ) {
+      Registered r = it.next();
+      if (which.test(r.id())) {
+        it.remove();
+        release(r);
+        gone.add(r);
+      }
+    }
+    return gone;
+  }
+
+  private static void close(List<Registered> gone) {
+    for (Registered r : gone) {
+      r.file().close();
+    }
+  }
+
+  /** Map outputs registered now. */
+  public synchronized int registeredOutputs() {
+    return registered.size();
+  }
+
+  /** Deregisters everything and forgets every application. Idempotent. */
+  @Override
+  public void close() {
+    List<Registered> all;
+    List<String> apps;
+    synchronized (this) {
+      closed = true;
+      all = removeWhere(id -> true);
+      apps = new ArrayList<>(admitted);
+      admitted.clear();
+      apps.forEach(secrets::remove);
+    }
+    close(all);
+  }
+}

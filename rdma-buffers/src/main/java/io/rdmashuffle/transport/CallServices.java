@@ -1,0 +1,14 @@
+package io.rdmashuffle.transport;
+
+/**
+ * The ids of the call services ({@link Transport#serveCalls}): one list, so two services never
+ * share an id. Ids are part of the wire protocol: never reuse a retired one.
+ */
+public final class CallServices {
+  /** The verbs transport's RDMA-CM connect announcement. */
+  public static final int VERBS_ANNOUNCE = 1;
+  /** Where a reader READs a map output. */
+  public static final int LOCATE = 2;
+
+  private CallServices() {}
+}

@@ -1,0 +1,73 @@
+package io.rdmashuffle.transport.server;
+
+import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.config.RdmaShuffleConfig;
+
+/**
+ * The bounds and timeouts of one connection server, read once from the settings. Each field
+ * names its setting.
+ */
+public record ServerLimits(
+    /** {@code server.ioThreads} */
+    int ioThreads,
+    /** {@code server.maxHandshakes} */
+    int maxHandshakes,
+    /** {@code server.maxHandshakesPerSource} */
+    int maxHandshakesPerSource,
+    /** {@code server.maxConnections} */
+    int maxConnections,
+    /** {@code server.maxConnectionsPerSource} */
+    int maxConnectionsPerSource,
+    /** {@code server.maxConnectionsPerApplication} */
+    int maxConnectionsPerApplication,
+    /** {@code connect.timeout}: the handshake deadline (and the callers' connect deadline) */
+    long handshakeTimeoutNanos,
+    /** {@code server.idleTimeout} */
+    long idleTimeoutNanos,
+    /** {@code server.sendTimeout} */
+    long sendTimeoutNanos,
+    /** {@code server.withdrawTimeout} */
+    long withdrawTimeoutNanos,
+    /** {@code server.sendfile} */
+    boolean sendfile,
+    /** {@code call.workers} */
+    int callWorkers,
+    /** {@code call.queue} */
+    int callQueue,
+    /** {@code call.maxRequestBytes} */
+    int maxCallRequestBytes,
+    /** {@code call.maxAnswerBytes} */
+    int maxCallAnswerBytes,
+    /** {@code read.timeout}: how long a caller waits for an answer */
+    long callTimeoutNanos) {
+
+  public static ServerLimits from(RdmaConf conf) {
+    return new ServerLimits(
+        conf.get(RdmaShuffleConfig.SERVER_IO_THREADS),
+        conf.get(RdmaShuffleConfig.SERVER_MAX_HANDSHAKES),
+        conf.get(RdmaShuffleConfig.SERVER_MAX_HANDSHAKES_PER_SOURCE),
+        conf.get(RdmaShuffleConfig.SERVER_MAX_CONNECTIONS),
+        conf.get(RdmaShuffleConfig.SERVER_MAX_CONNECTIONS_PER_SOURCE),
+        conf.get(RdmaShuffleConfig.SERVER_MAX_CONNECTIONS_PER_APPLICATION),
+        conf.get(RdmaShuffleConfig.CONNECT_TIMEOUT).toNanos(),
+        conf.get(RdmaShuffleConfig.SERVER_IDLE_TIMEOUT).toNanos(),
+        conf.get(RdmaShuffleConfig.SERVER_SEND_TIMEOUT).toNanos(),
+        conf.get(RdmaShuffleConfig.SERVER_WITHDRAW_TIMEOUT).toNanos(),
+        conf.get(RdmaShuffleConfig.SERVER_SENDFILE),
+        conf.get(RdmaShuffleConfig.CALL_WORKERS),
+        conf.get(RdmaShuffleConfig.CALL_QUEUE),
+        (int) (long) conf.get(RdmaShuffleConfig.CALL_MAX_REQUEST_BYTES),
+        (int) (long) conf.get(RdmaShuffleConfig.CALL_MAX_ANSWER_BYTES),
+        conf.get(RdmaShuffleConfig.READ_TIMEOUT).toNanos());
+  }
+
+  /**
+   * How often an I/O thread checks its connections' deadlines: a quarter of the shortest
+   * timeout, between 10 and 250 ms, so a deadline is enforced within 25 % of itself.
+   */
+  long tickNanos() {
+    long shortest = Math.min(Math.min(handshakeTimeoutNanos, idleTimeoutNanos),
+        Math.min(Math.min(sendTimeoutNanos, withdrawTimeoutNanos), callTimeoutNanos));
+    return Math.max(10_000_000L, Math.min(250_000_000L, shortest / 4));
+  }
+}

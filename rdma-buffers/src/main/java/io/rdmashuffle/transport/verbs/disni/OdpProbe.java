@@ -1,0 +1,38 @@
+package io.rdmashuffle.transport.verbs.disni;
+
+import io.rdmashuffle.config.VerbsRegistration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * For the doctor ({@code VerbsTransportProvider.probe}), inside the DiSNI class loader: for each
+ * RDMA device this process can open, which registration served memory would get under the given
+ * {@code verbs.registration} and why (or why the transport would not start).
+ */
+public final class OdpProbe implements Function<String, Map<String, String>> {
+  /** @param setting the value of {@code verbs.registration} ({@code auto}, {@code pinned}, ...) */
+  @Override
+  public Map<String, String> apply(String setting) {
+    VerbsRegistration mode = VerbsRegistration.valueOf(setting);
+    Map<String, String> out = new LinkedHashMap<>();
+    String[] devices;
+    try {
+      devices = NativeExtras.deviceOdpCaps();
+    } catch (java.io.IOException e) {
+      out.put("devices", "could not be listed: " + e.getMessage());
+      return out;
+    }
+    for (String d : devices) {
+      int eq = d.lastIndexOf('=');
+      String name = d.substring(0, eq);
+      long caps = Long.parseLong(d.substring(eq + 1));
+      try {
+        out.put(name, OdpSupport.decide(mode, name, caps, "verbs.registration").describe());
+      } catch (IllegalStateException e) {
+        out.put(name, "the transport would not start: " + e.getMessage());
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,64 @@
+package io.rdmashuffle.transport.verbs.engine;
+
+import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.transport.ConnectionLostException;
+import io.rdmashuffle.transport.ReadListener;
+import io.rdmashuffle.transport.ReadOp;
+import io.rdmashuffle.transport.RemoteAccessException;
+import io.rdmashuffle.transport.TransportException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells READ listeners how their READs ended, counting each outcome; a listener that throws is
+ * logged and counted as a listener error (never as the engine's). Also names the failures the
+ * engine reports. Stateless apart from the counters: any thread.
+ */
+final class ReadOutcomes {
+  private static final Logger LOG = LoggerFactory.getLogger(ReadOutcomes.class);
+
+  private final TransportMetrics metrics;
+
+  ReadOutcomes(TransportMetrics metrics) {
+    this.metrics = metrics;
+  }
+
+  void complete(ReadOp op, long latencyNanos) {
+    metrics.readCompleted(op.length(), latencyNanos);
+    deliver(op, null);
+  }
+
+  void fail(ReadOp op, TransportException e) {
+    metrics.failure(e.kind());
+    deliver(op, e);
+  }
+
+  private void deliver(ReadOp op, TransportException failure) {
+    ReadListener l = op.listener();
+    try {
+      if (failure == null) {
+        l.onReadComplete(op);
+      } else {
+        l.onReadFailed(op, failure);
+      }
+    } catch (RuntimeException | Error e) {
+      metrics.listenerError();
+      LOG.error("a READ listener threw; the READ's owner will not learn its outcome", e);
+    }
+  }
+
+  /** The failure of a READ that completed with {@code status} (not success). */
+  static TransportException failureOf(int status, VerbsReadChannel ch, ReadOp op) {
+    if (status == Completions.REM_ACCESS_ERR || status == Completions.REM_INV_REQ_ERR) {
+      return new RemoteAccessException(RemoteAccessException.Reason.UNSPECIFIED, ch.peer(), op);
+    }
+    return new ConnectionLostException(
+        "READ completed with " + Completions.statusName(status), ch.peer(), op, null);
+  }
+
+  /** A READ ended because its channel did. */
+  static TransportException lost(VerbsReadChannel ch, ReadOp op, TransportException cause) {
+    return new ConnectionLostException("connection ended with the READ in flight", ch.peer(), op,
+        cause);
+  }
+}

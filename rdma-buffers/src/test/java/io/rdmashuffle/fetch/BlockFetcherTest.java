@@ -1,0 +1,292 @@
+package io.rdmashuffle.fetch;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.mapoutput.LocateAnswer;
+import io.rdmashuffle.mapoutput.OutputId;
+import io.rdmashuffle.node.NodeRuntime;
+import io.rdmashuffle.serve.MetaFiles;
+import io.rdmashuffle.serve.PublishedOutputs;
+import io.rdmashuffle.testing.Patterns;
+import io.rdmashuffle.transport.PeerAddress;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The reduce-side core against a real serving process's catalog and real tcp READs, without any
+ * engine: remote, own-process and same-host blocks, checksums, lost outputs, withdrawn
+ * registrations, the reader's own shortage, and what closing releases.
+ */
+@Timeout(60)
+class BlockFetcherTest {
+  private static final String APP = "app-blocks";
+  private static final byte[] SECRET = "block-fetcher-secret-0123".getBytes(StandardCharsets.UTF_8);
+  private static final int SEGMENT = 64 * 1024;
+  // small, empty, consecutive small (one READ), bigger than a segment and than a piece
+  private static final long[] LENGTHS = {100, 0, 5000, 7000, 300_000, 1, 65_536, 0, 12_345};
+  private static final int[] WANTED = {0, 2, 3, 4, 5, 6, 8};
+
+  @TempDir Path dir;
+  private final PublishedOutputs published = new PublishedOutputs();
+  private NodeRuntime server;
+  private NodeRuntime client;
+  private final ReadCounters counters = new ReadCounters();
+  private final AtomicInteger locates = new AtomicInteger();
+
+  @BeforeEach
+  void start() throws Exception {
+    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of(
+        "spark.shuffle.rdma.transport", "tcp",
+        "spark.shuffle.rdma.read.timeout", "5s",
+        "spark.shuffle.rdma.memory.pieceSize", "64k",
+        "spark.shuffle.rdma.buffers.chunkSize", "1m",
+        "spark.shuffle.rdma.buffers.maxBytes", "64m"));
+    server = NodeRuntime.start(new NodeRuntime.Context().conf(conf).defaultHost("127.0.0.1")
+        .serving(published).reading(true));
+    server.catalog().admit(APP, SECRET);
+    client = NodeRuntime.start(new NodeRuntime.Context().conf(conf).defaultHost("127.0.0.1")
+        .reading(true));
+    client.secrets().put(APP, SECRET);
+  }
+
+  @AfterEach
+  void stop() {
+    client.close();
+    server.close();
+  }
+
+  /** The owner's answers, straight from its locate service (the call itself is the transport's). */
+  private CompletableFuture<LocateAnswer> locate(PeerAddress owner, String app,
+      io.rdmashuffle.mapoutput.LocateRequest r) {
+    locates.incrementAndGet();
+    assertEquals(server.transport().localAddress(), owner);
+    return CompletableFuture.supplyAsync(() -> server.locator().answer(app, r));
+  }
+
+  /** A committed map output {@code map} of shuffle 1 on the server. */
+  private Path commit(long map) throws IOException {
+    long total = 0;
+    for (long l : LENGTHS) {
+      total += l;
+    }
+    Path data = Patterns.file(dir.resolve("shuffle_1_" + map + "_0.data"), total, (int) map);
+    MetaFiles.commit(data, 1, map, LENGTHS, null, null, true);
+    published.publish(OutputId.spark(APP, 1, map), data);
+    return data;
+  }
+
+  private static byte[] expected(Path data, int partition) throws IOException {
+    byte[] all = Files.readAllBytes(data);
+    long start = 0;
+    for (int p = 0; p < partition; p++) {
+      start += LENGTHS[p];
+    }
+    byte[] out = new byte[(int) LENGTHS[partition]];
+    System.arraycopy(all, (int) start, out, 0, out.length);
+    return out;
+  }
+
+  private static BlockFetcher.Options options(boolean readLocal, long maxBytes) {
+    return new BlockFetcher.Options(maxBytes, 8, SEGMENT, readLocal, true, 2000, 2, 20);
+  }
+
+  private BlockFetcher fetcher(boolean readLocal, long maxBytes) {
+    return new BlockFetcher(APP, this::locate, server.catalog(), client.connections(),
+        client.buffers(), options(readLocal, maxBytes), counters, () -> { });
+  }
+
+  private BlockFetcher.Source source(long map, boolean sameHost, boolean own) {
+    return new BlockFetcher.Source(new BlockFetcher.Owner(server.transport().localAddress(),
+        sameHost, own), "1", Long.toString(map), WANTED, "map " + map);
+  }
+
+  /** Reads every block; (map, partition) to bytes. */
+  private static Map<String, byte[]> readAll(BlockFetcher f) throws Exception {
+    Map<String, byte[]> out = new HashMap<>();
+    Block b;
+    while ((b = f.next()) != null) {
+      try (InputStream in = b.stream()) {
+        byte[] bytes = in.readAllBytes();
+        assertEquals(b.size(), bytes.length);
+        assertNull(out.put(b.source().map() + "/" + b.partition(), bytes), "twice: " + b);
+      }
+    }
+    return out;
+  }
+
+  private void assertAllBlocks(Map<String, byte[]> got, long map, Path data) throws IOException {
+    for (int p : WANTED) {
+      assertArrayEquals(expected(data, p), got.get(map + "/" + p), "map " + map + " partition " + p);
+    }
+  }
+
+  @Test
+  void remoteBlocksArriveExactlyAndOneLocateServesABatchOfMaps() throws Exception {
+    Path a = commit(10);
+    Path b = commit(11);
+    try (BlockFetcher f = fetcher(false, 256 * 1024)) {
+      f.add(source(10, false, false));
+      f.add(source(11, false, false));
+      Map<String, byte[]> got = readAll(f);
+      assertEquals(2 * WANTED.length, got.size());
+      assertAllBlocks(got, 10, a);
+      assertAllBlocks(got, 11, b);
+    }
+    assertEquals(1, locates.get(), "one call for both map outputs of the owner");
+    assertEquals(2 * WANTED.length, counters.snapshot().get("blocksRemote"));
+    assertEquals(0, client.buffers().lentBytes(), "every READ buffer back in the pool");
+  }
+
+  @Test
+  void ownAndSameHostBlocksAreReadFromTheirFiles() throws Exception {
+    Path own = commit(20);
+    Path near = commit(21);
+    try (BlockFetcher f = fetcher(true, 256 * 1024)) {
+      f.add(source(20, true, true));
+      f.add(source(21, true, false));
+      Map<String, byte[]> got = readAll(f);
+      assertAllBlocks(got, 20, own);
+      assertAllBlocks(got, 21, near);
+    }
+    assertEquals(1, locates.get(), "only the same-host output is located, the own one is not");
+    assertEquals(0L, counters.snapshot().get("blocksRemote"));
+    assertEquals(0, server.catalog().registeredOutputs(), "nothing registered for local reads");
+  }
+
+  @Test
+  void aCorruptByteIsAChecksumFailureOfThatMapOutputWhicheverWayItIsRead() throws Exception {
+    for (boolean local : new boolean[] {false, true}) {
+      long map = local ? 31 : 30;
+      Path data = commit(map);
+      try (FileChannel ch = FileChannel.open(data, StandardOpenOption.WRITE)) {
+        ch.write(java.nio.ByteBuffer.wrap(new byte[] {42}), 100 + 5000 + 7000 + 150_000);
+      }
+      try (BlockFetcher f = fetcher(local, 256 * 1024)) {
+        f.add(source(map, local, false));
+        BlockFetchException e = assertThrows(BlockFetchException.class, () -> readAll(f));
+        assertEquals(BlockFetchException.Kind.CHECKSUM, e.kind(), e.getMessage());
+        assertEquals(4, e.partition());
+        assertTrue(e.kind().blamesMapOutput());
+        assertEquals(Long.toString(map), e.source().map());
+      }
+    }
+  }
+
+  @Test
+  void aMapOutputTheOwnerDoesNotHaveIsMissing() throws Exception {
+    try (BlockFetcher f = fetcher(false, 256 * 1024)) {
+      f.add(source(99, false, false));
+      BlockFetchException e = assertThrows(BlockFetchException.class, () -> readAll(f));
+      assertEquals(BlockFetchException.Kind.MISSING, e.kind());
+      assertTrue(e.getMessage().contains("NOT_FOUND"), e.getMessage());
+    }
+  }
+
+  @Test
+  void aRegistrationWithdrawnWhileReadingIsLocatedAgainNotFailed() throws Exception {
+    Path data = commit(40);
+    try (BlockFetcher f = fetcher(false, 128 * 1024)) {
+      f.add(source(40, false, false));
+      Block first = f.next();
+      // the owner deregisters the output (LRU pressure, say) while the rest is being READ
+      server.catalog().forget(OutputId.spark(APP, 1, 40));
+      Map<String, byte[]> got = new HashMap<>();
+      got.put("40/" + first.partition(), first.stream().readAllBytes());
+      first.release();
+      got.putAll(readAll(f));
+      assertAllBlocks(got, 40, data);
+    }
+    assertTrue(counters.snapshot().get("relocates") >= 1, counters.snapshot().toString());
+    assertEquals(2, server.catalog().metrics().registrations(), "registered again once");
+  }
+
+  @Test
+  void anOwnerThatCantBeAskedIsRetriedThenBlamed() throws Exception {
+    PeerAddress dead = new PeerAddress("127.0.0.1", 1);
+    try (BlockFetcher f = new BlockFetcher(APP, (o, app, r) -> CompletableFuture.failedFuture(
+            new io.rdmashuffle.transport.PeerUnreachableException("no route", o, null, null)),
+        null, client.connections(), client.buffers(), options(false, 256 * 1024), counters,
+        () -> { })) {
+      f.add(new BlockFetcher.Source(new BlockFetcher.Owner(dead, false, false), "1", "50",
+          WANTED, "map 50"));
+      BlockFetchException e = assertThrows(BlockFetchException.class, () -> readAll(f));
+      assertEquals(BlockFetchException.Kind.TRANSPORT, e.kind());
+      assertTrue(e.kind().blamesMapOutput());
+      assertTrue(e.getMessage().contains("after 3 attempts"), e.getMessage());
+    }
+    assertEquals(2L, counters.snapshot().get("retries"));
+  }
+
+  @Test
+  void noReadBufferForTheTaskIsItsOwnShortageNotTheOwnersFault() throws Exception {
+    commit(80);
+    io.rdmashuffle.memory.BufferPool tiny = new io.rdmashuffle.memory.BufferPool(
+        client.transport().registrar(), 4096, 64 * 1024, 64 * 1024, true);
+    io.rdmashuffle.memory.PooledBuffer hog = tiny.tryAllocate(64 * 1024);
+    try (BlockFetcher f = new BlockFetcher(APP, this::locate, null, client.connections(), tiny,
+        new BlockFetcher.Options(256 * 1024, 8, SEGMENT, false, true, 200, 2, 20), counters,
+        () -> { })) {
+      f.add(source(80, false, false));
+      BlockFetchException e = assertThrows(BlockFetchException.class, () -> readAll(f));
+      assertEquals(BlockFetchException.Kind.SHORTAGE, e.kind(), e.getMessage());
+      assertFalse(e.kind().blamesMapOutput());
+    } finally {
+      hog.release();
+      tiny.close();
+    }
+  }
+
+  @Test
+  void aBlockReleasedByTheTaskFailsItsStreamOnAnotherThreadInsteadOfReadingReusedMemory()
+      throws Exception {
+    commit(60);
+    BlockFetcher f = fetcher(false, 256 * 1024);
+    f.add(source(60, false, false));
+    Block b = f.next();
+    InputStream in = b.stream();
+    in.read();
+    f.close(); // the task ended: its completion listener closes the fetcher
+    IOException e = assertThrows(IOException.class, () -> in.readAllBytes());
+    assertTrue(e.getMessage().contains("released"), e.getMessage());
+    long deadline = System.currentTimeMillis() + 5000; // READs in flight give theirs back as they end
+    while (client.buffers().lentBytes() > 0 && System.currentTimeMillis() < deadline) {
+      Thread.sleep(10);
+    }
+    assertEquals(0, client.buffers().lentBytes());
+  }
+
+  @Test
+  void closingMidWayReleasesEveryBufferAndFile() throws Exception {
+    commit(70);
+    commit(71);
+    BlockFetcher f = fetcher(true, 256 * 1024);
+    f.add(source(70, false, false));
+    f.add(source(71, true, false));
+    f.next();
+    f.next();
+    f.close();
+    long deadline = System.currentTimeMillis() + 5000;
+    while (client.buffers().lentBytes() > 0 && System.currentTimeMillis() < deadline) {
+      Thread.sleep(10);
+    }
+    assertEquals(0, client.buffers().lentBytes());
+    assertEquals(List.of(), client.buffers().leaks());
+  }
+}

@@ -1,0 +1,92 @@
+package org.apache.spark.shuffle.rdma;
+
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every time rdma-shuffle hands work to Spark's stock shuffle: counted by cause, and logged once
+ * per process for each cause, with the detail of its first occurrence (never silent, never a
+ * flood: details such as file paths differ from task to task, so they are not part of the key).
+ * Thread-safe; one per process.
+ */
+final class FallbackLog {
+  private static final Logger LOG = LoggerFactory.getLogger(FallbackLog.class);
+
+  /** Why work went to the stock shuffle. */
+  public enum Cause {
+    /** The operator switched rdma-shuffle off. */
+    DISABLED,
+    /** No transport can start on this node (forced transport unavailable, port taken...). */
+    TRANSPORT_UNAVAILABLE,
+    /** A committed map output could not be registered; it is served the stock way. */
+    PUBLISH_FAILED,
+    /** A reduce task found map outputs without our marker and read them the stock way. */
+    UNPUBLISHED_MAP_OUTPUT,
+    /** A reduce task read map outputs served over a transport it does not run. */
+    OTHER_TRANSPORT,
+    /** Spark encrypts network traffic and our transport does not: the stock shuffle does it. */
+    NETWORK_ENCRYPTION
+  }
+
+  private final EnumMap<Cause, LongAdder> counts = new EnumMap<>(Cause.class);
+  /** Causes logged already; never more entries than causes. */
+  private final Set<String> logged = ConcurrentHashMap.newKeySet();
+
+  FallbackLog() {
+    for (Cause c : Cause.values()) {
+      counts.put(c, new LongAdder());
+    }
+  }
+
+  /**
+   * Counts one fallback; logs it when this cause and detail were not logged before.
+   *
+   * @param what what fell back, e.g. "shuffle 3"
+   */
+  void record(Cause cause, String what, String detail) {
+    counts.get(cause).increment();
+    if (logged.add(cause.name())) {
+      LOG.warn("rdma-shuffle: {} uses Spark's stock sort shuffle ({}): {}"
+          + " (logged once per cause; counted as fallbacks.{})",
+          what, cause.name().toLowerCase(Locale.ROOT), detail, key(cause));
+    }
+  }
+
+  long count(Cause cause) {
+    return counts.get(cause).sum();
+  }
+
+  long total() {
+    return counts.values().stream().mapToLong(LongAdder::sum).sum();
+  }
+
+  /** Counts by metric name ({@code fallbacks.transportUnavailable}, ...). */
+  Map<String, Long> snapshot() {
+    Map<String, Long> m = new LinkedHashMap<>();
+    for (Cause c : Cause.values()) {
+      m.put("fallbacks." + key(c), count(c));
+    }
+    return m;
+  }
+
+  static String key(Cause c) {
+    StringBuilder sb = new StringBuilder();
+    boolean up = false;
+    for (char ch : c.name().toLowerCase(Locale.ROOT).toCharArray()) {
+      if (ch == '_') {
+        up = true;
+      } else {
+        sb.append(up ? Character.toUpperCase(ch) : ch);
+        up = false;
+      }
+    }
+    return sb.toString();
+  }
+}
