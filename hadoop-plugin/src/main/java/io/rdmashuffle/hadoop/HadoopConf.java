@@ -1,7 +1,7 @@
 package io.rdmashuffle.hadoop;
 
 import io.rdmashuffle.config.ConfigSource;
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.config.ConfigSchema;
 import io.rdmashuffle.config.RdmaConf;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,9 +9,11 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * Reads our settings ({@code mapreduce.shuffle.rdma.*}) from a Hadoop {@link Configuration}: the
- * NodeManager's (yarn-site.xml) for the service, the job's (mapred-site.xml and the job's own
- * settings) for reduce tasks.
+ * Reads our settings from a Hadoop {@link Configuration}: MapReduce's ({@code
+ * mapreduce.shuffle.rdma.*}) from the NodeManager's (yarn-site.xml) for the service and from the
+ * job's (mapred-site.xml and the job's own settings) for reduce tasks; any other schema's (a
+ * NodeManager service reading Spark's keys from yarn-site.xml) with {@link #load(ConfigSchema,
+ * Configuration)}.
  */
 public final class HadoopConf {
   private HadoopConf() {}
@@ -23,11 +25,16 @@ public final class HadoopConf {
    *     used, or when a key under {@code mapreduce.shuffle.rdma.} is not a setting (a typo)
    */
   public static RdmaConf load(Configuration conf) {
-    return RdmaConf.load(KeyStyle.HADOOP, source(conf));
+    return load(MapReduceConfig.SCHEMA, conf);
+  }
+
+  /** {@code schema}'s settings, as {@link #load(Configuration)} reads MapReduce's. */
+  public static RdmaConf load(ConfigSchema schema, Configuration conf) {
+    return RdmaConf.load(schema, source(schema, conf));
   }
 
   /** A view of {@code conf}; values are read with Hadoop's variable expansion. */
-  public static ConfigSource source(Configuration conf) {
+  public static ConfigSource source(ConfigSchema schema, Configuration conf) {
     return new ConfigSource() {
       @Override
       public String get(String fullKey) {
@@ -38,7 +45,7 @@ public final class HadoopConf {
       public Iterable<String> keys() {
         List<String> keys = new ArrayList<>();
         for (Map.Entry<String, String> e : conf) {
-          if (e.getKey().startsWith(KeyStyle.HADOOP.prefix())) {
+          if (e.getKey().startsWith(schema.prefix())) {
             keys.add(e.getKey());
           }
         }

@@ -2,7 +2,6 @@ package io.rdmashuffle.hadoop;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.ConfigDocs;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.hadoop.reduce.RdmaShuffleConsumer;
@@ -28,24 +27,23 @@ class OperatorTemplatesTest {
 
   @Test
   void yarnSiteRegistersOurServiceUnderTheStockShufflesName() {
-    assertEquals(RdmaShuffleHandler.class.getName(), ConfigDocs.HADOOP_SERVICE_CLASS);
-    assertEquals(ShuffleHandler.MAPREDUCE_SHUFFLE_SERVICEID, ConfigDocs.HADOOP_SERVICE_NAME);
     Configuration yarn = load("conf/yarn-site.xml");
     assertEquals(ShuffleHandler.MAPREDUCE_SHUFFLE_SERVICEID, yarn.get("yarn.nodemanager.aux-services"));
     Class<?> service = yarn.getClass("yarn.nodemanager.aux-services.mapreduce_shuffle.class", null);
+    assertEquals(RdmaShuffleHandler.class, service);
     assertTrue(AuxiliaryService.class.isAssignableFrom(service));
     assertTrue(ShuffleHandler.class.isAssignableFrom(service), "keeps the stock HTTP shuffle");
     // the commented-out settings are defaults: nothing set, everything valid
     RdmaConf conf = HadoopConf.load(yarn);
-    assertEquals(RdmaShuffleConfig.SERVICE_MAX_REGISTERED_BYTES.defaultValue(),
-        conf.get(RdmaShuffleConfig.SERVICE_MAX_REGISTERED_BYTES));
+    assertEquals(MapReduceConfig.SERVICE_MAX_REGISTERED_BYTES.defaultValue(),
+        conf.get(MapReduceConfig.SERVICE_MAX_REGISTERED_BYTES));
   }
 
   @Test
   void mapredSiteSetsOurConsumer() {
-    assertEquals(RdmaShuffleConsumer.class.getName(), ConfigDocs.HADOOP_CONSUMER_CLASS);
     Configuration mapred = load("conf/mapred-site.xml");
     Class<?> consumer = mapred.getClass(MRConfig.SHUFFLE_CONSUMER_PLUGIN, null);
+    assertEquals(RdmaShuffleConsumer.class, consumer);
     assertTrue(ShuffleConsumerPlugin.class.isAssignableFrom(consumer));
     assertTrue(HadoopConf.load(mapred).explicitlySet().isEmpty());
   }

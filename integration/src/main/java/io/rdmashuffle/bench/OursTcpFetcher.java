@@ -1,6 +1,5 @@
 package io.rdmashuffle.bench;
 
-import io.rdmashuffle.config.KeyStyle;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.memory.BufferPool;
@@ -33,7 +32,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * window of one-sided READs in flight into pooled registered buffers, re-posting each buffer for
  * the next block as its READ completes.
  */
-final class OursTcpFetcher implements BlockFetcher {
+final class OursTcpFetcher implements FetchSide {
   private static final String APP = "bench";
   private final Transport server;
   private final Transport client;
@@ -48,7 +47,7 @@ final class OursTcpFetcher implements BlockFetcher {
     if (perPeer != null) {
       settings.put("spark.shuffle.rdma.connectionsPerPeer", perPeer);
     }
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, settings);
+    RdmaConf conf = RdmaConf.of(BenchSettings.SCHEMA, settings);
     server = TcpTransport.start(new TransportContext(
         conf, ApplicationSecrets.of(APP, secret), "127.0.0.1", new TransportMetrics()));
     client = TcpTransport.start(new TransportContext(

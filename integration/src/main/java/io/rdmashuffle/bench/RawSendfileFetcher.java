@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * once): it shows how much of a large block's fetch time is writing the bytes into memory that
  * is not in the CPU cache.
  */
-final class RawSendfileFetcher implements BlockFetcher {
+final class RawSendfileFetcher implements FetchSide {
   private final FileChannel file;
   private final ServerSocketChannel listener;
   private final SocketChannel client;

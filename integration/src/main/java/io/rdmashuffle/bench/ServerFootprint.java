@@ -1,6 +1,5 @@
 package io.rdmashuffle.bench;
 
-import io.rdmashuffle.config.KeyStyle;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.BufferPool;
@@ -89,7 +88,7 @@ public final class ServerFootprint {
       }
       Thread.sleep(1000);
       row(report, "after they closed", stats(from, to));
-      RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of("spark.shuffle.rdma.transport", "tcp"));
+      RdmaConf conf = RdmaConf.of(BenchSettings.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp"));
       try (Transport client = TransportSelector.standard().start(new TransportContext(conf,
               ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
           BufferPool pool = new BufferPool(client.registrar(), 4096, 1 << 20, 64 << 20)) {
@@ -166,7 +165,7 @@ public final class ServerFootprint {
 
   /** The serving JVM: a tcp transport with one registered region; answers STATS lines. */
   private static void serve() throws Exception {
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of("spark.shuffle.rdma.transport", "tcp"));
+    RdmaConf conf = RdmaConf.of(BenchSettings.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp"));
     Transport t = TransportSelector.standard().start(new TransportContext(conf,
         ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
     ByteBuffer memory = DirectMemory.allocate(1 << 20);

@@ -28,7 +28,7 @@ import org.apache.spark.network.util.TransportConf;
  * in Spark's shuffle), and a {@code TransportClient} fetching them as chunks, with the same
  * window of requests in flight.
  */
-final class SparkNetworkFetcher implements BlockFetcher {
+final class SparkNetworkFetcher implements FetchSide {
   private final TransportContext context;
   private final TransportServer server;
   private final TransportClientFactory factory;

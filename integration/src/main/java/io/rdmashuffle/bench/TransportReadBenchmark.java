@@ -52,10 +52,10 @@ public final class TransportReadBenchmark {
         .append(" measured rounds per side after ").append(warmup)
         .append(" warm-up rounds, each round starting with the next side;")
         .append(" window: 48 MiB in flight\n\n");
-    try (BlockFetcher ours = new OursTcpFetcher(file);
-        BlockFetcher spark = new SparkNetworkFetcher(file);
-        BlockFetcher raw = new RawSendfileFetcher(file)) {
-      BlockFetcher[] sides = {ours, spark, raw};
+    try (FetchSide ours = new OursTcpFetcher(file);
+        FetchSide spark = new SparkNetworkFetcher(file);
+        FetchSide raw = new RawSendfileFetcher(file)) {
+      FetchSide[] sides = {ours, spark, raw};
       report.append("| block | ").append(ours.name()).append(" MB/s | ").append(spark.name())
           .append(" MB/s | ").append(raw.name()).append(" MB/s | ratio | ours / bare |")
           .append("\n| --- | --- | --- | --- | --- | --- |\n");
@@ -108,7 +108,7 @@ public final class TransportReadBenchmark {
     return bytesInFlight / blockSize;
   }
 
-  private static double measure(BlockFetcher f, int blockSize, int blocks, int passes, int window)
+  private static double measure(FetchSide f, int blockSize, int blocks, int passes, int window)
       throws Exception {
     long t0 = System.nanoTime();
     long bytes = f.fetchAll(blockSize, blocks, passes, window);

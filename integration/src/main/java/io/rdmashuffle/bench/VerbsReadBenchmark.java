@@ -1,6 +1,5 @@
 package io.rdmashuffle.bench;
 
-import io.rdmashuffle.config.KeyStyle;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.BufferPool;
@@ -74,7 +73,7 @@ public final class VerbsReadBenchmark {
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of(
+    RdmaConf conf = RdmaConf.of(BenchSettings.SCHEMA, Map.of(
         "spark.shuffle.rdma.transport", "verbs",
         "spark.shuffle.rdma.read.timeout", "120s",
         "spark.shuffle.rdma.connect.timeout", "120s",

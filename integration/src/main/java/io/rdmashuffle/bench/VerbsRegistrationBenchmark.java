@@ -1,6 +1,5 @@
 package io.rdmashuffle.bench;
 
-import io.rdmashuffle.config.KeyStyle;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.BufferPool;
@@ -121,7 +120,7 @@ public final class VerbsRegistrationBenchmark {
         "spark.shuffle.rdma.buffers.maxBytes", "1g",
         "spark.shuffle.rdma.verbs.registration", registration));
     return TransportSelector.standard().start(new TransportContext(
-        RdmaConf.of(KeyStyle.SPARK, settings), ApplicationSecrets.of(APP, SECRET), host,
+        RdmaConf.of(BenchSettings.SCHEMA, settings), ApplicationSecrets.of(APP, SECRET), host,
         new TransportMetrics()));
   }
 

@@ -4,13 +4,14 @@ import java.util.Objects;
 import java.util.function.Predicate;
 
 /**
- * One setting, declared once: key, type, default, unit, documentation and valid range. Instances
- * live only in {@link RdmaShuffleConfig}; engines read them through {@link RdmaConf}, and the
- * operator templates and the configuration page are generated from them ({@link ConfigDocs}).
+ * One setting, declared once: key, type, default, unit, documentation and valid range. The core's
+ * settings live in {@link RdmaShuffleConfig}, an engine adapter's own beside its {@link
+ * ConfigSchema}; engines read them through {@link RdmaConf}, and the operator templates and the
+ * configuration page are generated from them (module {@code conf}).
  *
- * <p>The key is engine-neutral ({@code transport}); each engine sees it under its own prefix
- * ({@link KeyStyle}): {@code spark.shuffle.rdma.transport} in a SparkConf,
- * {@code mapreduce.shuffle.rdma.transport} in a Hadoop {@code Configuration}.
+ * <p>The key is engine-neutral ({@code transport}); each schema reads it under its own prefix:
+ * {@code spark.shuffle.rdma.transport} in a SparkConf, {@code mapreduce.shuffle.rdma.transport}
+ * in a Hadoop {@code Configuration}.
  */
 public final class ConfigEntry<T> {
   private final String key;
@@ -22,18 +23,7 @@ public final class ConfigEntry<T> {
   private final T max;
   private final Predicate<T> rule;
   private final String ruleDoc;
-  private final Scope scope;
   private final Side side;
-
-  /** Which engine reads a setting; templates for an engine list only what it reads. */
-  public enum Scope {
-    /** Read by both engines. */
-    COMMON,
-    /** Read only by the Spark ShuffleManager. */
-    SPARK,
-    /** Read only by the Hadoop auxiliary service and shuffle consumer. */
-    HADOOP
-  }
 
   /**
    * Which side of a shuffle reads a setting: the process that serves map outputs, the one that
@@ -60,7 +50,6 @@ public final class ConfigEntry<T> {
     this.max = b.max;
     this.rule = b.rule;
     this.ruleDoc = b.ruleDoc;
-    this.scope = b.scope;
     this.side = b.side;
     // the declaration itself must be valid: a default outside its own range is a bug here
     check(defaultValue, "(default of " + key + ")");
@@ -72,10 +61,6 @@ public final class ConfigEntry<T> {
 
   public String key() {
     return key;
-  }
-
-  public String key(KeyStyle style) {
-    return style.prefix() + key;
   }
 
   public ConfigType<T> type() {
@@ -98,10 +83,6 @@ public final class ConfigEntry<T> {
     return doc;
   }
 
-  public Scope scope() {
-    return scope;
-  }
-
   public Side side() {
     return side;
   }
@@ -109,10 +90,6 @@ public final class ConfigEntry<T> {
   /** Whether the {@code side} of a shuffle reads this setting. */
   public boolean readOn(Side where) {
     return side == Side.BOTH || where == Side.BOTH || side == where;
-  }
-
-  public boolean readBy(KeyStyle style) {
-    return scope == Scope.COMMON || scope == style.scope();
   }
 
   /** The valid values in words, for the configuration page; empty when any value of the type is. */
@@ -167,7 +144,7 @@ public final class ConfigEntry<T> {
     return key;
   }
 
-  /** Declares one entry; only {@link RdmaShuffleConfig} uses it. */
+  /** Declares one entry: {@link RdmaShuffleConfig}, or an engine adapter for its own. */
   public static final class Builder<T> {
     private final String key;
     private final ConfigType<T> type;
@@ -178,7 +155,6 @@ public final class ConfigEntry<T> {
     private T max;
     private Predicate<T> rule;
     private String ruleDoc;
-    private Scope scope = Scope.COMMON;
     private Side side = Side.BOTH;
 
     private Builder(String key, ConfigType<T> type) {
@@ -219,11 +195,6 @@ public final class ConfigEntry<T> {
     public Builder<T> rule(Predicate<T> value, String words) {
       this.rule = value;
       this.ruleDoc = words;
-      return this;
-    }
-
-    public Builder<T> scope(Scope value) {
-      this.scope = value;
       return this;
     }
 

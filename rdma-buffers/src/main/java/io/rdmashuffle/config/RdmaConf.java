@@ -8,35 +8,36 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The values of every {@link RdmaShuffleConfig} entry as one engine's configuration sets them,
+ * The values of every entry of a {@link ConfigSchema} as one engine's configuration sets them,
  * parsed and validated once, when the plugin starts. A bad value, or a key under our prefix that
  * no entry declares (a typo), fails here with a message naming the key and the value; nothing
  * falls back to a default silently. Immutable and thread-safe.
  */
 public final class RdmaConf {
-  private final KeyStyle style;
+  private final ConfigSchema schema;
   private final Map<ConfigEntry<?>, Object> values;
   private final Map<String, String> explicitlySet;
 
-  private RdmaConf(KeyStyle style, Map<ConfigEntry<?>, Object> values, Map<String, String> set) {
-    this.style = style;
+  private RdmaConf(ConfigSchema schema, Map<ConfigEntry<?>, Object> values,
+      Map<String, String> set) {
+    this.schema = schema;
     this.values = values;
     this.explicitlySet = set;
   }
 
   /**
-   * Reads every entry from {@code source} under {@code style}'s prefix.
+   * Reads every entry of {@code schema} from {@code source}, under the schema's prefix.
    *
    * @throws ConfigException for the first bad value or unknown key, naming key and value
    */
-  public static RdmaConf load(KeyStyle style, ConfigSource source) {
+  public static RdmaConf load(ConfigSchema schema, ConfigSource source) {
     Map<String, ConfigEntry<?>> byKey = new HashMap<>();
-    for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
-      byKey.put(e.key(style), e);
+    for (ConfigEntry<?> e : schema.entries()) {
+      byKey.put(schema.key(e), e);
     }
     List<String> unknown = new ArrayList<>();
     for (String key : source.keys()) {
-      if (key.startsWith(style.prefix()) && !byKey.containsKey(key)) {
+      if (key.startsWith(schema.prefix()) && !byKey.containsKey(key)) {
         unknown.add(key);
       }
     }
@@ -45,12 +46,12 @@ public final class RdmaConf {
       String key = unknown.get(0);
       throw new ConfigException(
           key + "=" + source.get(key) + ": unknown setting (see docs/configuration.md for the"
-              + " settings under " + style.prefix() + ")");
+              + " settings under " + schema.prefix() + ")");
     }
     Map<ConfigEntry<?>, Object> values = new HashMap<>();
     Map<String, String> set = new TreeMap<>();
-    for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
-      String fullKey = e.key(style);
+    for (ConfigEntry<?> e : schema.entries()) {
+      String fullKey = schema.key(e);
       String raw = source.get(fullKey);
       if (raw == null) {
         values.put(e, e.defaultValue());
@@ -59,32 +60,36 @@ public final class RdmaConf {
         set.put(fullKey, raw);
       }
     }
-    RdmaConf conf = new RdmaConf(style, values, Collections.unmodifiableMap(set));
+    RdmaConf conf = new RdmaConf(schema, values, Collections.unmodifiableMap(set));
     conf.checkConsistency();
     return conf;
   }
 
   /** All defaults (tests, tools). */
-  public static RdmaConf defaults(KeyStyle style) {
-    return load(style, ConfigSource.empty());
+  public static RdmaConf defaults(ConfigSchema schema) {
+    return load(schema, ConfigSource.empty());
   }
 
-  public static RdmaConf of(KeyStyle style, Map<String, String> values) {
-    return load(style, ConfigSource.of(values));
+  public static RdmaConf of(ConfigSchema schema, Map<String, String> values) {
+    return load(schema, ConfigSource.of(values));
   }
 
+  /** @throws IllegalArgumentException when the schema does not declare {@code entry} */
   @SuppressWarnings("unchecked")
   public <T> T get(ConfigEntry<T> entry) {
+    if (!schema.declares(entry)) {
+      throw new IllegalArgumentException(entry.key() + ": not a setting of " + schema);
+    }
     return (T) values.get(entry);
   }
 
-  public KeyStyle style() {
-    return style;
+  public ConfigSchema schema() {
+    return schema;
   }
 
   /** The full key of an entry in this engine's configuration, for messages. */
   public String keyOf(ConfigEntry<?> entry) {
-    return entry.key(style);
+    return schema.key(entry);
   }
 
   /** The settings the operator set explicitly (full key to raw value). */
@@ -96,9 +101,9 @@ public final class RdmaConf {
   public RdmaConf with(Map<ConfigEntry<?>, String> changes) {
     Map<String, String> raw = new TreeMap<>(explicitlySet);
     for (Map.Entry<ConfigEntry<?>, String> c : changes.entrySet()) {
-      raw.put(c.getKey().key(style), c.getValue());
+      raw.put(schema.key(c.getKey()), c.getValue());
     }
-    return of(style, raw);
+    return of(schema, raw);
   }
 
   private void checkConsistency() {

@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Every setting of rdma-shuffle, declared once. Engines read them through {@link RdmaConf}; the
- * operator templates in {@code conf/} and {@code docs/configuration.md} are generated from this
- * list by {@link ConfigDocs}, and a test fails when they drift.
+ * The core's settings, declared once: those of the transport, the buffers, the serving side and
+ * the connection server, read by every engine. An engine adapter declares its own few settings
+ * beside its {@link ConfigSchema}. Engines read them through {@link RdmaConf}; the operator
+ * templates in {@code conf/} and {@code docs/configuration.md} are generated from the schemas
+ * (module {@code conf}), and a test fails when they drift.
  */
 public final class RdmaShuffleConfig {
   private RdmaShuffleConfig() {}
@@ -166,56 +168,6 @@ public final class RdmaShuffleConfig {
           .side(ConfigEntry.Side.SERVING)
           .build();
 
-  // Hadoop MapReduce only
-
-  public static final ConfigEntry<Long> SERVICE_MAX_REGISTERED_BYTES =
-      ConfigEntry.builder("service.maxRegisteredBytes", ConfigType.BYTES)
-          .defaultValue(4 * GIB)
-          .range(64 * MIB, 4096 * GIB)
-          .scope(ConfigEntry.Scope.HADOOP)
-          .side(ConfigEntry.Side.SERVING)
-          .doc(
-              "Upper bound on the map output bytes the NodeManager service keeps registered (mapped"
-                  + " and, with verbs, pinned: RLIMIT_MEMLOCK must allow it). Outputs are registered"
-                  + " on their first request; beyond the bound the least recently requested ones are"
-                  + " deregistered, and a reducer still reading one asks again.")
-          .build();
-
-  public static final ConfigEntry<Long> FETCH_CHUNK_SIZE =
-      ConfigEntry.builder("fetch.chunkSize", ConfigType.BYTES)
-          .defaultValue(MIB)
-          .range(64 * KIB, GIB)
-          .scope(ConfigEntry.Scope.HADOOP)
-          .side(ConfigEntry.Side.FETCHING)
-          .doc(
-              "A reduce task READs each map output segment in pieces of at most this size, each"
-                  + " into a pooled registered buffer; must not exceed buffers.chunkSize.")
-          .build();
-
-  public static final ConfigEntry<Long> FETCH_MAX_BYTES_IN_FLIGHT =
-      ConfigEntry.builder("fetch.maxBytesInFlight", ConfigType.BYTES)
-          .defaultValue(32 * MIB)
-          .range(64 * KIB, 16 * GIB)
-          .scope(ConfigEntry.Scope.HADOOP)
-          .side(ConfigEntry.Side.FETCHING)
-          .doc(
-              "Bytes a reduce task has READ or in flight and not yet handed to Hadoop's merge,"
-                  + " shared evenly by its fetcher threads (mapreduce.reduce.shuffle.parallelcopies);"
-                  + " this is direct memory of the task, on top of its heap.")
-          .build();
-
-  public static final ConfigEntry<Boolean> FETCH_HTTP_FALLBACK =
-      ConfigEntry.builder("fetch.httpFallback", ConfigType.BOOLEAN)
-          .defaultValue(true)
-          .scope(ConfigEntry.Scope.HADOOP)
-          .side(ConfigEntry.Side.FETCHING)
-          .doc(
-              "When a node's rdma-shuffle service can't be used (not installed, not answering,"
-                  + " transport unreachable), fetch that node's map outputs over the stock HTTP"
-                  + " shuffle (logged and counted in the job's counters). false: report such"
-                  + " failures as fetch failures, as the stock shuffle reports a lost node.")
-          .build();
-
   public static final ConfigEntry<String> VERBS_NATIVE_LIBRARY =
       ConfigEntry.builder("verbs.nativeLibrary", ConfigType.STRING)
           .defaultValue("")
@@ -226,53 +178,6 @@ public final class RdmaShuffleConfig {
                   + " to a private temporary folder). A path set here is used as it is and wins"
                   + " over both; when it can't be loaded, verbs is unavailable and the cause says"
                   + " why. A process loads the library once: the first value it sees counts.")
-          .build();
-
-  // ---- Spark ShuffleManager only ----
-
-  public static final ConfigEntry<Boolean> SPARK_ENABLED =
-      ConfigEntry.builder("enabled", ConfigType.BOOLEAN)
-          .defaultValue(true)
-          .scope(ConfigEntry.Scope.SPARK)
-          .doc(
-              "Serve shuffles from registered memory. false: every shuffle of the application"
-                  + " falls back to Spark's stock sort shuffle (logged once with this cause and"
-                  + " counted); the manager stays in place.")
-          .build();
-
-  public static final ConfigEntry<Boolean> SPARK_READ_LOCAL =
-      ConfigEntry.builder("read.local", ConfigType.BOOLEAN)
-          .defaultValue(true)
-          .scope(ConfigEntry.Scope.SPARK)
-          .doc(
-              "Read blocks of map outputs on this host (this executor's, and other executors' of"
-                  + " the same host) straight from their mapped files, with no transport, as"
-                  + " Spark's spark.shuffle.readHostLocalDisk does. false sends them through the"
-                  + " transport like remote blocks (to measure the transport on one machine).")
-          .build();
-
-  public static final ConfigEntry<Boolean> SPARK_CHECKSUM_VERIFY =
-      ConfigEntry.builder("checksum.verify", ConfigType.BOOLEAN)
-          .defaultValue(true)
-          .scope(ConfigEntry.Scope.SPARK)
-          .doc(
-              "Verify every block's checksum after reading it: Spark's shuffle checksum where it"
-                  + " describes the committed bytes, otherwise a CRC32C computed when the map"
-                  + " output is committed. A mismatch is a fetch failure, never wrong data."
-                  + " false skips both.")
-          .build();
-
-  public static final ConfigEntry<Long> SPARK_READ_SEGMENT_SIZE =
-      ConfigEntry.builder("read.segmentSize", ConfigType.BYTES)
-          .defaultValue(8 * MIB)
-          .range(64 * KIB, GIB)
-          .scope(ConfigEntry.Scope.SPARK)
-          .doc(
-              "Largest single READ of block data. Consecutive small blocks of one map output are"
-                  + " READ together up to this size; a larger block is READ in segments of this"
-                  + " size and streamed to the task as they arrive. Bytes and READs in flight per"
-                  + " task are bounded by spark.reducer.maxSizeInFlight and"
-                  + " spark.reducer.maxReqsInFlight.")
           .build();
 
   // ---- memory: reference counts and leak detection ----
@@ -513,16 +418,6 @@ public final class RdmaShuffleConfig {
           SERVE_MAX_OPEN_OUTPUTS,
           SERVE_MAX_PINNED_BYTES,
           VERBS_NATIVE_LIBRARY,
-          SPARK_ENABLED,
-          SPARK_READ_LOCAL,
-          SPARK_CHECKSUM_VERIFY,
-          SPARK_READ_SEGMENT_SIZE,
-
-          SERVICE_MAX_REGISTERED_BYTES,
-          FETCH_CHUNK_SIZE,
-          FETCH_MAX_BYTES_IN_FLIGHT,
-          FETCH_HTTP_FALLBACK,
-
           DEBUG_LEAK_DETECTION,
 
           // connection server

@@ -2,7 +2,7 @@ package io.rdmashuffle.tools;
 
 import io.rdmashuffle.config.ConfigException;
 import io.rdmashuffle.config.ConfigSource;
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.config.ConfigSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.transport.Availability;
@@ -25,16 +25,14 @@ import java.util.TreeMap;
  * spark-defaults.conf style file ({@code --conf FILE}; {@code $SPARK_CONF_DIR/spark-defaults.conf}
  * by default), in {@code -Dspark.shuffle.rdma.*} system properties, and in {@code --set key=value}
  * arguments. Exit status 0 when the configured transport can run, 1 when it can't, 2 on bad
- * settings.
+ * settings. The settings are read with the engine's schema; the Spark plugin jar's main class runs
+ * it with Spark's ({@code spark-submit <the jar>}).
  */
 public final class Doctor {
   private Doctor() {}
 
-  public static void main(String[] args) {
-    System.exit(run(args, System.out));
-  }
-
-  static int run(String[] args, PrintStream out) {
+  /** Runs the doctor; returns the exit status. */
+  public static int run(ConfigSchema schema, String[] args, PrintStream out) {
     Map<String, String> settings = new TreeMap<>();
     try {
       Path file = defaultConfFile();
@@ -63,12 +61,12 @@ public final class Doctor {
         merged.putAll(readSparkDefaults(file));
       }
       for (String k : System.getProperties().stringPropertyNames()) {
-        if (k.startsWith(KeyStyle.SPARK.prefix())) {
+        if (k.startsWith(schema.prefix())) {
           merged.put(k, System.getProperty(k));
         }
       }
       merged.putAll(settings);
-      RdmaConf conf = RdmaConf.load(KeyStyle.SPARK, ConfigSource.of(merged));
+      RdmaConf conf = RdmaConf.load(schema, ConfigSource.of(merged));
       return report(conf, out);
     } catch (ConfigException e) {
       out.println("bad setting: " + e.getMessage());

@@ -2,7 +2,7 @@ package io.rdmashuffle.fetch;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.mapoutput.OutputId;
@@ -52,7 +52,7 @@ class BlockFetcherTest {
 
   @BeforeEach
   void start() throws Exception {
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of(
+    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of(
         "spark.shuffle.rdma.transport", "tcp",
         "spark.shuffle.rdma.read.timeout", "5s",
         "spark.shuffle.rdma.memory.pieceSize", "64k",

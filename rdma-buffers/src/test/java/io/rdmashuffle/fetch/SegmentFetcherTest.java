@@ -2,7 +2,7 @@ package io.rdmashuffle.fetch;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.RegisteredFile;
@@ -40,7 +40,7 @@ class SegmentFetcherTest {
 
   @BeforeEach
   void start() throws Exception {
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of("spark.shuffle.rdma.read.timeout", "3s"));
+    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.read.timeout", "3s"));
     server = TcpTransport.start(new TransportContext(conf, ApplicationSecrets.of(APP, SECRET),
         "127.0.0.1", new TransportMetrics()));
     client = TcpTransport.start(new TransportContext(conf, ApplicationSecrets.of(APP, SECRET),

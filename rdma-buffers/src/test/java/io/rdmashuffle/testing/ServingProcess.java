@@ -1,6 +1,6 @@
 package io.rdmashuffle.testing;
 
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.DirectMemory;
@@ -44,7 +44,7 @@ public final class ServingProcess {
       int eq = args[i].indexOf('=');
       settings.put(args[i].substring(0, eq), args[i].substring(eq + 1));
     }
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, settings);
+    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, settings);
     Transport t =
         TransportSelector.standard()
             .start(

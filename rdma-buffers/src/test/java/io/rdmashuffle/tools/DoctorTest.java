@@ -2,6 +2,7 @@ package io.rdmashuffle.tools;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.rdmashuffle.config.ConfigSchema;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +16,7 @@ class DoctorTest {
 
   private static String[] run(String... args) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    int status = Doctor.run(args, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    int status = Doctor.run(ConfigSchema.core("Spark", "spark.shuffle.rdma."), args, new PrintStream(bytes, true, StandardCharsets.UTF_8));
     return new String[] {Integer.toString(status), bytes.toString(StandardCharsets.UTF_8)};
   }
 

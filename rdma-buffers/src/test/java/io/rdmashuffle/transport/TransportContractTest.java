@@ -3,7 +3,7 @@ package io.rdmashuffle.transport;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.rdmashuffle.config.ConfigEntry;
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.TransportKind;
@@ -99,7 +99,7 @@ public abstract class TransportContractTest {
   protected RdmaConf conf(Map<ConfigEntry<?>, String> extra) {
     Map<ConfigEntry<?>, String> m = settings();
     m.putAll(extra);
-    return RdmaConf.defaults(KeyStyle.SPARK).with(m);
+    return RdmaConf.defaults(TestSchema.SPARK_KEYS).with(m);
   }
 
   protected Transport start(String host, RdmaConf conf, ApplicationSecrets secrets)

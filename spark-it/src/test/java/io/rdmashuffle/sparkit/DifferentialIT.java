@@ -1,8 +1,8 @@
 package io.rdmashuffle.sparkit;
 
+import org.apache.spark.shuffle.rdma.SparkConfig;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.KeyStyle;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.mapoutput.OwnerMarker;
 import io.rdmashuffle.metrics.TransportMetrics;
@@ -200,7 +200,7 @@ class DifferentialIT {
   private static TcpTransport probe(ApplicationSecrets secrets, String otherApp, byte[] secret)
       throws Exception {
     secrets.put(otherApp, secret);
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of("spark.shuffle.rdma.transport", "tcp"));
+    RdmaConf conf = RdmaConf.of(SparkConfig.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp"));
     return TcpTransport.start(new TransportContext(conf, secrets, "127.0.0.1",
         new TransportMetrics()));
   }

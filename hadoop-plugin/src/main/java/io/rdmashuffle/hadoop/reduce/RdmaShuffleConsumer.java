@@ -1,5 +1,6 @@
 package io.rdmashuffle.hadoop.reduce;
 
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import io.rdmashuffle.config.ConfigException;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
@@ -102,7 +103,7 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     } catch (IOException e) {
       throw new IllegalStateException(
           "rdma-shuffle: no transport for " + reduceId + " (and "
-              + conf.keyOf(RdmaShuffleConfig.FETCH_HTTP_FALLBACK) + "=false): " + e.getMessage(),
+              + conf.keyOf(MapReduceConfig.FETCH_HTTP_FALLBACK) + "=false): " + e.getMessage(),
           e);
     }
   }
@@ -131,10 +132,10 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
   }
 
   private static void checkChunkSize(RdmaConf conf) {
-    long chunk = conf.get(RdmaShuffleConfig.FETCH_CHUNK_SIZE);
+    long chunk = conf.get(MapReduceConfig.FETCH_CHUNK_SIZE);
     long pool = conf.get(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE);
     if (chunk > pool) {
-      throw new ConfigException(conf.keyOf(RdmaShuffleConfig.FETCH_CHUNK_SIZE) + "=" + chunk
+      throw new ConfigException(conf.keyOf(MapReduceConfig.FETCH_CHUNK_SIZE) + "=" + chunk
           + " bytes: must not exceed " + conf.keyOf(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE) + "="
           + pool + " bytes");
     }

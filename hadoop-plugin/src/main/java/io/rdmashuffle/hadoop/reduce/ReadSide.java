@@ -1,5 +1,6 @@
 package io.rdmashuffle.hadoop.reduce;
 
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.hadoop.JobSecrets;
@@ -52,10 +53,10 @@ final class ReadSide implements AutoCloseable {
     this.noTransport = noTransport;
     this.client = client;
     this.reporter = reporter;
-    this.httpFallback = conf.get(RdmaShuffleConfig.FETCH_HTTP_FALLBACK);
-    this.chunkSize = (int) (long) conf.get(RdmaShuffleConfig.FETCH_CHUNK_SIZE);
+    this.httpFallback = conf.get(MapReduceConfig.FETCH_HTTP_FALLBACK);
+    this.chunkSize = (int) (long) conf.get(MapReduceConfig.FETCH_CHUNK_SIZE);
     this.bytesInFlightPerFetcher =
-        Math.max(chunkSize, conf.get(RdmaShuffleConfig.FETCH_MAX_BYTES_IN_FLIGHT) / fetchers);
+        Math.max(chunkSize, conf.get(MapReduceConfig.FETCH_MAX_BYTES_IN_FLIGHT) / fetchers);
     if (transport == null) {
       this.buffers = null;
       this.connections = null;
@@ -83,7 +84,7 @@ final class ReadSide implements AutoCloseable {
       t = TransportSelector.standard()
           .start(new TransportContext(conf, secrets, localHost(), new TransportMetrics()));
     } catch (TransportStartException e) {
-      if (!conf.get(RdmaShuffleConfig.FETCH_HTTP_FALLBACK)) {
+      if (!conf.get(MapReduceConfig.FETCH_HTTP_FALLBACK)) {
         throw e;
       }
       return new ReadSide(conf, jobId, null, e.getMessage(), client, fetchers, reporter);
@@ -108,7 +109,7 @@ final class ReadSide implements AutoCloseable {
   boolean fallBack(MapHost host, String why) {
     if (!httpFallback) {
       LOG.warn("can't READ map outputs of {} and HTTP fallback is off ({}=false): {}",
-          host.getHostName(), conf.keyOf(RdmaShuffleConfig.FETCH_HTTP_FALLBACK), why);
+          host.getHostName(), conf.keyOf(MapReduceConfig.FETCH_HTTP_FALLBACK), why);
       return false;
     }
     if (httpHosts.add(host.getHostName())) {

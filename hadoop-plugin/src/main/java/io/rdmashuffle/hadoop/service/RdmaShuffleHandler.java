@@ -1,5 +1,6 @@
 package io.rdmashuffle.hadoop.service;
 
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
@@ -128,7 +129,7 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     // the same bound as the stock handler's index cache (IndexCache reads this key)
     long indexBytes = (long) jobConf.getInt(INDEX_CACHE_MB, 10) << 20;
     registry = new MapOutputRegistry(t.registrar(), rdmaConf.get(RdmaShuffleConfig.PIECE_SIZE),
-        rdmaConf.get(RdmaShuffleConfig.SERVICE_MAX_REGISTERED_BYTES), indexBytes, secrets,
+        rdmaConf.get(MapReduceConfig.SERVICE_MAX_REGISTERED_BYTES), indexBytes, secrets,
         this::transportSecretOf);
     locator = new MapOutputLocator(getAuxiliaryLocalPathHandler());
     if (answering == null) {

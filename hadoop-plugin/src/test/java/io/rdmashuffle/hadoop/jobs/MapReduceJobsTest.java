@@ -1,5 +1,6 @@
 package io.rdmashuffle.hadoop.jobs;
 
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import static io.rdmashuffle.hadoop.jobs.TestJobs.*;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -10,7 +11,6 @@ import io.rdmashuffle.hadoop.service.RdmaShuffleHandler;
 import io.rdmashuffle.hadoop.testing.Inputs;
 import io.rdmashuffle.hadoop.testing.MapOutputsCall;
 import io.rdmashuffle.hadoop.testing.RdmaMiniCluster;
-import io.rdmashuffle.config.KeyStyle;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.ApplicationSecrets;
@@ -263,7 +263,7 @@ class MapReduceJobsTest {
 
       // the READ side: a reader proving another secret for this job is refused at the handshake
       MapOutputsAnswer a = good.answer();
-      RdmaConf conf = RdmaConf.defaults(KeyStyle.HADOOP);
+      RdmaConf conf = RdmaConf.defaults(MapReduceConfig.SCHEMA);
       try (TcpTransport reader = TcpTransport.start(new TransportContext(conf,
           ApplicationSecrets.of(jobId, JobSecrets.transportSecret(new byte[8], jobId)),
           "127.0.0.1", new TransportMetrics()))) {

@@ -1,8 +1,8 @@
 package io.rdmashuffle.hadoop.reduce;
 
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.KeyStyle;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.RegisteredFile;
@@ -38,7 +38,7 @@ class SegmentInputStreamTest {
 
   @BeforeEach
   void start() throws Exception {
-    RdmaConf conf = RdmaConf.of(KeyStyle.HADOOP, Map.of("mapreduce.shuffle.rdma.read.timeout", "5s"));
+    RdmaConf conf = RdmaConf.of(MapReduceConfig.SCHEMA, Map.of("mapreduce.shuffle.rdma.read.timeout", "5s"));
     server = TcpTransport.start(new TransportContext(conf, ApplicationSecrets.of(JOB, SECRET),
         "127.0.0.1", new TransportMetrics()));
     client = TcpTransport.start(new TransportContext(conf, ApplicationSecrets.of(JOB, SECRET),

@@ -1,8 +1,8 @@
 package io.rdmashuffle.hadoop.service;
 
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.KeyStyle;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.fetch.SegmentFetcher;
 import io.rdmashuffle.hadoop.JobSecrets;
@@ -116,7 +116,7 @@ class RdmaShuffleHandlerTest {
 
   /** A reader's transport that knows only {@code token}'s job. */
   private TcpTransport reader(JobID job, Token<JobTokenIdentifier> token) throws Exception {
-    RdmaConf conf = RdmaConf.of(KeyStyle.HADOOP, Map.of("mapreduce.shuffle.rdma.read.timeout", "5s"));
+    RdmaConf conf = RdmaConf.of(MapReduceConfig.SCHEMA, Map.of("mapreduce.shuffle.rdma.read.timeout", "5s"));
     TcpTransport t = TcpTransport.start(new TransportContext(conf,
         ApplicationSecrets.of(job.toString(),
             JobSecrets.transportSecret(token.getPassword(), job.toString())),
@@ -239,7 +239,7 @@ class RdmaShuffleHandlerTest {
     MapOutputsAnswer forA = ask(JOB_A, 0, key(tokenA), a0).answer();
     TcpTransport readerB = reader(JOB_B, tokenB);
     assertThrows(AuthenticationException.class, () -> {
-      TcpTransport forged = TcpTransport.start(new TransportContext(RdmaConf.defaults(KeyStyle.HADOOP),
+      TcpTransport forged = TcpTransport.start(new TransportContext(RdmaConf.defaults(MapReduceConfig.SCHEMA),
           ApplicationSecrets.of(JOB_A.toString(),
               JobSecrets.transportSecret(tokenB.getPassword(), JOB_A.toString())),
           "127.0.0.1", new TransportMetrics()));

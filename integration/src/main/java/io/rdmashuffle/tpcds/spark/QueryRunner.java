@@ -144,7 +144,7 @@ public final class QueryRunner {
       sc.clearJobGroup();
     }
     long millis = (System.nanoTime() - t0) / 1_000_000;
-    SparkShim.drainListenerBus(sc, 10_000);
+    SparkErrors.drainListenerBus(sc, 10_000);
     ShuffleMetricsListener.Totals m = metrics.take(group);
 
     String digest;
@@ -224,7 +224,7 @@ public final class QueryRunner {
     Throwable root = t;
     int depth = 0;
     for (Throwable c = t; c != null && depth < 32; c = c.getCause(), depth++) {
-      String cond = SparkShim.condition(c);
+      String cond = SparkErrors.condition(c);
       if (cond != null) {
         condition = cond;
       }

@@ -2,7 +2,7 @@ package io.rdmashuffle.transport.server;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.PooledBuffer;
@@ -122,7 +122,7 @@ class ConnectionFloodTest {
 
   @Test
   void aFloodOfIdleAndGarbageConnectionsNeitherStopsServingNorLeaksResources() throws Exception {
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of(
+    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of(
         "spark.shuffle.rdma.transport", "tcp", "spark.shuffle.rdma.connect.timeout", "10s"));
     try (Server server = new Server("spark.shuffle.rdma.connect.timeout=5s");
         Transport client = TransportSelector.standard().start(new TransportContext(conf,

@@ -2,7 +2,7 @@ package io.rdmashuffle.transport.server;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.TcpRelay;
@@ -74,7 +74,7 @@ class ConnectionServerTest {
     for (int i = 0; i < settings.length; i += 2) {
       m.put("spark.shuffle.rdma." + settings[i], settings[i + 1]);
     }
-    return ServerLimits.from(RdmaConf.of(KeyStyle.SPARK, m));
+    return ServerLimits.from(RdmaConf.of(TestSchema.SPARK_KEYS, m));
   }
 
   /** A server with an echo service and a service answering 8 MiB (more than socket buffers hold). */

@@ -3,7 +3,7 @@ package io.rdmashuffle.transport.tcp;
 import static io.rdmashuffle.transport.tcp.TcpFrameLayout.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.BufferPool;
@@ -87,7 +87,7 @@ abstract class HostileServerFixture {
 
   @BeforeEach
   void start() throws Exception {
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of("spark.shuffle.rdma.transport", "tcp",
+    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.transport", "tcp",
         "spark.shuffle.rdma.connect.timeout", "2s", "spark.shuffle.rdma.server.idleTimeout", "2s"));
     ApplicationSecrets secrets = ApplicationSecrets.of(APP, SECRET);
     secrets.put(OTHER, OTHER_SECRET);

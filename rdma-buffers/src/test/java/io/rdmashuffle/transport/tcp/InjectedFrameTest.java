@@ -2,7 +2,7 @@ package io.rdmashuffle.transport.tcp;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.BufferPool;
@@ -48,7 +48,7 @@ class InjectedFrameTest {
 
   @BeforeEach
   void start() throws Exception {
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of("spark.shuffle.rdma.transport", "tcp"));
+    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.transport", "tcp"));
     server = TcpTransport.start(new TransportContext(conf, ApplicationSecrets.of(APP, SECRET),
         "127.0.0.1", new TransportMetrics()));
     client = TcpTransport.start(new TransportContext(conf, ApplicationSecrets.of(APP, SECRET),

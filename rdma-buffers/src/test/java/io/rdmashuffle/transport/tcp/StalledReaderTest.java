@@ -2,7 +2,7 @@ package io.rdmashuffle.transport.tcp;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.PooledBuffer;
@@ -49,7 +49,7 @@ class StalledReaderTest {
   private static Transport start(Map<String, String> extra) throws Exception {
     Map<String, String> m = new java.util.HashMap<>(Map.of("spark.shuffle.rdma.transport", "tcp"));
     m.putAll(extra);
-    return TcpTransport.start(new TransportContext(RdmaConf.of(KeyStyle.SPARK, m),
+    return TcpTransport.start(new TransportContext(RdmaConf.of(TestSchema.SPARK_KEYS, m),
         ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
   }
 

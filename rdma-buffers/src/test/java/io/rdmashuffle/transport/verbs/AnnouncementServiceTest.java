@@ -2,7 +2,7 @@ package io.rdmashuffle.transport.verbs;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.ApplicationSecrets;
@@ -47,7 +47,7 @@ class AnnouncementServiceTest {
   private PeerAddress address;
 
   static ServerLimits limits(String connectTimeout) {
-    return ServerLimits.from(RdmaConf.of(KeyStyle.SPARK, Map.of(
+    return ServerLimits.from(RdmaConf.of(TestSchema.SPARK_KEYS, Map.of(
         "spark.shuffle.rdma.connect.timeout", connectTimeout,
         "spark.shuffle.rdma.read.timeout", "5s")));
   }

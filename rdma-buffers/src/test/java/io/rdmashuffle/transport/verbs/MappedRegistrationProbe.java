@@ -1,6 +1,6 @@
 package io.rdmashuffle.transport.verbs;
 
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.MemoryPiece;
@@ -21,7 +21,7 @@ public final class MappedRegistrationProbe {
   private MappedRegistrationProbe() {}
 
   public static void main(String[] args) throws Exception {
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of("spark.shuffle.rdma.transport", "verbs"));
+    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.transport", "verbs"));
     try (Transport t = new VerbsTransportProvider().start(new TransportContext(conf,
         ApplicationSecrets.of("probe", "probe-secret-0123456789".getBytes()), "198.18.100.1",
         new TransportMetrics()))) {

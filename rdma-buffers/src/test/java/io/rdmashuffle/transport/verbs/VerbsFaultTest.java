@@ -2,7 +2,7 @@ package io.rdmashuffle.transport.verbs;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.BufferPool;
@@ -55,7 +55,7 @@ class VerbsFaultTest {
   private static final long TIMEOUT_SECONDS = Long.getLong("rdma.test.readTimeoutSeconds", 30);
 
   private static Transport start(String host) throws Exception {
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of(
+    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of(
         "spark.shuffle.rdma.transport", "verbs",
         "spark.shuffle.rdma.read.timeout", TIMEOUT_SECONDS + "s",
         "spark.shuffle.rdma.connect.timeout", 3 * TIMEOUT_SECONDS + "s",

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.BufferPool;
@@ -55,7 +55,7 @@ class VerbsServingTest {
         "spark.shuffle.rdma.buffers.maxBytes", "64m"));
     settings.putAll(extra);
     return new VerbsTransportProvider().start(new TransportContext(
-        RdmaConf.of(KeyStyle.SPARK, settings), ApplicationSecrets.of(APP, SECRET), host,
+        RdmaConf.of(TestSchema.SPARK_KEYS, settings), ApplicationSecrets.of(APP, SECRET), host,
         new TransportMetrics()));
   }
 

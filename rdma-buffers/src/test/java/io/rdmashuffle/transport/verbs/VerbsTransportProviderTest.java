@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.rdmashuffle.config.ConfigException;
 import io.rdmashuffle.config.ConfigSource;
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.transport.Availability;
 import io.rdmashuffle.transport.RdmaDevices;
@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class VerbsTransportProviderTest {
   private static RdmaConf conf(Map<String, String> values) {
-    return RdmaConf.load(KeyStyle.SPARK, ConfigSource.of(values));
+    return RdmaConf.load(TestSchema.SPARK_KEYS, ConfigSource.of(values));
   }
 
   @Test

@@ -1,6 +1,6 @@
 package io.rdmashuffle.transport.verbs;
 
-import io.rdmashuffle.config.KeyStyle;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.transport.RdmaDevices;
@@ -18,7 +18,7 @@ import org.junit.jupiter.api.condition.EnabledIf;
 class VerbsTransportTest extends TransportContractTest {
   static boolean verbsAvailable() {
     return RdmaDevices.ports().stream().anyMatch(RdmaDevices.Port::active)
-        && new VerbsTransportProvider().probe(RdmaConf.defaults(KeyStyle.SPARK)).available();
+        && new VerbsTransportProvider().probe(RdmaConf.defaults(TestSchema.SPARK_KEYS)).available();
   }
 
   /** The emulated guest runs READs at tens of MB/s on a loaded host: generous timeouts. */

@@ -334,6 +334,6 @@ public final class RdmaShuffleManager implements ShuffleManager {
   }
 
   boolean enabled() {
-    return settings.get(RdmaShuffleConfig.SPARK_ENABLED);
+    return settings.get(SparkConfig.ENABLED);
   }
 }

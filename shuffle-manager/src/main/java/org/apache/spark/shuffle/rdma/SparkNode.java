@@ -114,7 +114,7 @@ final class SparkNode implements AutoCloseable {
       return;
     }
     MetaFiles.commit(dataFile, shuffleId, mapId, lengths, knownAlgorithm, known,
-        runtime.conf().get(RdmaShuffleConfig.SPARK_CHECKSUM_VERIFY));
+        runtime.conf().get(SparkConfig.CHECKSUM_VERIFY));
     published.publish(id, dataFile);
     runtime.catalog().offer(id);
   }

@@ -1,7 +1,6 @@
 package org.apache.spark.shuffle.rdma;
 
 import io.rdmashuffle.config.ConfigSource;
-import io.rdmashuffle.config.KeyStyle;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.fetch.BlockFetcher;
@@ -41,7 +40,7 @@ final class SparkSettings {
     for (Tuple2<String, String> kv : conf.getAll()) {
       all.put(kv._1(), kv._2());
     }
-    return RdmaConf.load(KeyStyle.SPARK, ConfigSource.of(all));
+    return RdmaConf.load(SparkConfig.SCHEMA, ConfigSource.of(all));
   }
 
   /** Spark settings that make it encrypt network traffic, which our transport does not. */
@@ -55,8 +54,8 @@ final class SparkSettings {
    * must never cross the network in clear when the operator asked for encryption).
    */
   static String disabledBecause(SparkConf conf, RdmaConf settings) {
-    if (!settings.get(RdmaShuffleConfig.SPARK_ENABLED)) {
-      return settings.keyOf(RdmaShuffleConfig.SPARK_ENABLED) + "=false";
+    if (!settings.get(SparkConfig.ENABLED)) {
+      return settings.keyOf(SparkConfig.ENABLED) + "=false";
     }
     for (String key : ENCRYPTION) {
       if (conf.getBoolean(key, false)) {
@@ -84,9 +83,9 @@ final class SparkSettings {
     long pool = settings.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES);
     long share = Math.max(64 * 1024, Math.min(maxSizeInFlight(conf), pool / (4L * cores)));
     long segment = Math.max(64 * 1024,
-        Math.min(settings.get(RdmaShuffleConfig.SPARK_READ_SEGMENT_SIZE), share));
+        Math.min(settings.get(SparkConfig.READ_SEGMENT_SIZE), share));
     return new BlockFetcher.Options(share, maxReqsInFlight(conf), (int) segment,
-        readLocal(settings), settings.get(RdmaShuffleConfig.SPARK_CHECKSUM_VERIFY),
+        readLocal(settings), settings.get(SparkConfig.CHECKSUM_VERIFY),
         settings.get(RdmaShuffleConfig.READ_TIMEOUT).toMillis(),
         conf.getInt("spark.shuffle.io.maxRetries", 3),
         conf.getTimeAsMs("spark.shuffle.io.retryWait", "5s"));
@@ -163,6 +162,6 @@ final class SparkSettings {
   }
 
   static boolean readLocal(RdmaConf conf) {
-    return conf.get(RdmaShuffleConfig.SPARK_READ_LOCAL);
+    return conf.get(SparkConfig.READ_LOCAL);
   }
 }

@@ -2,7 +2,6 @@ package org.apache.spark.shuffle.rdma;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.config.KeyStyle;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.serve.MetaFiles;
 import java.io.BufferedReader;
@@ -29,7 +28,7 @@ class ShutdownHookTest {
   public static void main(String[] args) throws Exception {
     Path data = Path.of(args[0]);
     Files.write(data, new byte[1000]);
-    RdmaConf conf = RdmaConf.of(KeyStyle.SPARK, Map.of("spark.shuffle.rdma.transport", "tcp"));
+    RdmaConf conf = RdmaConf.of(SparkConfig.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp"));
     SparkNode node = SparkNode.start(conf, "app-hook",
         "shutdown-hook-secret-0123456789".getBytes(StandardCharsets.UTF_8), "127.0.0.1");
     node.publish(1, 1, data, new long[] {400, 600}, null, null);

@@ -1,7 +1,7 @@
 package io.rdmashuffle.bench;
 
 /** One way of fetching every block of a served file, measured by {@link TransportReadBenchmark}. */
-interface BlockFetcher extends AutoCloseable {
+interface FetchSide extends AutoCloseable {
   String name();
 
   /**

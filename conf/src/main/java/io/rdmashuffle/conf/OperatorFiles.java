@@ -1,25 +1,33 @@
-package io.rdmashuffle.config;
+package io.rdmashuffle.conf;
 
+import io.rdmashuffle.config.ConfigEntry;
+import io.rdmashuffle.config.ConfigSchema;
+import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.spark.shuffle.rdma.SparkConfig;
 
 /**
- * Generates the operator templates in {@code conf/} and {@code docs/configuration.md} from
- * {@link RdmaShuffleConfig}. Run from the repository root:
+ * Generates the operator templates in {@code conf/} and {@code docs/configuration.md} from the
+ * declarations of every reader of our settings: the core's ({@link RdmaShuffleConfig}), Spark's
+ * ({@link SparkConfig}) and MapReduce's ({@link MapReduceConfig}). Regenerate from the repository
+ * root with
  *
- * <pre>mvn -q -pl rdma-buffers compile
- * java -cp rdma-buffers/target/classes io.rdmashuffle.config.ConfigDocs .</pre>
+ * <pre>mvn -o -q -pl conf -am test -Dtest=GeneratedConfigFilesTest \
+ *     -Dsurefire.failIfNoSpecifiedTests=false -Dconf.regenerate=true</pre>
  *
  * <p>{@code GeneratedConfigFilesTest} fails when the committed files differ from what this writes.
  */
-public final class ConfigDocs {
+public final class OperatorFiles {
   private static final String GENERATED =
-      "generated from RdmaShuffleConfig by ConfigDocs; do not edit by hand";
+      "generated from the settings' declarations by OperatorFiles; do not edit by hand";
 
   /** The Spark plugin's ShuffleManager, as {@code spark.shuffle.manager} names it. */
   public static final String SPARK_SHUFFLE_MANAGER =
@@ -38,7 +46,7 @@ public final class ConfigDocs {
   /** The auxiliary service name that receives job tokens and whose port the MapReduce AM reads. */
   public static final String HADOOP_SERVICE_NAME = "mapreduce_shuffle";
 
-  private ConfigDocs() {}
+  private OperatorFiles() {}
 
   /** Relative path (from the repository root) to the content it must have. */
   public static Map<String, String> render() {
@@ -50,12 +58,8 @@ public final class ConfigDocs {
     return files;
   }
 
-  public static void main(String[] args) throws IOException {
-    Path root = Paths.get(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
-    if (!Files.exists(root.resolve("rdma-buffers"))) {
-      // exec:java runs in the module's folder when started with -pl
-      root = root.getParent();
-    }
+  /** Writes every file below the repository root {@code root}. */
+  public static void write(Path root) throws IOException {
     for (Map.Entry<String, String> f : render().entrySet()) {
       Path p = root.resolve(f.getKey());
       Files.createDirectories(p.getParent());
@@ -78,7 +82,7 @@ public final class ConfigDocs {
     sb.append("number is milliseconds).\n\n");
     sb.append("| key | type | default | valid | read by | meaning |\n");
     sb.append("| --- | --- | --- | --- | --- | --- |\n");
-    for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
+    for (ConfigEntry<?> e : allEntries()) {
       sb.append("| `").append(e.key()).append("` | ")
           .append(e.type().name().replace("|", "\\|"))
           .append(e.unit().isEmpty() ? "" : " (" + e.unit() + ")")
@@ -106,10 +110,7 @@ public final class ConfigDocs {
     sb.append("#\n");
     sb.append("# The settings below are commented out and show their defaults; uncomment what you\n");
     sb.append("# change. The page docs/configuration.md explains each setting.\n");
-    for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
-      if (!e.readBy(KeyStyle.SPARK)) {
-        continue;
-      }
+    for (ConfigEntry<?> e : SparkConfig.SCHEMA.entries()) {
       sb.append("\n");
       for (String line : wrap(e.doc(), 96)) {
         sb.append("# ").append(line).append("\n");
@@ -117,23 +118,33 @@ public final class ConfigDocs {
       if (!e.rangeText().isEmpty()) {
         sb.append("# valid: ").append(e.rangeText()).append("\n");
       }
-      sb.append("# ").append(e.key(KeyStyle.SPARK)).append("  ").append(e.defaultText()).append("\n");
+      sb.append("# ").append(SparkConfig.SCHEMA.key(e)).append("  ").append(e.defaultText()).append("\n");
     }
     return sb.toString();
   }
 
+  /** The core's settings, then each engine's own. */
+  static List<ConfigEntry<?>> allEntries() {
+    List<ConfigEntry<?>> all = new ArrayList<>(RdmaShuffleConfig.ALL);
+    all.addAll(SparkConfig.SCHEMA.own());
+    all.addAll(MapReduceConfig.SCHEMA.own());
+    return all;
+  }
+
   private static String scopeText(ConfigEntry<?> e) {
-    String hadoop =
-        switch (e.side()) {
-          case SERVING -> "Hadoop (NodeManager)";
-          case FETCHING -> "Hadoop (reduce tasks)";
-          case BOTH -> "Hadoop";
-        };
-    return switch (e.scope()) {
-      case COMMON -> "Spark, " + hadoop;
-      case SPARK -> "Spark";
-      case HADOOP -> hadoop;
-    };
+    List<String> readers = new ArrayList<>();
+    if (SparkConfig.SCHEMA.declares(e)) {
+      readers.add("Spark");
+    }
+    if (MapReduceConfig.SCHEMA.declares(e)) {
+      readers.add(
+          switch (e.side()) {
+            case SERVING -> "Hadoop (NodeManager)";
+            case FETCHING -> "Hadoop (reduce tasks)";
+            case BOTH -> "Hadoop";
+          });
+    }
+    return String.join(", ", readers);
   }
 
   static String yarnSite() {
@@ -150,7 +161,7 @@ public final class ConfigDocs {
             + " the fallback of those that do) and receives each job's token. If"
             + " yarn.nodemanager.aux-services lists other services, keep them. With the verbs"
             + " transport the NodeManager's memlock limit (LimitMEMLOCK of its systemd unit, or"
-            + " ulimit -l) must allow mapreduce.shuffle.rdma.service.maxRegisteredBytes. The"
+            + " ulimit -l) must allow " + MapReduceConfig.SCHEMA.key(MapReduceConfig.SERVICE_MAX_REGISTERED_BYTES) + ". The"
             + " settings further down are optional: each is commented out and shows its default.");
     sb.append("-->\n");
     sb.append("<configuration>\n");
@@ -183,8 +194,8 @@ public final class ConfigDocs {
   }
 
   private static void optionalSettings(StringBuilder sb, ConfigEntry.Side side) {
-    for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
-      if (!e.readBy(KeyStyle.HADOOP) || !e.readOn(side)) {
+    for (ConfigEntry<?> e : MapReduceConfig.SCHEMA.entries()) {
+      if (!e.readOn(side)) {
         continue;
       }
       sb.append("\n  <!--\n");
@@ -192,7 +203,7 @@ public final class ConfigDocs {
       if (!e.rangeText().isEmpty()) {
         sb.append("  valid: ").append(xmlComment(e.rangeText())).append("\n");
       }
-      property(sb, e.key(KeyStyle.HADOOP), e.defaultText());
+      property(sb, MapReduceConfig.SCHEMA.key(e), e.defaultText());
       sb.append("  -->\n");
     }
   }

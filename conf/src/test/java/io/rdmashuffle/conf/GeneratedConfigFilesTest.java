@@ -1,13 +1,16 @@
-package io.rdmashuffle.config;
+package io.rdmashuffle.conf;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.rdmashuffle.config.ConfigEntry;
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.apache.spark.shuffle.rdma.SparkConfig;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
@@ -16,48 +19,53 @@ import org.w3c.dom.NodeList;
 
 /** The committed operator templates and configuration page are what the declarations generate. */
 class GeneratedConfigFilesTest {
-  private static final String REGENERATE =
-      "mvn -q -pl rdma-buffers compile exec:java -Dexec.mainClass=io.rdmashuffle.config.ConfigDocs";
+  private static final String REGENERATE = "mvn -o -q -pl conf -am test"
+      + " -Dtest=GeneratedConfigFilesTest -Dsurefire.failIfNoSpecifiedTests=false"
+      + " -Dconf.regenerate=true";
 
+  /** With {@code -Dconf.regenerate=true}, writes the files first (the way to regenerate them). */
   @Test
   void committedFilesMatchTheDeclarations() throws Exception {
     Path root = Paths.get("").toAbsolutePath().getParent();
-    for (Map.Entry<String, String> f : ConfigDocs.render().entrySet()) {
+    if (Boolean.getBoolean("conf.regenerate")) {
+      OperatorFiles.write(root);
+    }
+    for (Map.Entry<String, String> f : OperatorFiles.render().entrySet()) {
       Path p = root.resolve(f.getKey());
       assertTrue(Files.exists(p), p + " is missing; run: " + REGENERATE);
       assertEquals(f.getValue(), Files.readString(p, StandardCharsets.UTF_8),
-          p + " drifted from RdmaShuffleConfig; run: " + REGENERATE);
+          p + " drifted from the declarations; run: " + REGENERATE);
     }
   }
 
   @Test
   void everyEntryAppearsOnThePageAndInItsEnginesTemplate() {
-    Map<String, String> files = ConfigDocs.render();
-    for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
+    Map<String, String> files = OperatorFiles.render();
+    for (ConfigEntry<?> e : OperatorFiles.allEntries()) {
       assertTrue(files.get("docs/configuration.md").contains("`" + e.key() + "`"), e.key());
-      if (e.readBy(KeyStyle.SPARK)) {
-        assertTrue(files.get("conf/spark-defaults.conf").contains(e.key(KeyStyle.SPARK)), e.key());
-      }
+      assertEquals(SparkConfig.SCHEMA.declares(e),
+          files.get("conf/spark-defaults.conf").contains(SparkConfig.SCHEMA.key(e) + " "),
+          e.key());
     }
   }
 
   @Test
   void sparkTemplateCarriesTheJarAndTheManagerFlagUncommented() {
-    String conf = ConfigDocs.render().get("conf/spark-defaults.conf");
-    assertTrue(conf.contains("\nspark.shuffle.manager          " + ConfigDocs.SPARK_SHUFFLE_MANAGER
+    String conf = OperatorFiles.render().get("conf/spark-defaults.conf");
+    assertTrue(conf.contains("\nspark.shuffle.manager          " + OperatorFiles.SPARK_SHUFFLE_MANAGER
         + "\n"), conf);
-    assertTrue(conf.contains("\nspark.driver.extraClassPath    " + ConfigDocs.SPARK_PLUGIN_JAR), conf);
-    assertTrue(conf.contains("\nspark.executor.extraClassPath  " + ConfigDocs.SPARK_PLUGIN_JAR), conf);
+    assertTrue(conf.contains("\nspark.driver.extraClassPath    " + OperatorFiles.SPARK_PLUGIN_JAR), conf);
+    assertTrue(conf.contains("\nspark.executor.extraClassPath  " + OperatorFiles.SPARK_PLUGIN_JAR), conf);
   }
 
   @Test
   void hadoopTemplatesListEachSettingOnTheSideThatReadsIt() {
-    Map<String, String> files = ConfigDocs.render();
+    Map<String, String> files = OperatorFiles.render();
     String yarn = files.get("conf/yarn-site.xml");
     String mapred = files.get("conf/mapred-site.xml");
-    for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
-      String key = "<name>" + e.key(KeyStyle.HADOOP) + "</name>";
-      boolean hadoop = e.readBy(KeyStyle.HADOOP);
+    for (ConfigEntry<?> e : OperatorFiles.allEntries()) {
+      String key = "<name>" + MapReduceConfig.SCHEMA.key(e) + "</name>";
+      boolean hadoop = MapReduceConfig.SCHEMA.declares(e);
       assertEquals(hadoop && e.readOn(ConfigEntry.Side.SERVING), yarn.contains(key), e.key());
       assertEquals(hadoop && e.readOn(ConfigEntry.Side.FETCHING), mapred.contains(key), e.key());
     }
@@ -67,16 +75,16 @@ class GeneratedConfigFilesTest {
 
   @Test
   void hadoopTemplatesAreXmlWhoseOnlyActivePropertiesInstallThePlugin() throws Exception {
-    Map<String, String> files = ConfigDocs.render();
+    Map<String, String> files = OperatorFiles.render();
     assertEquals(
         Map.of(
-            "yarn.nodemanager.aux-services", ConfigDocs.HADOOP_SERVICE_NAME,
+            "yarn.nodemanager.aux-services", OperatorFiles.HADOOP_SERVICE_NAME,
             "yarn.nodemanager.aux-services.mapreduce_shuffle.class",
-            ConfigDocs.HADOOP_SERVICE_CLASS),
+            OperatorFiles.HADOOP_SERVICE_CLASS),
         activeProperties(files.get("conf/yarn-site.xml")));
     assertEquals(
         Map.of("mapreduce.job.reduce.shuffle.consumer.plugin.class",
-            ConfigDocs.HADOOP_CONSUMER_CLASS),
+            OperatorFiles.HADOOP_CONSUMER_CLASS),
         activeProperties(files.get("conf/mapred-site.xml")));
   }
 

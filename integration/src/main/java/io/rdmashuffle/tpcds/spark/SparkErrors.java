@@ -8,8 +8,8 @@ import org.apache.spark.SparkThrowable;
  * The calls into Spark that differ between the versions the runner supports (3.5 to 4.2), each
  * alternative named with its version.
  */
-final class SparkShim {
-  private SparkShim() {}
+final class SparkErrors {
+  private SparkErrors() {}
 
   /**
    * The error condition of a Spark error ({@code DIVIDE_BY_ZERO}), or null. Spark 4.0 named it

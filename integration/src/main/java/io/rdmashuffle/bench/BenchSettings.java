@@ -1,0 +1,10 @@
+package io.rdmashuffle.bench;
+
+import io.rdmashuffle.config.ConfigSchema;
+
+/** The core's settings under Spark's prefix: what the transport benchmarks configure. */
+final class BenchSettings {
+  private BenchSettings() {}
+
+  static final ConfigSchema SCHEMA = ConfigSchema.core("benchmarks", "spark.shuffle.rdma.");
+}

@@ -1,0 +1,15 @@
+package org.apache.spark.shuffle.rdma;
+
+import io.rdmashuffle.tools.Doctor;
+
+/**
+ * The plugin jar's main class: {@code spark-submit <the jar>} (or {@code java -jar}) runs the
+ * {@link Doctor} with Spark's settings ({@code spark.shuffle.rdma.*}). Touches no Spark class.
+ */
+public final class SparkDoctor {
+  private SparkDoctor() {}
+
+  public static void main(String[] args) {
+    System.exit(Doctor.run(SparkConfig.SCHEMA, args, System.out));
+  }
+}
