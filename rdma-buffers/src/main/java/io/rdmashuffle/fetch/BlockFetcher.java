@@ -121,7 +121,7 @@ public final class BlockFetcher implements AutoCloseable {
     this.counters = counters;
     this.onWait = onWait;
     this.segments = new SegmentFetcher(connections, buffers,
-        new SegmentFetcher.Limits(options.maxBytesInFlight(), options.maxRequestsInFlight(),
+        new SegmentLimits(options.maxBytesInFlight(), options.maxRequestsInFlight(),
             options.allocationWaitMillis(), options.maxRetries(), options.retryWaitMillis()),
         counters.retries::increment);
     this.ctx = new FetchContext(application, segments, ready, counters, options, this::pump);
@@ -225,7 +225,7 @@ public final class BlockFetcher implements AutoCloseable {
    * Holds this fetcher's lock only a wait slice at a time, so a {@link #close()} from another
    * thread gets in within one slice.
    */
-  private void pump(SegmentFetcher.Request needed) throws IOException {
+  private void pump(SegmentRequest needed) throws IOException {
     long t0 = System.nanoTime();
     try {
       while (true) {
@@ -251,7 +251,7 @@ public final class BlockFetcher implements AutoCloseable {
   }
 
   private void dispatch(SegmentFetcher.Result r) throws BlockFetchException {
-    if (r instanceof SegmentFetcher.Fetched f) {
+    if (r instanceof FetchedSegment f) {
       ((PendingRead) f.request().tag()).arrived(f);
     } else if (r instanceof SegmentFetcher.Failed f) {
       failed((PendingRead) f.request().tag(), f);

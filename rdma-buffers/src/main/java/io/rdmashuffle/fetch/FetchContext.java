@@ -10,7 +10,7 @@ import java.util.ArrayDeque;
 final class FetchContext {
   /** Waits for one result and dispatches it; used by streams waiting for their next segment. */
   interface Pump {
-    void pump(SegmentFetcher.Request needed) throws java.io.IOException;
+    void pump(SegmentRequest needed) throws java.io.IOException;
   }
 
   final String application;

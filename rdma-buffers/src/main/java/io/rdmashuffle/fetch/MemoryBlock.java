@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the consumer sees a byte.
  */
 final class MemoryBlock extends Block {
-  private final SegmentFetcher.Fetched segment;
+  private final FetchedSegment segment;
   private final ByteBuffer bytes;
   private final BlockChecksum checksum;
   private final ReadCounters counters;
@@ -23,7 +23,7 @@ final class MemoryBlock extends Block {
    * @param segment the READ buffer holding the block (this block takes its own reference), or
    *     null for an empty block
    */
-  MemoryBlock(BlockFetcher.Source source, int partition, SegmentFetcher.Fetched segment,
+  MemoryBlock(BlockFetcher.Source source, int partition, FetchedSegment segment,
       int offset, int length, BlockChecksum checksum, ReadCounters counters) {
     super(source, partition, length, true);
     this.segment = segment == null ? null : segment.retain();

@@ -17,7 +17,7 @@ interface PendingRead {
   int partition();
 
   /** The bytes are there. */
-  void arrived(SegmentFetcher.Fetched segment) throws BlockFetchException;
+  void arrived(FetchedSegment segment) throws BlockFetchException;
 
   /** Issues the same READ again from {@code data}, the owner's current registration. */
   void reissue(PeerAddress responder, RegisteredFileDescriptor data);

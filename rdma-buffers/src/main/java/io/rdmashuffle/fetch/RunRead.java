@@ -39,7 +39,7 @@ final class RunRead implements PendingRead {
   }
 
   void submit(PeerAddress responder, RegisteredFileDescriptor data) {
-    ctx.segments.add(new SegmentFetcher.Request(responder, ctx.application, data, from,
+    ctx.segments.add(new SegmentRequest(responder, ctx.application, data, from,
         (int) (to - from), this));
   }
 
@@ -54,7 +54,7 @@ final class RunRead implements PendingRead {
   }
 
   @Override
-  public void arrived(SegmentFetcher.Fetched segment) {
+  public void arrived(FetchedSegment segment) {
     try {
       for (int i = 0; i < partitions.size(); i++) {
         long start = starts.get(i);

@@ -2,19 +2,14 @@ package io.rdmashuffle.fetch;
 
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.PooledBuffer;
-import io.rdmashuffle.memory.RefCount;
-import io.rdmashuffle.memory.RefCounted;
-import io.rdmashuffle.memory.RegisteredFileDescriptor;
 import io.rdmashuffle.memory.RegistrationException;
 import io.rdmashuffle.transport.ConnectionPool;
-import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadListener;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.RemoteAccessException;
 import io.rdmashuffle.transport.TransportException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>The consumer {@link #add}s requests and {@link #take}s results, on its own thread: that
  * thread admits requests (allocates buffers, posts READs) as the bounds allow, so transport
  * threads never block. Bytes count as held from admission until the consumer releases the
- * segment ({@link Fetched#release()}): the fetcher's registered memory never exceeds its byte
+ * segment ({@link FetchedSegment#release()}): the fetcher's registered memory never exceeds its byte
  * bound plus one segment, whatever order segments arrive in and however slowly the consumer
  * reads them. The one segment beyond the bound is what the consumer can't go on without: the
  * segment it names in {@link #take} (the next one of a stream it reads), or, when nothing is in
@@ -48,12 +43,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * consumer gets a {@link Failed} whose cause is a {@link Shortage}: the reader's own problem,
  * never the peer's. Other threads may hand the consumer events through {@link #signal}.
  *
- * <p>Not thread-safe except {@link #signal} and {@link Fetched#release()}.
+ * <p>Not thread-safe except {@link #signal} and {@link FetchedSegment#release()}.
  */
 public final class SegmentFetcher implements AutoCloseable {
   private final ConnectionPool connections;
   private final BufferPool buffers;
-  private final Limits limits;
+  private final SegmentLimits limits;
   private final ArrayDeque<Entry> waiting = new ArrayDeque<>();
   /** Failed READs waiting for their retry, in order of when they may go. */
   private final ArrayDeque<Entry> retrying = new ArrayDeque<>();
@@ -66,107 +61,11 @@ public final class SegmentFetcher implements AutoCloseable {
   private final Runnable onRetry;
   private int outstanding;
 
-  /**
-   * How much one fetcher may hold and how hard it tries.
-   *
-   * @param maxBytes bytes admitted and not yet released by the consumer
-   * @param maxRequests segments admitted and not yet released
-   * @param allocationWaitMillis how long to wait for pool memory when holding nothing else
-   * @param maxRetries how often a READ that failed in the transport is tried again
-   * @param retryWaitMillis how long before each retry
-   */
-  public record Limits(long maxBytes, int maxRequests, long allocationWaitMillis, int maxRetries,
-      long retryWaitMillis) {
-    public Limits {
-      if (maxBytes <= 0 || maxRequests <= 0 || allocationWaitMillis < 0 || maxRetries < 0
-          || retryWaitMillis < 0) {
-        throw new IllegalArgumentException("maxBytes=" + maxBytes + ", maxRequests=" + maxRequests
-            + ", allocationWaitMillis=" + allocationWaitMillis + ", maxRetries=" + maxRetries
-            + ", retryWaitMillis=" + retryWaitMillis + ": out of range");
-      }
-    }
-  }
-
-  /** What to fetch: {@code length} bytes at {@code offset} of a file registered by {@code peer}. */
-  public record Request(
-      PeerAddress peer,
-      String application,
-      RegisteredFileDescriptor file,
-      long offset,
-      int length,
-      Object tag) {
-    public Request {
-      if (length < 0 || offset < 0 || offset > file.fileLength() - length) {
-        throw new IllegalArgumentException(
-            "segment offset=" + offset + " length=" + length + ": outside the registered file of "
-                + file.fileLength() + " bytes");
-      }
-    }
-  }
-
   /** A result of {@link #take}. */
-  public sealed interface Result permits Fetched, Failed, Signal {}
-
-  /**
-   * The segment's bytes, counted: the consumer holds the first reference; a reader that must
-   * keep the bytes valid while it copies them takes another ({@link #tryRetain()}), which fails
-   * once the segment was released. The buffer goes back to the pool with the last reference.
-   */
-  public final class Fetched implements Result, RefCounted {
-    private final Request request;
-    private final PooledBuffer buffer;
-    private final ByteBuffer data;
-    private final RefCount refs = RefCount.open("fetched segment");
-
-    Fetched(Request request, PooledBuffer buffer) {
-      this.request = request;
-      this.buffer = buffer;
-      this.data =
-          buffer == null
-              ? ByteBuffer.allocate(0)
-              : buffer.buffer().duplicate().limit(request.length()).position(0).slice();
-    }
-
-    public Request request() {
-      return request;
-    }
-
-    /** The bytes, position 0, limit the segment's length. Valid while a reference is held. */
-    public ByteBuffer data() {
-      return data;
-    }
-
-    @Override
-    public int refCnt() {
-      return refs.get();
-    }
-
-    @Override
-    public Fetched retain() {
-      refs.retain();
-      return this;
-    }
-
-    @Override
-    public boolean tryRetain() {
-      return refs.tryRetain();
-    }
-
-    @Override
-    public boolean release() {
-      if (!refs.release()) {
-        return false;
-      }
-      if (buffer != null) {
-        held(request.length(), -1);
-        buffer.release();
-      }
-      return true;
-    }
-  }
+  public sealed interface Result permits FetchedSegment, SegmentFetcher.Failed, SegmentFetcher.Signal {}
 
   /** The segment could not be fetched; {@code cause} says why and whose fault it is. */
-  public record Failed(Request request, IOException cause) implements Result {
+  public record Failed(SegmentRequest request, IOException cause) implements Result {
     /** Whether the owner refused the READ (a withdrawn registration: ask it again). */
     public boolean refusedByOwner() {
       return cause instanceof RemoteAccessException;
@@ -181,18 +80,9 @@ public final class SegmentFetcher implements AutoCloseable {
   /** An event another thread handed to the consumer ({@link #signal}). */
   public record Signal(Object event) implements Result {}
 
-  /** The reader's own resources ran out: no registered buffer within the allocation wait. */
-  public static final class Shortage extends IOException {
-    private static final long serialVersionUID = 1L;
-
-    Shortage(String message, Throwable cause) {
-      super(message, cause);
-    }
-  }
-
   /** One request on its way: its buffer, its READs, its outcome. */
   private final class Entry implements ReadListener {
-    final Request request;
+    final SegmentRequest request;
     int attempts;
     long notBefore;
     PooledBuffer buffer;
@@ -200,7 +90,7 @@ public final class SegmentFetcher implements AutoCloseable {
     final AtomicInteger parts = new AtomicInteger();
     final AtomicReference<TransportException> failure = new AtomicReference<>();
 
-    Entry(Request request) {
+    Entry(SegmentRequest request) {
       this.request = request;
     }
 
@@ -226,7 +116,7 @@ public final class SegmentFetcher implements AutoCloseable {
   }
 
   /** @param onRetry told each time a READ is tried again (counters) */
-  public SegmentFetcher(ConnectionPool connections, BufferPool buffers, Limits limits,
+  public SegmentFetcher(ConnectionPool connections, BufferPool buffers, SegmentLimits limits,
       Runnable onRetry) {
     this.connections = connections;
     this.buffers = buffers;
@@ -235,7 +125,7 @@ public final class SegmentFetcher implements AutoCloseable {
   }
 
   /** Queues a request; it is admitted by a later {@link #take}. */
-  public void add(Request request) {
+  public void add(SegmentRequest request) {
     if (closed.get()) {
       throw new IllegalStateException("segment fetcher is closed");
     }
@@ -268,7 +158,7 @@ public final class SegmentFetcher implements AutoCloseable {
    * {@link #take(long, TimeUnit)}, for a consumer that can't go on without {@code needed} (a
    * request it added): that one is admitted at once, beyond the bounds if it must be.
    */
-  public Result take(long timeout, TimeUnit unit, Request needed) throws InterruptedException {
+  public Result take(long timeout, TimeUnit unit, SegmentRequest needed) throws InterruptedException {
     if (closed.get()) {
       throw new IllegalStateException("segment fetcher is closed");
     }
@@ -304,7 +194,7 @@ public final class SegmentFetcher implements AutoCloseable {
    * bounds allow (the first of them beyond the bounds when nothing is in flight: else nothing
    * would ever arrive).
    */
-  private Result admit(Request needed) throws InterruptedException {
+  private Result admit(SegmentRequest needed) throws InterruptedException {
     long now = System.nanoTime();
     while (!retrying.isEmpty() && now - retrying.peekFirst().notBefore >= 0) {
       Failed f = post(retrying.pollFirst());
@@ -354,7 +244,7 @@ public final class SegmentFetcher implements AutoCloseable {
     int len = e.request.length();
     if (len == 0) {
       waiting.pollFirst();
-      return new Fetched(e.request, null);
+      return new FetchedSegment(e.request, null, () -> { });
     }
     PooledBuffer b;
     try {
@@ -408,7 +298,7 @@ public final class SegmentFetcher implements AutoCloseable {
     inFlight--;
     TransportException f = e.failure.get();
     if (f == null) {
-      return new Fetched(e.request, e.buffer);
+      return new FetchedSegment(e.request, e.buffer, () -> held(e.request.length(), -1));
     }
     return retryOrFail(e, f);
   }

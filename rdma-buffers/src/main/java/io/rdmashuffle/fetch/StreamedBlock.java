@@ -19,9 +19,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 final class StreamedBlock extends Block {
   private final FetchContext ctx;
   private final long start;
-  private final SegmentFetcher.Request[] requests;
+  private final SegmentRequest[] requests;
   /** Arrived segments not yet consumed; whoever takes one out releases it. */
-  private final AtomicReferenceArray<SegmentFetcher.Fetched> segments;
+  private final AtomicReferenceArray<FetchedSegment> segments;
   private final BlockChecksum checksum;
   private int current;
   private boolean delivered;
@@ -34,7 +34,7 @@ final class StreamedBlock extends Block {
     this.start = start;
     int segmentSize = ctx.options.segmentSize();
     int n = (int) ((length + segmentSize - 1) / segmentSize);
-    this.requests = new SegmentFetcher.Request[n];
+    this.requests = new SegmentRequest[n];
     this.segments = new AtomicReferenceArray<>(n);
     this.checksum = checksum;
   }
@@ -50,7 +50,7 @@ final class StreamedBlock extends Block {
     int segmentSize = ctx.options.segmentSize();
     long off = start + (long) i * segmentSize;
     int n = (int) Math.min(segmentSize, start + size() - off);
-    requests[i] = new SegmentFetcher.Request(responder, ctx.application, data, off, n,
+    requests[i] = new SegmentRequest(responder, ctx.application, data, off, n,
         new Segment(i));
     ctx.segments.add(requests[i]);
   }
@@ -74,11 +74,11 @@ final class StreamedBlock extends Block {
     }
 
     @Override
-    public void arrived(SegmentFetcher.Fetched segment) {
+    public void arrived(FetchedSegment segment) {
       segments.set(index, segment);
       if (released) {
         // a release on another thread may have run meanwhile: exactly one of us gives it back
-        SegmentFetcher.Fetched mine = segments.getAndSet(index, null);
+        FetchedSegment mine = segments.getAndSet(index, null);
         if (mine != null) {
           mine.release();
         }
@@ -97,12 +97,12 @@ final class StreamedBlock extends Block {
   }
 
   /** The segment being consumed, waiting for it; null at the end of the block. */
-  private SegmentFetcher.Fetched segment() throws IOException {
+  private FetchedSegment segment() throws IOException {
     while (current < segments.length()) {
       if (released) {
         throw new IOException("block " + partition() + " of " + source() + " was released");
       }
-      SegmentFetcher.Fetched s = segments.get(current);
+      FetchedSegment s = segments.get(current);
       if (s == null) {
         ctx.pump.pump(requests[current]);
         continue;
@@ -140,7 +140,7 @@ final class StreamedBlock extends Block {
         if (len == 0) {
           return 0;
         }
-        SegmentFetcher.Fetched s = segment();
+        FetchedSegment s = segment();
         if (s == null) {
           return -1;
         }
@@ -167,7 +167,7 @@ final class StreamedBlock extends Block {
         try {
           if (!released && checksum.active()) {
             // the consumer may stop before the last byte: the checksum still covers the block
-            SegmentFetcher.Fetched s;
+            FetchedSegment s;
             while ((s = segment()) != null) {
               checksum.update(s.data());
               s.data().position(s.data().limit());
@@ -190,7 +190,7 @@ final class StreamedBlock extends Block {
     }
     released = true;
     for (int i = 0; i < segments.length(); i++) {
-      SegmentFetcher.Fetched s = segments.getAndSet(i, null);
+      FetchedSegment s = segments.getAndSet(i, null);
       if (s != null) {
         s.release();
       }

@@ -8,19 +8,17 @@ import io.rdmashuffle.mapoutput.PartitionTable;
 import io.rdmashuffle.memory.MemoryRegistrar;
 import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.memory.RegistrationException;
+import io.rdmashuffle.serve.Registrations.Registered;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,8 +45,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class OutputCatalog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OutputCatalog.class);
-  /** How many evicted outputs are remembered, to count their re-registrations. */
-  private static final int EVICTED_MEMORY = 1 << 16;
 
   /** The bounds of what stays registered. */
   public record Limits(int maxOpenOutputs, long maxPinnedBytes, long pieceSize) {
@@ -59,9 +55,6 @@ public final class OutputCatalog implements AutoCloseable {
       }
     }
   }
-
-  /** One registered output. */
-  private record Registered(OutputId id, RegisteredFile file, PartitionTable table, long pinned) {}
 
   /** What a local reader needs: the data file and where its partitions lie. */
   public record Described(java.nio.file.Path path, long length, PartitionTable table) {}
@@ -74,20 +67,10 @@ public final class OutputCatalog implements AutoCloseable {
   private final ServingMetrics metrics = new ServingMetrics();
   private final Map<OutputId, Object> loading = new ConcurrentHashMap<>();
   // guarded by this
-  private final LinkedHashMap<OutputId, Registered> registered =
-      new LinkedHashMap<>(64, 0.75f, true);
+  private final Registrations registered;
   private final Set<String> admitted = new HashSet<>();
   /** Shuffles forgotten (applicaton, shuffle): a late registration for one is dropped. */
   private final Set<List<String>> forgotten = new HashSet<>();
-  private final LinkedHashMap<OutputId, Boolean> evicted = new LinkedHashMap<>() {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<OutputId, Boolean> eldest) {
-      return size() > EVICTED_MEMORY;
-    }
-  };
-  /** Open outputs and pinned bytes, counting registrations still in progress. */
-  private int open;
-  private long pinned;
   private boolean closed;
 
   /**
@@ -101,6 +84,7 @@ public final class OutputCatalog implements AutoCloseable {
     this.limits = limits;
     this.secrets = secrets;
     this.onWithdraw = onWithdraw;
+    this.registered = new Registrations(limits, metrics);
   }
 
   public ServingMetrics metrics() {
@@ -137,7 +121,7 @@ public final class OutputCatalog implements AutoCloseable {
     synchronized (this) {
       admitted.remove(application);
       secrets.remove(application);
-      gone = removeWhere(id -> id.application().equals(application));
+      gone = registered.removeWhere(id -> id.application().equals(application));
     }
     close(gone);
     onWithdraw.accept(application);
@@ -151,7 +135,7 @@ public final class OutputCatalog implements AutoCloseable {
     List<Registered> gone;
     synchronized (this) {
       forgotten.add(List.of(application, shuffle));
-      gone = removeWhere(id -> id.application().equals(application) && id.shuffle().equals(shuffle));
+      gone = registered.removeWhere(id -> id.application().equals(application) && id.shuffle().equals(shuffle));
     }
     close(gone);
   }
@@ -161,9 +145,6 @@ public final class OutputCatalog implements AutoCloseable {
     Registered r;
     synchronized (this) {
       r = registered.remove(id);
-      if (r != null) {
-        release(r);
-      }
     }
     if (r != null) {
       r.file().close();
@@ -306,12 +287,10 @@ public final class OutputCatalog implements AutoCloseable {
     }
     List<Registered> victims = new ArrayList<>();
     synchronized (this) {
-      if (!makeRoom(pin, evict, victims)) {
+      if (!registered.reserve(pin, evict, victims)) {
         o.close();
         return null;
       }
-      open++;
-      pinned += pin;
     }
     close(victims);
     long t0 = System.nanoTime();
@@ -320,8 +299,7 @@ public final class OutputCatalog implements AutoCloseable {
       file = registerRetrying(id, o, length);
     } catch (IOException | RuntimeException e) {
       synchronized (this) {
-        open--;
-        pinned -= pin;
+        registered.unreserve(pin);
       }
       throw e;
     }
@@ -329,13 +307,10 @@ public final class OutputCatalog implements AutoCloseable {
     synchronized (this) {
       if (closed || !admitted.contains(id.application())
           || forgotten.contains(List.of(id.application(), id.shuffle()))) {
-        open--;
-        pinned -= pin;
+        registered.unreserve(pin);
         r = null;
       } else {
-        registered.put(id, r);
-        metrics.registered(System.nanoTime() - t0, evicted.remove(id) != null);
-        metrics.holding(open, pinned);
+        registered.add(r, System.nanoTime() - t0);
       }
     }
     if (r == null) {
@@ -383,53 +358,7 @@ public final class OutputCatalog implements AutoCloseable {
   }
 
   private synchronized Registered evictOne() {
-    Iterator<Registered> it = registered.values().iterator();
-    if (!it.hasNext()) {
-      return null;
-    }
-    Registered r = it.next();
-    it.remove();
-    release(r);
-    evicted.put(r.id(), Boolean.TRUE);
-    metrics.evicted();
-    return r;
-  }
-
-  /** Under the lock: evicts least recently used outputs until one of {@code pin} bytes fits. */
-  private boolean makeRoom(long pin, boolean evict, List<Registered> victims) {
-    Iterator<Registered> it = registered.values().iterator();
-    while (open + 1 > limits.maxOpenOutputs() || pinned + pin > limits.maxPinnedBytes()) {
-      if (!evict || !it.hasNext()) {
-        return false;
-      }
-      Registered r = it.next();
-      it.remove();
-      release(r);
-      evicted.put(r.id(), Boolean.TRUE);
-      metrics.evicted();
-      victims.add(r);
-    }
-    return true;
-  }
-
-  /** Under the lock: the registration's share of the bounds is free again. */
-  private void release(Registered r) {
-    open--;
-    pinned -= r.pinned();
-    metrics.holding(open, pinned);
-  }
-
-  private List<Registered> removeWhere(Predicate<OutputId> which) {
-    List<Registered> gone = new ArrayList<>();
-    for (Iterator<Registered> it = registered.values().iterator(); it.hasNext(); ) {
-      Registered r = it.next();
-      if (which.test(r.id())) {
-        it.remove();
-        release(r);
-        gone.add(r);
-      }
-    }
-    return gone;
+    return registered.evictOne();
   }
 
   private static void close(List<Registered> gone) {
@@ -450,7 +379,7 @@ public final class OutputCatalog implements AutoCloseable {
     List<String> apps;
     synchronized (this) {
       closed = true;
-      all = removeWhere(id -> true);
+      all = registered.removeWhere(id -> true);
       apps = new ArrayList<>(admitted);
       admitted.clear();
       apps.forEach(secrets::remove);

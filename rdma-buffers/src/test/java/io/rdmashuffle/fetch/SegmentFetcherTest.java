@@ -66,12 +66,12 @@ class SegmentFetcherTest {
 
   private SegmentFetcher fetcher(long maxBytes, int maxRequests, int maxRetries) {
     return new SegmentFetcher(connections, pool,
-        new SegmentFetcher.Limits(maxBytes, maxRequests, 1000, maxRetries, 50),
+        new SegmentLimits(maxBytes, maxRequests, 1000, maxRetries, 50),
         retries::incrementAndGet);
   }
 
-  private SegmentFetcher.Request request(long offset, int length) {
-    return new SegmentFetcher.Request(server.localAddress(), APP, file.descriptor(), offset, length,
+  private SegmentRequest request(long offset, int length) {
+    return new SegmentRequest(server.localAddress(), APP, file.descriptor(), offset, length,
         "segment@" + offset);
   }
 
@@ -84,16 +84,16 @@ class SegmentFetcherTest {
       for (int i = 0; i < 200; i++) {
         int len = r.nextInt(60_000);
         long off = r.nextInt((int) file.length() - len);
-        SegmentFetcher.Request q = new SegmentFetcher.Request(server.localAddress(), APP,
+        SegmentRequest q = new SegmentRequest(server.localAddress(), APP,
             file.descriptor(), off, len, i);
         asked.put(i, new long[] {off, len});
         f.add(q);
       }
-      List<SegmentFetcher.Fetched> held = new ArrayList<>();
+      List<FetchedSegment> held = new ArrayList<>();
       for (int i = 0; i < 200; i++) {
         SegmentFetcher.Result res = f.take(10, TimeUnit.SECONDS);
-        assertInstanceOf(SegmentFetcher.Fetched.class, res, () -> "" + res);
-        SegmentFetcher.Fetched got = (SegmentFetcher.Fetched) res;
+        assertInstanceOf(FetchedSegment.class, res, () -> "" + res);
+        FetchedSegment got = (FetchedSegment) res;
         long[] q = asked.remove(got.request().tag());
         assertEquals(q[1], got.data().remaining());
         assertEquals(-1, Patterns.firstMismatch(got.data(), 0, (int) q[1], q[0], 7));
@@ -102,11 +102,11 @@ class SegmentFetcherTest {
         // beyond the bound: what the consumer holds, and one segment admitted so it can go on
         assertTrue(f.bytesHeld() <= bound + consumerHolds + 60_000, "held " + f.bytesHeld());
         if (held.size() == 3) {
-          held.forEach(SegmentFetcher.Fetched::release);
+          held.forEach(FetchedSegment::release);
           held.clear();
         }
       }
-      held.forEach(SegmentFetcher.Fetched::release);
+      held.forEach(FetchedSegment::release);
       assertEquals(Map.of(), asked);
       assertEquals(0, f.bytesHeld());
       assertEquals(0, f.outstanding());
@@ -117,7 +117,7 @@ class SegmentFetcherTest {
   void anEmptySegmentNeedsNoRead() throws Exception {
     try (SegmentFetcher f = fetcher(1 << 20, 8, 1)) {
       f.add(request(10, 0));
-      SegmentFetcher.Fetched got = (SegmentFetcher.Fetched) f.take(5, TimeUnit.SECONDS);
+      FetchedSegment got = (FetchedSegment) f.take(5, TimeUnit.SECONDS);
       assertEquals(0, got.data().remaining());
       got.release();
       assertEquals(0, client.metrics().readsCompleted());
@@ -128,12 +128,12 @@ class SegmentFetcherTest {
   void aBrokenConnectionIsReplacedAndTheReadRetried() throws Exception {
     try (SegmentFetcher f = fetcher(1 << 20, 8, 3)) {
       f.add(request(0, 1000));
-      SegmentFetcher.Fetched first = (SegmentFetcher.Fetched) f.take(5, TimeUnit.SECONDS);
+      FetchedSegment first = (FetchedSegment) f.take(5, TimeUnit.SECONDS);
       first.release();
       connections.channel(server.localAddress(), APP).close();
       f.add(request(65530, 20));
       SegmentFetcher.Result res = f.take(10, TimeUnit.SECONDS);
-      SegmentFetcher.Fetched got = assertInstanceOf(SegmentFetcher.Fetched.class, res, "" + res);
+      FetchedSegment got = assertInstanceOf(FetchedSegment.class, res, "" + res);
       assertEquals(-1, Patterns.firstMismatch(got.data(), 0, 20, 65530, 7));
       got.release();
     }
@@ -141,7 +141,7 @@ class SegmentFetcherTest {
 
   @Test
   void aReadTheOwnerRefusesIsHandedOverAtOnceWithItsRequestAndCause() throws Exception {
-    SegmentFetcher.Request q = request(0, 500);
+    SegmentRequest q = request(0, 500);
     file.close();
     try (SegmentFetcher f = fetcher(1 << 20, 8, 3)) {
       f.add(q);
@@ -159,7 +159,7 @@ class SegmentFetcherTest {
 
   @Test
   void anUnreachableOwnerIsRetriedTheConfiguredNumberOfTimesThenFails() throws Exception {
-    SegmentFetcher.Request q = new SegmentFetcher.Request(
+    SegmentRequest q = new SegmentRequest(
         new io.rdmashuffle.transport.PeerAddress("127.0.0.1", 1), APP, file.descriptor(), 0, 10,
         "x");
     try (SegmentFetcher f = fetcher(1 << 20, 8, 2)) {
@@ -179,11 +179,11 @@ class SegmentFetcherTest {
   void noBufferWithinTheWaitIsTheReadersShortageNotAPeerFailure() throws Exception {
     BufferPool tiny = new BufferPool(client.registrar(), 4096, 1 << 20, 1 << 20, true);
     try (SegmentFetcher hog = new SegmentFetcher(connections, tiny,
-            new SegmentFetcher.Limits(1 << 20, 8, 100, 0, 0), () -> {});
+            new SegmentLimits(1 << 20, 8, 100, 0, 0), () -> {});
         SegmentFetcher f = new SegmentFetcher(connections, tiny,
-            new SegmentFetcher.Limits(1 << 20, 8, 200, 0, 0), () -> {})) {
+            new SegmentLimits(1 << 20, 8, 200, 0, 0), () -> {})) {
       hog.add(request(0, (int) file.length())); // the pool's one chunk, carved for its size
-      SegmentFetcher.Fetched all = (SegmentFetcher.Fetched) hog.take(5, TimeUnit.SECONDS);
+      FetchedSegment all = (FetchedSegment) hog.take(5, TimeUnit.SECONDS);
       f.add(request(0, 100));
       SegmentFetcher.Failed failed =
           assertInstanceOf(SegmentFetcher.Failed.class, f.take(5, TimeUnit.SECONDS));
@@ -202,25 +202,25 @@ class SegmentFetcherTest {
     int chunk = 16 * 1024;
     long bound = 4L * chunk;
     try (SegmentFetcher f = fetcher(bound, 64, 1)) {
-      List<SegmentFetcher.Request> qs = new ArrayList<>();
+      List<SegmentRequest> qs = new ArrayList<>();
       for (int i = 0; i < 12; i++) {
-        SegmentFetcher.Request q = request((long) i * chunk, chunk);
+        SegmentRequest q = request((long) i * chunk, chunk);
         qs.add(q);
         f.add(q);
       }
       // a consumer that wants chunk 0 last: every other chunk it takes early stays held
-      Map<Object, SegmentFetcher.Fetched> early = new HashMap<>();
+      Map<Object, FetchedSegment> early = new HashMap<>();
       for (int want = 11; want >= 0; want--) {
-        SegmentFetcher.Request needed = qs.get(want);
+        SegmentRequest needed = qs.get(want);
         while (!early.containsKey(needed.tag())) {
-          SegmentFetcher.Fetched got = assertInstanceOf(SegmentFetcher.Fetched.class,
+          FetchedSegment got = assertInstanceOf(FetchedSegment.class,
               f.take(10, TimeUnit.SECONDS, needed));
           early.put(got.request().tag(), got);
           assertTrue(f.bytesHeld() <= bound + chunk, "held " + f.bytesHeld());
         }
         early.remove(needed.tag()).release();
       }
-      early.values().forEach(SegmentFetcher.Fetched::release);
+      early.values().forEach(FetchedSegment::release);
       assertEquals(0, f.bytesHeld());
     }
   }
@@ -231,7 +231,7 @@ class SegmentFetcherTest {
     for (int i = 0; i < 20; i++) {
       f.add(request(i * 1000L, 1000));
     }
-    SegmentFetcher.Fetched one = (SegmentFetcher.Fetched) f.take(5, TimeUnit.SECONDS);
+    FetchedSegment one = (FetchedSegment) f.take(5, TimeUnit.SECONDS);
     f.close();
     one.release();
     long deadline = System.currentTimeMillis() + 5000;

@@ -581,6 +581,13 @@ public abstract class TransportContractTest {
     f.close();
     m.close();
     closeAfter.clear();
+    // a region goes when the server has finished its last send from it, which may end just after
+    // the reader saw the bytes: wait for it, a bounded while
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (server.metrics().memory().registeredBytes() != serverBytes
+        && System.nanoTime() - deadline < 0) {
+      Thread.sleep(10);
+    }
     assertEquals(serverBytes, server.metrics().memory().registeredBytes());
     assertEquals(serverRegions, server.metrics().memory().registeredRegions());
     pool.close();

@@ -1,5 +1,8 @@
 package io.rdmashuffle.hadoop.reduce;
 
+import io.rdmashuffle.fetch.SegmentLimits;
+import io.rdmashuffle.fetch.SegmentRequest;
+import io.rdmashuffle.fetch.FetchedSegment;
 import io.rdmashuffle.fetch.SegmentFetcher;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.RegisteredFileDescriptor;
@@ -27,10 +30,10 @@ final class SegmentInputStream extends InputStream {
 
   private final SegmentFetcher fetcher;
   private final int chunks;
-  private final SegmentFetcher.Request[] requests;
+  private final SegmentRequest[] requests;
   private final Progressable progress;
-  private final Map<Integer, SegmentFetcher.Fetched> early = new HashMap<>();
-  private SegmentFetcher.Fetched current;
+  private final Map<Integer, FetchedSegment> early = new HashMap<>();
+  private FetchedSegment current;
   private ByteBuffer data;
   private int next;
   private ReadFailure failure;
@@ -66,13 +69,13 @@ final class SegmentInputStream extends InputStream {
     this.chunks = (int) ((length + chunkSize - 1) / chunkSize);
     int maxRequests = (int) Math.max(1, Math.min(256, maxBytesInFlight / chunkSize));
     // one retry on a fresh connection, at once: a failed chunk is then the map's failure
-    this.fetcher = new SegmentFetcher(connections, buffers, new SegmentFetcher.Limits(
+    this.fetcher = new SegmentFetcher(connections, buffers, new SegmentLimits(
         Math.max(maxBytesInFlight, chunkSize), maxRequests, allocationWaitMillis, 1, 0), () -> { });
-    this.requests = new SegmentFetcher.Request[chunks];
+    this.requests = new SegmentRequest[chunks];
     for (int i = 0; i < chunks; i++) {
       long off = start + (long) i * chunkSize;
       int n = (int) Math.min(chunkSize, start + length - off);
-      requests[i] = new SegmentFetcher.Request(peer, application, file, off, n, i);
+      requests[i] = new SegmentRequest(peer, application, file, off, n, i);
       fetcher.add(requests[i]);
     }
   }
@@ -131,8 +134,8 @@ final class SegmentInputStream extends InputStream {
     return true;
   }
 
-  private SegmentFetcher.Fetched await(int index) throws IOException {
-    SegmentFetcher.Fetched f = early.remove(index);
+  private FetchedSegment await(int index) throws IOException {
+    FetchedSegment f = early.remove(index);
     while (f == null) {
       SegmentFetcher.Result r;
       try {
@@ -149,7 +152,7 @@ final class SegmentInputStream extends InputStream {
                 + failed.cause().getMessage(), failed.cause());
         throw failure;
       } else {
-        SegmentFetcher.Fetched got = (SegmentFetcher.Fetched) r;
+        FetchedSegment got = (FetchedSegment) r;
         int i = (Integer) got.request().tag();
         if (i == index) {
           f = got;
@@ -172,7 +175,7 @@ final class SegmentInputStream extends InputStream {
       current.release();
       current = null;
     }
-    for (SegmentFetcher.Fetched f : early.values()) {
+    for (FetchedSegment f : early.values()) {
       f.release();
     }
     early.clear();

@@ -1,5 +1,8 @@
 package io.rdmashuffle.hadoop.service;
 
+import io.rdmashuffle.fetch.SegmentLimits;
+import io.rdmashuffle.fetch.SegmentRequest;
+import io.rdmashuffle.fetch.FetchedSegment;
 import io.rdmashuffle.hadoop.MapReduceConfig;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -133,9 +136,9 @@ class RdmaShuffleHandlerTest {
     closeAfter.add(connections);
     List<SegmentFetcher.Result> results = new ArrayList<>();
     try (SegmentFetcher f = new SegmentFetcher(connections, pool,
-        new SegmentFetcher.Limits(8 << 20, 16, 1000, 1, 0), () -> { })) {
+        new SegmentLimits(8 << 20, 16, 1000, 1, 0), () -> { })) {
       for (MapOutputsAnswer.Entry e : a.entries()) {
-        f.add(new SegmentFetcher.Request(a.responder(), job.toString(), e.file(), e.startOffset(),
+        f.add(new SegmentRequest(a.responder(), job.toString(), e.file(), e.startOffset(),
             (int) e.partLength(), e.mapId()));
       }
       while (f.outstanding() > 0) {
@@ -173,7 +176,7 @@ class RdmaShuffleHandlerTest {
 
     List<SegmentFetcher.Result> got = read(reader(JOB_A, tokenA), JOB_A, a);
     for (SegmentFetcher.Result r : got) {
-      SegmentFetcher.Fetched f = assertInstanceOf(SegmentFetcher.Fetched.class, r, r.toString());
+      FetchedSegment f = assertInstanceOf(FetchedSegment.class, r, r.toString());
       MapOutputsAnswer.Entry e = f.request().tag().equals(m0.toString()) ? e0 : e1;
       int seed = e == e0 ? 10 : 11;
       assertEquals(-1,
@@ -303,7 +306,7 @@ class RdmaShuffleHandlerTest {
     FakeMapOutputs.write(dirs.dirs().get(0), JOB_A, USER, m0, 18, 3000, 5000);
     MapOutputsAnswer a = ask(JOB_A, 1, key(tokenA), m0).answer();
     TcpTransport r = reader(JOB_A, tokenA);
-    assertInstanceOf(SegmentFetcher.Fetched.class, read(r, JOB_A, a).get(0)).release();
+    assertInstanceOf(FetchedSegment.class, read(r, JOB_A, a).get(0)).release();
     long registered = service.transportMetrics().memory().registeredBytes();
     assertEquals(8000, registered);
 
