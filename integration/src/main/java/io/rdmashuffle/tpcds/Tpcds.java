@@ -1,6 +1,7 @@
 package io.rdmashuffle.tpcds;
 
 import io.rdmashuffle.tpcds.launch.CompareLauncher;
+import io.rdmashuffle.tpcds.launch.CompareOptions;
 import io.rdmashuffle.tpcds.report.Report;
 import io.rdmashuffle.tpcds.spark.DataGenerator;
 import io.rdmashuffle.tpcds.spark.QueryRunner;
@@ -46,7 +47,7 @@ public final class Tpcds {
 
   private static void usage() {
     System.err.println("usage: Tpcds compare|datagen|run|report [options]\n");
-    System.err.print(CompareLauncher.usage());
+    System.err.print(CompareOptions.usage());
   }
 
   private static int datagen(Args a) throws Exception {

@@ -41,19 +41,19 @@ class CompareLauncherTest {
 
   @Test
   void optionsHaveDefaultsForThisMachineAndRejectUnknownOnes() throws Exception {
-    CompareLauncher.Options o = CompareLauncher.parse(new String[] {"--scale", "0.1", "--ours-class", "sort",
+    CompareOptions o = CompareOptions.parse(new String[] {"--scale", "0.1", "--ours-class", "sort",
         "--app-jar", "app.jar", "--conf", "spark.sql.shuffle.partitions=8"}, 0);
     assertEquals("local-cluster[2,1,2048]", o.master());
     assertEquals(3, o.reps());
     assertEquals(Optional.empty(), o.ours().jar());
     assertEquals("8", o.conf().get("spark.sql.shuffle.partitions"));
     assertEquals("1536m", o.conf().get("spark.executor.memory"), "3/4 of a local-cluster worker");
-    assertEquals("4g", CompareLauncher.localClusterDefaults("local-cluster[2,1,2048]",
+    assertEquals("4g", CompareOptions.localClusterDefaults("local-cluster[2,1,2048]",
         Map.of("spark.executor.memory", "4g")).get("spark.executor.memory"));
-    assertEquals(Map.of(), CompareLauncher.localClusterDefaults("yarn", Map.of()));
+    assertEquals(Map.of(), CompareOptions.localClusterDefaults("yarn", Map.of()));
     assertTrue(o.results().startsWith("file:"), o.results());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> CompareLauncher.parse(new String[] {"--ours-class", "sort", "--rep", "3"}, 0));
+        () -> CompareOptions.parse(new String[] {"--ours-class", "sort", "--rep", "3"}, 0));
     assertTrue(e.getMessage().contains("--rep"), e.getMessage());
   }
 
