@@ -12,11 +12,11 @@ import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.Purpose;
 import io.rdmashuffle.transport.ReadChannel;
-import io.rdmashuffle.transport.ReadListener;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.Transport;
 import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportException;
+import io.rdmashuffle.transport.engine.ListenerCalls;
 import io.rdmashuffle.transport.TransportStartException;
 import io.rdmashuffle.transport.server.ConnectionServer;
 import java.io.Closeable;
@@ -30,8 +30,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The one-sided READ transport in software: what a NIC does for verbs, done by the process's
@@ -41,7 +39,6 @@ import org.slf4j.LoggerFactory;
  * there. One instance per process.
  */
 public final class TcpTransport implements Transport {
-  private static final Logger LOG = LoggerFactory.getLogger(TcpTransport.class);
   /**
    * Socket buffer for the direction that carries requests (reader's send, responder's receive):
    * large enough for every request frame a connection may have in flight at the default bound, so
@@ -211,17 +208,7 @@ public final class TcpTransport implements Transport {
 
   /** Calls a READ's listener; a listener that throws is logged and counted, never propagated. */
   void deliver(ReadOp op, TransportException failure) {
-    ReadListener l = op.listener();
-    try {
-      if (failure == null) {
-        l.onReadComplete(op);
-      } else {
-        l.onReadFailed(op, failure);
-      }
-    } catch (RuntimeException | Error e) {
-      metrics.listenerError();
-      LOG.error("a READ listener threw; the READ's owner will not learn its outcome", e);
-    }
+    ListenerCalls.deliver(op, failure, metrics);
   }
 
   void channelEnded(TcpReadChannel c) {

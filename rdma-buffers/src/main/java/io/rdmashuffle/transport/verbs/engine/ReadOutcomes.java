@@ -2,12 +2,10 @@ package io.rdmashuffle.transport.verbs.engine;
 
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.ConnectionLostException;
-import io.rdmashuffle.transport.ReadListener;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.RemoteAccessException;
 import io.rdmashuffle.transport.TransportException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import io.rdmashuffle.transport.engine.ListenerCalls;
 
 /**
  * Tells READ listeners how their READs ended, counting each outcome; a listener that throws is
@@ -15,7 +13,6 @@ import org.slf4j.LoggerFactory;
  * engine reports. Stateless apart from the counters: any thread.
  */
 final class ReadOutcomes {
-  private static final Logger LOG = LoggerFactory.getLogger(ReadOutcomes.class);
 
   private final TransportMetrics metrics;
 
@@ -34,17 +31,7 @@ final class ReadOutcomes {
   }
 
   private void deliver(ReadOp op, TransportException failure) {
-    ReadListener l = op.listener();
-    try {
-      if (failure == null) {
-        l.onReadComplete(op);
-      } else {
-        l.onReadFailed(op, failure);
-      }
-    } catch (RuntimeException | Error e) {
-      metrics.listenerError();
-      LOG.error("a READ listener threw; the READ's owner will not learn its outcome", e);
-    }
+    ListenerCalls.deliver(op, failure, metrics);
   }
 
   /** The failure of a READ that completed with {@code status} (not success). */
