@@ -7,7 +7,7 @@
 #   integration/softroce/verbs-tests.sh [TEST CLASS ...]
 #
 # Default classes: io.rdmashuffle.transport.verbs.VerbsTransportTest,
-# io.rdmashuffle.transport.verbs.VerbsFaultTest and ...VerbsServingTest. Kernels (SOFTROCE_KERNELS, Debian suites as
+# io.rdmashuffle.transport.verbs.VerbsFaultTest, ...VerbsServingTest and ...VerbsCatalogTest. Kernels (SOFTROCE_KERNELS, Debian suites as
 # run-in-guest.sh's SOFTROCE_KERNEL takes them; default "bookworm trixie-backports"): Debian 12's
 # 6.1, whose rxe has no on-demand paging (memory is pinned), and trixie-backports' 7.x, whose rxe
 # has it. Every kernel runs even when an earlier one failed. Reports land in
@@ -21,7 +21,8 @@ out="${VERBS_TESTS_OUT:-$repo/integration/target/softroce-verbs}"
 read -r -a kernels <<<"${SOFTROCE_KERNELS:-bookworm trixie-backports}"
 classes=("$@")
 [ ${#classes[@]} -gt 0 ] || classes=(io.rdmashuffle.transport.verbs.VerbsTransportTest
-  io.rdmashuffle.transport.verbs.VerbsFaultTest io.rdmashuffle.transport.verbs.VerbsServingTest)
+  io.rdmashuffle.transport.verbs.VerbsFaultTest io.rdmashuffle.transport.verbs.VerbsServingTest
+  io.rdmashuffle.transport.verbs.VerbsCatalogTest)
 [ ${#kernels[@]} -gt 0 ] || { echo "SOFTROCE_KERNELS names no kernel" >&2; exit 125; }
 
 jar="$(ls "$module"/target/rdma-buffers-*-SNAPSHOT.jar 2>/dev/null | grep -v -- -tests.jar | head -n 1 || true)"

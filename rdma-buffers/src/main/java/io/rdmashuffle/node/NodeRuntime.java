@@ -148,7 +148,7 @@ public final class NodeRuntime implements AutoCloseable {
           new OutputCatalog.Limits(conf.get(RdmaShuffleConfig.SERVE_MAX_OPEN_OUTPUTS),
               conf.get(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES),
               conf.get(RdmaShuffleConfig.PIECE_SIZE)),
-          c.secrets, application -> { });
+          c.secrets, transport::withdrawApplication);
       built.add(catalog);
       this.locator = new LocateService(catalog, transport.kind(), transport.localAddress());
       transport.serveCalls(CallServices.LOCATE, (application, request) -> {

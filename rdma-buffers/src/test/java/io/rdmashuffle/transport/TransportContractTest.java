@@ -418,6 +418,43 @@ public abstract class TransportContractTest {
   }
 
   @Test
+  void withdrawingAnApplicationEndsItsReadersConnectionsAndNoOneElses() throws Exception {
+    RegisteredRegion mine = serveMemory(MIB, 14, APP);
+    RegisteredRegion theirs = serveMemory(MIB, 15, OTHER_APP);
+    ReadChannel a = client.connect(server.localAddress(), APP);
+    ReadChannel b = client.connect(server.localAddress(), OTHER_APP);
+    for (ReadChannel c : List.of(a, b)) {
+      RegisteredRegion r = c == a ? mine : theirs;
+      Outcome o = readOnce(c, r.address(), r.rkey(), 100);
+      assertNull(o.failure());
+      o.buffer().release();
+    }
+
+    server.withdrawApplication(APP);
+
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(readTimeoutSeconds());
+    Outcome after = readOnce(a, mine.address(), mine.rkey(), 100);
+    try {
+      assertNotNull(after.failure(), "a READ of the withdrawn application's connection");
+    } finally {
+      after.buffer().release();
+    }
+    while (a.isOpen() && System.nanoTime() - deadline < 0) {
+      Thread.sleep(10);
+    }
+    assertFalse(a.isOpen(), "the withdrawn application's connection ended");
+    Outcome other = readOnce(b, theirs.address() + 10, theirs.rkey(), 1000);
+    try {
+      assertNull(other.failure(), "another application's connection keeps reading");
+      assertPattern(other.buffer().buffer(), 0, 1000, 10, 15);
+    } finally {
+      other.buffer().release();
+    }
+    a.close();
+    b.close();
+  }
+
+  @Test
   void readOfAnotherApplicationsRegionIsRejected() throws Exception {
     RegisteredRegion foreign = serveMemory(MIB, 10, OTHER_APP);
     ReadChannel c = connect();

@@ -159,6 +159,17 @@ public final class ConnectionServer implements AutoCloseable {
     return new int[] {admission.handshakes(), admission.connections()};
   }
 
+  /**
+   * Closes every authenticated connection of {@code application} (reads in flight fail as lost):
+   * its serving ended. New ones are refused once its secret is gone. Returns at once; the I/O
+   * threads close them.
+   */
+  public void closeApplication(String application) {
+    for (IoLoop l : loops) {
+      l.execute(() -> l.closeApplication(application));
+    }
+  }
+
   /** Test seam: {@code hook} runs for every accepted socket before the server handles it. */
   void onAccept(Consumer<SocketChannel> hook) {
     this.onAccept = hook;

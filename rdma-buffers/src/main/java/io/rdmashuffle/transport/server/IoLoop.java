@@ -144,6 +144,20 @@ final class IoLoop implements Runnable, Executor {
     }
   }
 
+  /** On this loop's thread: closes the authenticated connections of {@code application}. */
+  void closeApplication(String application) {
+    List<ServerConnection> theirs = new ArrayList<>();
+    for (SelectionKey k : selector.keys()) {
+      if (k.attachment() instanceof ServerConnection c && !c.closed
+          && application.equals(c.application())) {
+        theirs.add(c);
+      }
+    }
+    for (ServerConnection c : theirs) {
+      c.close(null, "application " + application + " withdrawn");
+    }
+  }
+
   private void shutdownAll() {
     List<LoopConnection> all = new ArrayList<>();
     try {

@@ -237,6 +237,12 @@ public final class TcpTransport implements Transport {
     return channels.size();
   }
 
+  /** Closes the application's connections to this server: its serving ended. */
+  @Override
+  public void withdrawApplication(String application) {
+    server.closeApplication(application);
+  }
+
   @Override
   public void close() {
     if (closed) {

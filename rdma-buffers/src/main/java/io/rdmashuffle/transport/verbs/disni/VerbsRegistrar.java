@@ -205,9 +205,10 @@ final class VerbsRegistrar implements MemoryRegistrar {
     }
   }
 
+  /** Served files are pinned unless they are registered for on-demand paging. */
   @Override
   public boolean pinsMemory() {
-    return true;
+    return !odp.servedOnDemand();
   }
 
   void deregister(VerbsRegion region) {
