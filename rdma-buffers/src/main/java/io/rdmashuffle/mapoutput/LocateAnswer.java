@@ -70,14 +70,14 @@ public record LocateAnswer(TransportKind transport, PeerAddress responder, List<
 
     public Located {
       if (map == null || map.isEmpty()) {
-        throw new IllegalArgumentException("map must not be empty");
+        throw new IllegalArgumentException("map=" + (map == null ? "null" : "''") + ": must not be empty");
       }
       message = message == null ? "" : message;
       localPath = localPath == null ? "" : localPath;
       if (status == Status.OK) {
         if (partitions == null || (data == null) == localPath.isEmpty()) {
-          throw new IllegalArgumentException("map " + map
-              + ": status OK needs partitions and either a descriptor or a local path");
+          throw new IllegalArgumentException("map " + map + " status=OK: needs partitions and"
+              + " either a descriptor or a local path");
         }
         if (data != null) {
           partitions.checkWithin(data.fileLength());

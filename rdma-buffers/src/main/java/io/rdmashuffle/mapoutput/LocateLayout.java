@@ -299,8 +299,8 @@ public final class LocateLayout {
 
     void need(int n, String field) {
       if (b.remaining() < n) {
-        throw new IllegalArgumentException(what + " " + field + ": truncated at byte "
-            + b.position() + " (" + b.remaining() + " left, " + n + " needed)");
+        throw new IllegalArgumentException(what + " " + field + ": truncated at offset="
+            + b.position() + " (remaining=" + b.remaining() + ", needed=" + n + ")");
       }
     }
 

@@ -26,11 +26,12 @@ public record LocateRequest(
     }
     if (startPartition < 0 || endPartition <= startPartition) {
       throw new IllegalArgumentException(
-          "partitions [" + startPartition + ", " + endPartition + "): empty or negative");
+          "startPartition=" + startPartition + ", endPartition=" + endPartition
+              + ": empty or negative range");
     }
     if (endPartition - startPartition > MetaFileLayout.MAX_PARTITIONS) {
-      throw new IllegalArgumentException("partitions [" + startPartition + ", " + endPartition
-          + "): more than " + MetaFileLayout.MAX_PARTITIONS);
+      throw new IllegalArgumentException("startPartition=" + startPartition + ", endPartition="
+          + endPartition + ": more than " + MetaFileLayout.MAX_PARTITIONS + " partitions");
     }
     for (String m : maps) {
       new OutputId("-", shuffle, m); // validates both names

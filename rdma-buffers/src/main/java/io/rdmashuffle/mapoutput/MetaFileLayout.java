@@ -111,7 +111,7 @@ public final class MetaFileLayout {
       int at = base + HEADER_BYTES + p * ENTRY_BYTES;
       ends[p] = file.getLong(at + ENTRY_END_OFFSET);
       if (ends[p] > dataLength) {
-        throw new IllegalArgumentException("meta file end of partition " + p + "=" + ends[p]
+        throw new IllegalArgumentException("meta file partition " + p + " end=" + ends[p]
             + ": beyond the data file of " + dataLength + " bytes");
       }
       if (sums != null) {

@@ -64,7 +64,7 @@ public final class PartitionTable {
     for (int p = 0; p < ends.length; p++) {
       if (ends[p] < previous) {
         throw new IllegalArgumentException(
-            "end of partition " + p + "=" + ends[p] + ": before its start " + previous);
+            "partition " + p + " end=" + ends[p] + ": before its start " + previous);
       }
       starts[p] = previous;
       lengths[p] = ends[p] - previous;
@@ -140,8 +140,8 @@ public final class PartitionTable {
   /** Partitions {@code [from, to)} of this table. */
   public PartitionTable slice(int from, int to) {
     if (from < first || to > end() || from > to) {
-      throw new IllegalArgumentException("partitions [" + from + ", " + to + "): outside ["
-          + first + ", " + end() + ")");
+      throw new IllegalArgumentException("from=" + from + ", to=" + to + ": outside the table's"
+          + " partitions [" + first + ", " + end() + ")");
     }
     int a = from - first;
     int b = to - first;

@@ -86,18 +86,6 @@ class DescriptorsTest {
         () -> RegisteredFileDescriptor.decode(java.util.Arrays.copyOf(d.encode(), 30)));
   }
 
-  @Test
-  void aPartitionRangeMustLieInsideTheDataFile() {
-    OffsetsEntryLayout.validate(10, 35, 35);
-    OffsetsEntryLayout.validate(0, 0, 0);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> OffsetsEntryLayout.validate(10, 36, 35));
-    assertTrue(e.getMessage().contains("end=36"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class, () -> OffsetsEntryLayout.validate(11, 10, 35));
-    assertTrue(e.getMessage().startsWith("end=10"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class, () -> OffsetsEntryLayout.validate(-1, 0, 35));
-    assertTrue(e.getMessage().startsWith("start=-1"), e.getMessage());
-  }
 
   @Test
   void offsetsMatchThePicturesInTheLayoutComments() {
