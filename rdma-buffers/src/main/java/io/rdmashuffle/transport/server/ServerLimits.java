@@ -1,5 +1,6 @@
 package io.rdmashuffle.transport.server;
 
+import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 
@@ -43,21 +44,21 @@ public record ServerLimits(
 
   public static ServerLimits from(RdmaConf conf) {
     return new ServerLimits(
-        conf.get(RdmaShuffleConfig.SERVER_IO_THREADS),
-        conf.get(RdmaShuffleConfig.SERVER_MAX_HANDSHAKES),
-        conf.get(RdmaShuffleConfig.SERVER_MAX_HANDSHAKES_PER_SOURCE),
-        conf.get(RdmaShuffleConfig.SERVER_MAX_CONNECTIONS),
-        conf.get(RdmaShuffleConfig.SERVER_MAX_CONNECTIONS_PER_SOURCE),
-        conf.get(RdmaShuffleConfig.SERVER_MAX_CONNECTIONS_PER_APPLICATION),
+        conf.get(ServerConfig.SERVER_IO_THREADS),
+        conf.get(ServerConfig.SERVER_MAX_HANDSHAKES),
+        conf.get(ServerConfig.SERVER_MAX_HANDSHAKES_PER_SOURCE),
+        conf.get(ServerConfig.SERVER_MAX_CONNECTIONS),
+        conf.get(ServerConfig.SERVER_MAX_CONNECTIONS_PER_SOURCE),
+        conf.get(ServerConfig.SERVER_MAX_CONNECTIONS_PER_APPLICATION),
         conf.get(RdmaShuffleConfig.CONNECT_TIMEOUT).toNanos(),
-        conf.get(RdmaShuffleConfig.SERVER_IDLE_TIMEOUT).toNanos(),
-        conf.get(RdmaShuffleConfig.SERVER_SEND_TIMEOUT).toNanos(),
-        conf.get(RdmaShuffleConfig.SERVER_WITHDRAW_TIMEOUT).toNanos(),
-        conf.get(RdmaShuffleConfig.SERVER_SENDFILE),
-        conf.get(RdmaShuffleConfig.CALL_WORKERS),
-        conf.get(RdmaShuffleConfig.CALL_QUEUE),
-        (int) (long) conf.get(RdmaShuffleConfig.CALL_MAX_REQUEST_BYTES),
-        (int) (long) conf.get(RdmaShuffleConfig.CALL_MAX_ANSWER_BYTES),
+        conf.get(ServerConfig.SERVER_IDLE_TIMEOUT).toNanos(),
+        conf.get(ServerConfig.SERVER_SEND_TIMEOUT).toNanos(),
+        conf.get(ServerConfig.SERVER_WITHDRAW_TIMEOUT).toNanos(),
+        conf.get(ServerConfig.SERVER_SENDFILE),
+        conf.get(ServerConfig.CALL_WORKERS),
+        conf.get(ServerConfig.CALL_QUEUE),
+        (int) (long) conf.get(ServerConfig.CALL_MAX_REQUEST_BYTES),
+        (int) (long) conf.get(ServerConfig.CALL_MAX_ANSWER_BYTES),
         conf.get(RdmaShuffleConfig.READ_TIMEOUT).toNanos());
   }
 

@@ -1,5 +1,6 @@
 package io.rdmashuffle.transport.tcp;
 
+import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.TransportKind;
@@ -69,7 +70,7 @@ public final class TcpTransport implements Transport {
     this.registrar = new TcpRegistrar(metrics.memory());
     this.connectTimeoutMillis = conf.get(RdmaShuffleConfig.CONNECT_TIMEOUT).toMillis();
     this.readTimeoutNanos = conf.get(RdmaShuffleConfig.READ_TIMEOUT).toNanos();
-    this.idleNanos = conf.get(RdmaShuffleConfig.SERVER_IDLE_TIMEOUT).toNanos();
+    this.idleNanos = conf.get(ServerConfig.SERVER_IDLE_TIMEOUT).toNanos();
     this.maxRequests = conf.get(RdmaShuffleConfig.MAX_OUTSTANDING_READS);
     this.maxBytes = conf.get(RdmaShuffleConfig.MAX_OUTSTANDING_BYTES);
     this.readService = new TcpReadService(registrar.table(), metrics, server.limits().sendfile(),

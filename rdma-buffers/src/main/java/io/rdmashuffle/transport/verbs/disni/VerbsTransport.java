@@ -1,5 +1,6 @@
 package io.rdmashuffle.transport.verbs.disni;
 
+import io.rdmashuffle.config.ServerConfig;
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
@@ -83,8 +84,8 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     this.host = h.isEmpty() ? ctx.defaultHost() : h;
     this.connectTimeoutMillis = conf.get(RdmaShuffleConfig.CONNECT_TIMEOUT).toMillis();
     this.expectations = new ConnectExpectations(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis),
-        conf.get(RdmaShuffleConfig.VERBS_MAX_ANNOUNCEMENTS),
-        conf.get(RdmaShuffleConfig.VERBS_MAX_ANNOUNCEMENTS_PER_PEER));
+        conf.get(ServerConfig.VERBS_MAX_ANNOUNCEMENTS),
+        conf.get(ServerConfig.VERBS_MAX_ANNOUNCEMENTS_PER_PEER));
   }
 
   /** Starts the transport; on failure closes whatever it had built. */
