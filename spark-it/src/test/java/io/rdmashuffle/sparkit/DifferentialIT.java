@@ -275,7 +275,7 @@ class DifferentialIT {
     try {
       JavaSparkContext sc = ItCluster.jsc(s);
       Map<String, List<String>> ref = Differential.reference();
-      List<String> cases = List.of("groupByKey", "join", "skewedKey", "dataFrameSkewJoin");
+      List<String> cases = List.of("groupByKey", "join", "dataFrameSkewJoin");
       for (String c : cases) {
         Differential.assertSame(c, ref.get(c), DifferentialCases.all().get(c).apply(s));
       }

@@ -158,7 +158,20 @@ public final class ItCluster {
     File[] fds = new File("/proc/self/fd").listFiles();
     m.put("fds", fds == null ? -1L : fds.length);
     m.put("pid", ProcessHandle.current().pid());
+    m.put("maxOpenFiles", maxOpenFiles());
     return m;
+  }
+
+  /** This process's soft open-file limit (-1: unknown or unlimited). */
+  private static long maxOpenFiles() {
+    try (Stream<String> lines = Files.lines(Paths.get("/proc/self/limits"))) {
+      return lines.filter(l -> l.startsWith("Max open files")).findFirst()
+          .map(l -> l.substring("Max open files".length()).trim().split("\\s+")[0])
+          .filter(v -> v.chars().allMatch(Character::isDigit))
+          .map(Long::parseLong).orElse(-1L);
+    } catch (IOException e) {
+      return -1;
+    }
   }
 
   private static long countLines(Path p, String needle) {
