@@ -18,11 +18,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -270,6 +274,71 @@ class BlockFetcherTest {
       Thread.sleep(10);
     }
     assertEquals(0, client.buffers().lentBytes());
+  }
+
+  /**
+   * A reduce task's blocks consumed by a thread of its own after the task ended (the task's
+   * completion listener closed the fetcher): whatever block that thread is in the middle of (one
+   * READ whole, one streamed in segments, one read from its file on this host), its next read
+   * fails with an {@code IOException} that blames no map output, after only the block's own
+   * bytes; every buffer goes back.
+   */
+  @Test
+  void aThreadStillReadingAfterTheTaskEndedFailsWithAnIOExceptionBlamingNobody() throws Exception {
+    Path data = commit(90);
+    // partition 2 is READ whole with its neighbours, 4 is larger than a segment (streamed)
+    for (int partition : new int[] {2, 4}) {
+      for (boolean local : new boolean[] {false, true}) {
+        String what = (local ? "local" : "remote") + " partition " + partition;
+        BlockFetcher f = fetcher(local, 256 * 1024);
+        f.add(source(90, local, false));
+        CountDownLatch midway = new CountDownLatch(1);
+        CountDownLatch taskEnded = new CountDownLatch(1);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread reader = new Thread(() -> {
+          try {
+            Block b;
+            while ((b = f.next()) != null) {
+              byte[] want = expected(data, b.partition());
+              InputStream in = b.stream();
+              if (b.partition() != partition) {
+                assertArrayEquals(want, in.readAllBytes(), what);
+                in.close();
+                continue;
+              }
+              int half = want.length / 2 + 1;
+              byte[] got = in.readNBytes(half);
+              assertArrayEquals(Arrays.copyOf(want, half), got, what);
+              midway.countDown();
+              taskEnded.await();
+              in.readNBytes(want.length - half); // must fail
+              fail(what + ": read after the task ended");
+            }
+            fail(what + ": the block never came");
+          } catch (Throwable t) {
+            thrown.set(t);
+          } finally {
+            midway.countDown();
+          }
+        }, "user-thread-of-the-task");
+        reader.start();
+        assertTrue(midway.await(10, TimeUnit.SECONDS), what);
+        f.close(); // the task ended: its completion listener closes the fetcher
+        taskEnded.countDown();
+        reader.join(10_000);
+        assertFalse(reader.isAlive(), what);
+        Throwable t = thrown.get();
+        assertTrue(t instanceof IOException, what + ": " + t);
+        assertFalse(t instanceof BlockFetchException e && e.kind().blamesMapOutput(),
+            what + ": a read after the task ended blamed the map output: " + t);
+      }
+    }
+    long deadline = System.currentTimeMillis() + 5000;
+    while (client.buffers().lentBytes() > 0 && System.currentTimeMillis() < deadline) {
+      Thread.sleep(10);
+    }
+    assertEquals(0, client.buffers().lentBytes());
+    assertEquals(0, counters.snapshot().get("fetchFailures.local"), counters.snapshot().toString());
   }
 
   @Test

@@ -259,6 +259,44 @@ class DifferentialIT {
     sc.sc().cleaner().get().doCleanupShuffle(shuffleIdOf(r), true);
   }
 
+  /**
+   * Spark encrypts its network traffic (spark.network.crypto.enabled, I/O encryption off): our
+   * transport does not encrypt, so every shuffle runs Spark's stock shuffle, decided on the
+   * driver, counted there; no executor publishes, serves or reads a block.
+   */
+  @Test
+  void networkEncryptionRunsTheStockShuffle() throws Exception {
+    Path work = ItCluster.workDir("crypto");
+    SparkSession s = Differential.start(ItCluster.localCluster("differential-crypto", work)
+        .set("spark.authenticate", "true")
+        .set("spark.authenticate.secret", "differential-crypto-test-secret")
+        .set("spark.network.crypto.enabled", "true")
+        .set("spark.io.encryption.enabled", "false"));
+    try {
+      JavaSparkContext sc = ItCluster.jsc(s);
+      Map<String, List<String>> ref = Differential.reference();
+      List<String> cases = List.of("groupByKey", "join", "dataFrameSkewJoin");
+      for (String c : cases) {
+        Differential.assertSame(c, ref.get(c), DifferentialCases.all().get(c).apply(s));
+      }
+      RdmaShuffleManager driver = (RdmaShuffleManager) SparkEnv.get().shuffleManager();
+      assertNotNull(driver.disabledCause());
+      assertTrue(driver.disabledCause().contains("spark.network.crypto.enabled=true"),
+          driver.disabledCause());
+      Map<String, Long> d = driver.metricsSnapshot();
+      assertTrue(d.get("fallbacks.networkEncryption") >= cases.size(), d.toString());
+      assertEquals(d.get("fallbacks.networkEncryption"), d.get("fallbacks"), d.toString());
+      Map<String, Map<String, Long>> p = ItCluster.probe(sc);
+      for (String key : List.of("mapOutputsPublished", "readers", "blocksRemote", "blocksLocal",
+          "locates", "readsServed", "bufferPoolBytes")) {
+        assertEquals(0, ItCluster.total(p, key), key + ": " + p);
+      }
+      assertTrue(ItCluster.executorLogs(sc.sc().applicationId()).size() >= 1);
+    } finally {
+      Differential.stop(s);
+    }
+  }
+
   /** Ours in one process: the driver runs the tasks and serves the map outputs. */
   @Test
   void localModeToo() {

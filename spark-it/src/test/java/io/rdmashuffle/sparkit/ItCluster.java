@@ -79,10 +79,19 @@ public final class ItCluster {
 
   /** Our shuffle in two executor processes on this machine. */
   static SparkConf localCluster(String name, Path work) {
+    return localCluster(name, work, EXECUTORS, 1);
+  }
+
+  /**
+   * Our shuffle in {@code executors} executor processes of {@code cores} cores each. As in a
+   * standalone cluster, {@code spark.executor.cores} stays unset: each executor takes its
+   * worker's cores.
+   */
+  static SparkConf localCluster(String name, Path work, int executors, int cores) {
     String cp = property("rdma.it.pluginJar") + File.pathSeparator
         + property("rdma.it.testClasses");
     return base(name, work)
-        .setMaster("local-cluster[" + EXECUTORS + ",1,1024]")
+        .setMaster("local-cluster[" + executors + "," + cores + ",1024]")
         .set("spark.shuffle.manager", MANAGER)
         .set("spark.executor.extraClassPath", cp)
         .set("spark.executor.memory", "1024m")
@@ -93,9 +102,12 @@ public final class ItCluster {
   /** Starts the application; for local-cluster, waits until every executor registered. */
   static SparkSession start(SparkConf conf) {
     SparkSession s = SparkSession.builder().config(conf).getOrCreate();
-    if (conf.get("spark.master").startsWith("local-cluster")) {
+    String master = conf.get("spark.master");
+    if (master.startsWith("local-cluster")) {
+      int executors = Integer.parseInt(master.substring(master.indexOf('[') + 1,
+          master.indexOf(',')).trim());
       long deadline = System.currentTimeMillis() + 180_000;
-      while (s.sparkContext().getExecutorIds().size() < EXECUTORS) {
+      while (s.sparkContext().getExecutorIds().size() < executors) {
         if (System.currentTimeMillis() > deadline) {
           String logs;
           try {
@@ -146,7 +158,20 @@ public final class ItCluster {
     File[] fds = new File("/proc/self/fd").listFiles();
     m.put("fds", fds == null ? -1L : fds.length);
     m.put("pid", ProcessHandle.current().pid());
+    m.put("maxOpenFiles", maxOpenFiles());
     return m;
+  }
+
+  /** This process's soft open-file limit (-1: unknown or unlimited). */
+  private static long maxOpenFiles() {
+    try (Stream<String> lines = Files.lines(Paths.get("/proc/self/limits"))) {
+      return lines.filter(l -> l.startsWith("Max open files")).findFirst()
+          .map(l -> l.substring("Max open files".length()).trim().split("\\s+")[0])
+          .filter(v -> v.chars().allMatch(Character::isDigit))
+          .map(Long::parseLong).orElse(-1L);
+    } catch (IOException e) {
+      return -1;
+    }
   }
 
   private static long countLines(Path p, String needle) {

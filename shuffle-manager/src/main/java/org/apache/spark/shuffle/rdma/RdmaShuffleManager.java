@@ -70,6 +70,8 @@ public final class RdmaShuffleManager implements ShuffleManager {
   private volatile String unavailable;
   private volatile boolean stopped;
   private boolean sourceRegistered;
+  /** Tasks this process runs at once (0: not known yet); see {@link ExecutorCores}. */
+  private volatile int cores;
 
   /** Called by Spark (SparkEnv) with the application's configuration. */
   public RdmaShuffleManager(SparkConf conf, boolean isDriver) {
@@ -158,8 +160,12 @@ public final class RdmaShuffleManager implements ShuffleManager {
   }
 
   private int executorCores() {
-    return Math.max(1, conf.getInt("spark.executor.cores", isLocalMaster()
-        ? Runtime.getRuntime().availableProcessors() : 1));
+    int c = cores;
+    if (c == 0) {
+      c = ExecutorCores.of(conf, isLocalMaster());
+      cores = c;
+    }
+    return c;
   }
 
   // ---- the process's node ---------------------------------------------------------------------
