@@ -197,14 +197,19 @@ public final class RdmaShuffleConfig {
 
   public static final ConfigEntry<VerbsRegistration> VERBS_REGISTRATION =
       ConfigEntry.builder("verbs.registration", ConfigType.oneOf(VerbsRegistration.class))
-          .defaultValue(VerbsRegistration.AUTO)
+          .defaultValue(VerbsRegistration.PINNED)
           .side(ConfigEntry.Side.SERVING)
           .doc(
-              "How verbs registers served memory (map output files): auto uses on-demand paging"
+              "How verbs registers served memory (map output files): pinned pins it (RLIMIT_MEMLOCK"
+                  + " must allow serve.maxPinnedBytes); auto uses on-demand paging"
                   + " (IBV_ACCESS_ON_DEMAND: nothing pinned, pages faulted in when READ, prefetched"
-                  + " when published) where the device supports it for RC READ, else pins; pinned"
-                  + " always pins (RLIMIT_MEMLOCK must allow it); odp requires on-demand paging and"
-                  + " the transport does not start without it. The doctor shows which runs and why.")
+                  + " when published) where the device supports it for RC READ, else pins; odp"
+                  + " requires on-demand paging and the transport does not start without it. The"
+                  + " default pins: on Soft-RoCE's on-demand paging (Linux 7.3) served bytes were"
+                  + " read as zeros once another application's queue pairs had been dropped, so"
+                  + " on-demand paging is opt-in until proven on the operator's devices (checksums"
+                  + " turn such bytes into fetch failures, never wrong results). The doctor shows"
+                  + " which runs and why.")
           .build();
 
   public static final ConfigEntry<Integer> VERBS_SERVED_QUEUE_PAIRS =

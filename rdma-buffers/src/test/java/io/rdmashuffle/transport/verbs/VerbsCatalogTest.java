@@ -29,9 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The serving core on real verbs in the Soft-RoCE guest, with map outputs several times the bound
  * on pinned bytes: every block is READ remotely and is right, and nothing falls off the READ path.
- * On a kernel whose rxe pins (Debian 12's 6.1) the catalog deregisters the least recently used
- * outputs to stay within {@code serve.maxPinnedBytes} and registers them again when asked for
- * (counted); with on-demand paging (the 7.x kernel) nothing is pinned and the bound never bites.
+ * Served files are pinned (the default registration, on both guest kernels): the catalog
+ * deregisters the least recently used outputs to stay within {@code serve.maxPinnedBytes} and
+ * registers them again when asked for (counted). Were they registered on demand, nothing would be
+ * pinned and the bound would never bite.
  */
 @EnabledIf("io.rdmashuffle.transport.verbs.VerbsTransportTest#verbsAvailable")
 @Timeout(value = 900, unit = TimeUnit.SECONDS)
