@@ -75,10 +75,11 @@ public final class NetworkPathBenchmark {
         for (String side : order) {
           RunResult r = runOne(c, o, rate, side, round);
           System.out.printf(Locale.ROOT, "%s round %d %-5s job %.1f s, reduce stage %.1f s,"
-                  + " fetch wait %.1f %%, served %.3f GB, serving CPU %.2f s (%.2f s/GB) %s%n",
+                  + " fetch wait %.1f %%, served %.3f GB, serving CPU %.2f s (%.3f s/GB, sched %.3f s/GB) %s%n",
               NetworkPathOptions.label(rate), round, side, r.jobSeconds(),
               r.reduceStageSeconds(), 100 * r.fetchWaitShare(), r.remoteBytes() / 1e9,
-              r.servingCpuSeconds(), r.servingCpuPerGb(), r.servingByPrefix());
+              r.servingCpuSeconds(), r.servingCpuPerGb(), r.servingSchedCpuPerGb(),
+              r.servingByPrefix());
           runs.add(r);
         }
       }

@@ -105,8 +105,11 @@ final class NetworkPathReport {
         + " `rdma-accept-*`, `rdma-call-*` (locate). Both sets are counted on both sides. Serving"
         + " threads have nothing to serve before the reduce stage: the column \"before reduce\""
         + " shows their ticks between the job's start and the reduce stage's submission. The"
-        + " resolution is 10 ms per thread.");
-    line("* serving CPU/GB: serving CPU seconds per 10^9 bytes served.");
+        + " resolution is 10 ms per thread, so the same threads' nanoseconds on a CPU from"
+        + " `/proc/<executor>/task/*/schedstat` are given beside it (\"sched\").");
+    line("* serving CPU/GB: serving CPU seconds per 10^9 bytes served. Work the kernel does for"
+        + " a send outside the sending thread (softirq, the tbf queue's timer) is not in it, on"
+        + " either side.");
     line("* link floor: bytes each host sends (served bytes / hosts) at the link rate, the reduce"
         + " stage's lower bound when the link is the bottleneck.");
     line("");
@@ -123,6 +126,7 @@ final class NetworkPathReport {
       row(s, l, "reduce stage (s)", RunResult::reduceStageSeconds, "%.1f");
       row(s, l, "fetch wait share (%)", r -> 100 * r.fetchWaitShare(), "%.1f");
       row(s, l, "serving CPU per GB (s)", RunResult::servingCpuPerGb, "%.3f");
+      row(s, l, "serving CPU per GB, schedstat (s)", RunResult::servingSchedCpuPerGb, "%.3f");
       row(s, l, "serving CPU (s)", RunResult::servingCpuSeconds, "%.2f");
       row(s, l, "executors' CPU over the job (s)", RunResult::executorCpuSeconds, "%.1f");
     }
@@ -143,16 +147,17 @@ final class NetworkPathReport {
     line("## Runs: %s", NetworkPathOptions.label(s.rate()));
     line("");
     line("| round | side | job (s) | reduce stage (s) | link floor (s) | fetch wait | served (GB)"
-        + " | serving CPU (s) | s/GB | by thread | before reduce (ticks) | executors' CPU (s)"
-        + " | load |");
-    line("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |");
+        + " | serving CPU (s) | s/GB | sched s/GB | by thread (ticks) | before reduce (ticks)"
+        + " | executors' CPU (s) | load |");
+    line("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"
+        + " --- |");
     for (RunResult r : s.runs()) {
       String floor = s.rate() == null ? "-" : String.format(Locale.ROOT, "%.1f",
           r.remoteBytes() / (double) o.hosts() * 8 / s.rate().bitsPerSecond());
-      line("| %d | %s | %.1f | %.1f | %s | %.1f %% | %.3f | %.2f | %.3f | %s | %d | %.1f | %s |",
-          r.round(), r.side(), r.jobSeconds(), r.reduceStageSeconds(), floor,
+      line("| %d | %s | %.1f | %.1f | %s | %.1f %% | %.3f | %.2f | %.3f | %.3f | %s | %d | %.1f"
+          + " | %s |", r.round(), r.side(), r.jobSeconds(), r.reduceStageSeconds(), floor,
           100 * r.fetchWaitShare(), r.remoteBytes() / 1e9, r.servingCpuSeconds(),
-          r.servingCpuPerGb(), r.servingByPrefix().toString().replace("|", "/"),
+          r.servingCpuPerGb(), r.servingSchedCpuPerGb(), r.servingByPrefix().toString().replace("|", "/"),
           r.cpu().servingTicksBeforeReduce(), r.executorCpuSeconds(), r.load());
     }
     line("");

@@ -80,6 +80,12 @@ record RunResult(String side, int round, long jobMillis, long reduceStageMillis,
     return remoteBytes == 0 ? Double.NaN : servingCpuSeconds() / (remoteBytes / 1e9);
   }
 
+  /** Serving threads' CPU seconds per GB served, from schedstat; NaN without. */
+  double servingSchedCpuPerGb() {
+    return cpu.servingNanos() < 0 || remoteBytes == 0 ? Double.NaN
+        : cpu.servingNanos() / 1e9 / (remoteBytes / 1e9);
+  }
+
   double executorCpuSeconds() {
     return (double) cpu.executorTicks() / ThreadCpu.TICKS_PER_SECOND;
   }

@@ -37,11 +37,12 @@ final class ServingCpuProbe implements Runnable {
 
   /**
    * Serving threads' ticks over the job, by prefix; of those, the ticks spent before the reduce
-   * stage was submitted (none expected: blocks are served to reduce tasks only); the executors'
-   * whole CPU over the job.
+   * stage was submitted (none expected: blocks are served to reduce tasks only); the serving
+   * threads' nanoseconds on a CPU over the job from schedstat (-1 without); the executors' whole
+   * CPU over the job.
    */
   record Sampled(List<Long> pids, Map<String, Long> servingTicks, long servingTicksBeforeReduce,
-      long executorTicks) {
+      long servingNanos, long executorTicks) {
     long servingTotal() {
       return servingTicks.values().stream().mapToLong(Long::longValue).sum();
     }
@@ -110,7 +111,10 @@ final class ServingCpuProbe implements Runnable {
   private Sampled summarize() {
     Map<String, Long> serving = new TreeMap<>();
     long beforeReduce = 0;
+    long nanos = 0;
     for (int i = 0; i < pids.size(); i++) {
+      long n = ThreadCpu.servingNanos(before.get(i), after.get(i));
+      nanos = n < 0 || nanos < 0 ? -1 : nanos + n;
       ThreadCpu.servingTicks(before.get(i), after.get(i))
           .forEach((k, v) -> serving.merge(k, v, Long::sum));
       if (!mid.isEmpty()) {
@@ -118,7 +122,7 @@ final class ServingCpuProbe implements Runnable {
             .mapToLong(Long::longValue).sum();
       }
     }
-    return new Sampled(pids, serving, mid.isEmpty() ? -1 : beforeReduce,
+    return new Sampled(pids, serving, mid.isEmpty() ? -1 : beforeReduce, nanos,
         processTicksAfter - processTicksBefore);
   }
 

@@ -13,7 +13,9 @@ import java.util.TreeMap;
 /**
  * CPU time of a process's threads from {@code /proc/<pid>/task/<tid>/stat}: user plus system
  * time in clock ticks, by thread, with the thread's name as the kernel keeps it ({@code comm}: the
- * first 15 bytes of the Java thread name). And which threads serve shuffle blocks.
+ * first 15 bytes of the Java thread name), and the nanoseconds it ran from
+ * {@code /proc/<pid>/task/<tid>/schedstat} (the scheduler's own count, finer than ticks). And
+ * which threads serve shuffle blocks.
  */
 final class ThreadCpu {
   /** Clock ticks per second of {@code utime}/{@code stime} (USER_HZ; 100 on Linux). */
@@ -33,8 +35,12 @@ final class ThreadCpu {
 
   private ThreadCpu() {}
 
-  /** One thread's name and CPU time. */
-  record ThreadTime(String comm, long ticks) {}
+  /** One thread's name and CPU time: ticks, and nanoseconds on a CPU (-1 without schedstat). */
+  record ThreadTime(String comm, long ticks, long cpuNanos) {
+    ThreadTime(String comm, long ticks) {
+      this(comm, ticks, -1);
+    }
+  }
 
   /**
    * Parses one {@code stat} line: {@code tid (comm) state ppid ...}, utime and stime the 14th
@@ -56,6 +62,15 @@ final class ThreadCpu {
     return new ThreadTime(stat.substring(open + 1, close), utime + stime);
   }
 
+  /** The first field of a {@code schedstat} line: nanoseconds spent on a CPU. */
+  static long parseSchedstat(String line) {
+    String[] f = line.trim().split(" +");
+    if (f.length < 3 || !f[0].matches("\\d+")) {
+      throw new IllegalArgumentException("not a /proc schedstat line: " + line);
+    }
+    return Long.parseLong(f[0]);
+  }
+
   /** The serving prefix {@code comm} starts with, or null for a thread that does not serve. */
   static String servingPrefix(String comm) {
     for (String p : SERVING_PREFIXES) {
@@ -73,8 +88,11 @@ final class ThreadCpu {
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(tasks)) {
       for (Path t : ds) {
         try {
+          ThreadTime stat = parse(Files.readString(t.resolve("stat")));
+          long nanos = Files.exists(t.resolve("schedstat"))
+              ? parseSchedstat(Files.readString(t.resolve("schedstat"))) : -1;
           threads.put(Long.parseLong(t.getFileName().toString()),
-              parse(Files.readString(t.resolve("stat"))));
+              new ThreadTime(stat.comm(), stat.ticks(), nanos));
         } catch (NoSuchFileException ended) {
           // the thread ended between the listing and the read
         }
@@ -104,6 +122,27 @@ final class ThreadCpu {
       byPrefix.merge(prefix, e.getValue().ticks() - base, Long::sum);
     }
     return byPrefix;
+  }
+
+  /**
+   * Nanoseconds the serving threads ran between two samples of one process (as
+   * {@link #servingTicks}, all prefixes together), or -1 when a sample has no schedstat.
+   */
+  static long servingNanos(Map<Long, ThreadTime> before, Map<Long, ThreadTime> after) {
+    long sum = 0;
+    for (Map.Entry<Long, ThreadTime> e : after.entrySet()) {
+      ThreadTime a = e.getValue();
+      if (servingPrefix(a.comm()) == null) {
+        continue;
+      }
+      ThreadTime b = before.get(e.getKey());
+      boolean same = b != null && b.comm().equals(a.comm());
+      if (a.cpuNanos() < 0 || same && b.cpuNanos() < 0) {
+        return -1;
+      }
+      sum += a.cpuNanos() - (same ? b.cpuNanos() : 0);
+    }
+    return sum;
   }
 
   /** Ticks of the whole process so far, its ended threads included ({@code /proc/<pid>/stat}). */

@@ -73,9 +73,30 @@ class ThreadCpuTest {
   }
 
   @Test
+  void schedstatsFirstFieldIsTheNanosecondsOnACpu() {
+    assertEquals(687862, ThreadCpu.parseSchedstat("687862 240703 3\n"));
+    assertThrows(IllegalArgumentException.class, () -> ThreadCpu.parseSchedstat("12 34"));
+  }
+
+  @Test
+  void servingNanosAreTheDifferenceOverServingThreadsOnly() {
+    Map<Long, ThreadTime> before = Map.of(
+        1L, new ThreadTime("shuffle-server-", 10, 1_000),
+        3L, new ThreadTime("Executor task l", 90, 50_000));
+    Map<Long, ThreadTime> after = Map.of(
+        1L, new ThreadTime("shuffle-server-", 12, 21_000),
+        2L, new ThreadTime("shuffle-server-", 1, 300),
+        3L, new ThreadTime("Executor task l", 99, 90_000));
+    assertEquals(20_300, ThreadCpu.servingNanos(before, after));
+    assertEquals(-1, ThreadCpu.servingNanos(Map.of(),
+        Map.of(1L, new ThreadTime("rdma-io-4000-0", 3))), "a sample without schedstat");
+  }
+
+  @Test
   void readsThisProcessesThreads() {
     Map<Long, ThreadTime> self = ThreadCpu.sample(ProcessHandle.current().pid());
     assertTrue(self.size() > 1, "threads of this JVM: " + self);
+    assertTrue(self.values().stream().anyMatch(t -> t.cpuNanos() > 0), "schedstat: " + self);
     assertTrue(ThreadCpu.processTicks(ProcessHandle.current().pid()) > 0);
   }
 }
