@@ -1,0 +1,163 @@
+package io.rdmashuffle.cluster.bench;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.zip.CRC32C;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+
+/**
+ * The network-path benchmark's Spark application: one shuffle of incompressible data. Map tasks
+ * generate random records (seeded per map task, so every run shuffles the same bytes), {@code
+ * repartition} moves them to the reduce tasks, which count them and sum their CRC32C values (an
+ * order-free checksum that the runner compares between the stock shuffle and ours). Waits for
+ * its executors, then meets the runner at the job's boundaries ({@link Markers}) so the runner
+ * can sample the executors' threads, and writes {@code result.properties} to {@code OUT}.
+ *
+ * <pre>spark-submit --class io.rdmashuffle.cluster.bench.NetworkPathApp JAR OUT EXECUTORS
+ *     BYTES RECORD_BYTES MAP_TASKS REDUCE_TASKS</pre>
+ */
+public final class NetworkPathApp {
+  static final String RESULT = "result.properties";
+  private static final long ACK_SECONDS = 120;
+
+  private NetworkPathApp() {}
+
+  public static void main(String[] args) throws Exception {
+    Path out = Path.of(args[0]);
+    int executors = Integer.parseInt(args[1]);
+    long bytes = Long.parseLong(args[2]);
+    int recordBytes = Integer.parseInt(args[3]);
+    int maps = Integer.parseInt(args[4]);
+    int reduces = Integer.parseInt(args[5]);
+    long recordsPerMap = bytes / maps / recordBytes;
+    Files.createDirectories(out);
+    Markers markers = new Markers(out);
+    ReduceStageListener listener = new ReduceStageListener(markers);
+    try (JavaSparkContext sc = new JavaSparkContext(new SparkConf())) {
+      sc.sc().addSparkListener(listener);
+      awaitExecutors(sc, executors);
+      markers.put(Markers.READY, sc.sc().applicationId());
+      markers.awaitAck(Markers.READY, ACK_SECONDS);
+
+      long t0 = System.nanoTime();
+      List<long[]> parts = sc.parallelize(IntStream.range(0, maps).boxed()
+              .collect(Collectors.toList()), maps)
+          .flatMap(seed -> new RandomRecords(seed, recordsPerMap, recordBytes))
+          .repartition(reduces)
+          .mapPartitions(NetworkPathApp::digest)
+          .collect();
+      long jobMillis = (System.nanoTime() - t0) / 1_000_000;
+      sc.sc().listenerBus().waitUntilEmpty(60_000);
+      markers.put(Markers.DONE, sc.sc().applicationId());
+      markers.awaitAck(Markers.DONE, ACK_SECONDS);
+
+      long[] sum = new long[3];
+      for (long[] p : parts) {
+        for (int i = 0; i < 3; i++) {
+          sum[i] += p[i];
+        }
+      }
+      write(out.resolve(RESULT), sc.sc().applicationId(), jobMillis, sum, listener);
+    }
+  }
+
+  /** {records, bytes, sum of the records' CRC32C} of one reduce partition. */
+  private static Iterator<long[]> digest(Iterator<byte[]> records) {
+    CRC32C crc = new CRC32C();
+    long n = 0;
+    long b = 0;
+    long s = 0;
+    while (records.hasNext()) {
+      byte[] r = records.next();
+      crc.reset();
+      crc.update(r);
+      s += crc.getValue();
+      b += r.length;
+      n++;
+    }
+    return List.of(new long[] {n, b, s}).iterator();
+  }
+
+  private static void write(Path file, String appId, long jobMillis, long[] sum,
+      ReduceStageListener l) throws IOException {
+    Properties p = new Properties();
+    synchronized (l) {
+      p.setProperty("appId", appId);
+      p.setProperty("records", Long.toString(sum[0]));
+      p.setProperty("bytes", Long.toString(sum[1]));
+      p.setProperty("checksum", Long.toHexString(sum[2]));
+      p.setProperty("jobMillis", Long.toString(jobMillis));
+      p.setProperty("reduceStageMillis", Long.toString(l.stageMillis()));
+      p.setProperty("reduceStageSubmitted", Long.toString(l.stageSubmittedMillis));
+      p.setProperty("reduceTasks", Long.toString(l.tasks));
+      p.setProperty("failedReduceTasks", Long.toString(l.failedTasks));
+      p.setProperty("reduceRunMillis", Long.toString(l.runMillis));
+      p.setProperty("fetchWaitMillis", Long.toString(l.fetchWaitMillis));
+      p.setProperty("remoteBytes", Long.toString(l.remoteBytes));
+      p.setProperty("localBytes", Long.toString(l.localBytes));
+      p.setProperty("remoteBlocks", Long.toString(l.remoteBlocks));
+      p.setProperty("executors", new TreeMap<>(l.executorHosts).toString());
+    }
+    try (Writer w = Files.newBufferedWriter(file)) {
+      p.store(w, "NetworkPathApp");
+    }
+  }
+
+  private static void awaitExecutors(JavaSparkContext sc, int n) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 180_000;
+    while (sc.sc().getExecutorIds().size() < n) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("only " + sc.sc().getExecutorIds().size() + " of " + n
+            + " executors registered within 180 s");
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  /** {@code count} records of {@code size} random bytes, from a generator seeded with {@code seed}. */
+  static final class RandomRecords implements Iterator<byte[]> {
+    private final SplittableRandom random;
+    private final int size;
+    private long left;
+
+    RandomRecords(long seed, long count, int size) {
+      this.random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 1);
+      this.left = count;
+      this.size = size;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return left > 0;
+    }
+
+    @Override
+    public byte[] next() {
+      if (left <= 0) {
+        throw new NoSuchElementException();
+      }
+      left--;
+      byte[] r = new byte[size];
+      ByteBuffer b = ByteBuffer.wrap(r);
+      while (b.remaining() >= Long.BYTES) {
+        b.putLong(random.nextLong());
+      }
+      while (b.hasRemaining()) {
+        b.put((byte) random.nextInt());
+      }
+      return r;
+    }
+  }
+}

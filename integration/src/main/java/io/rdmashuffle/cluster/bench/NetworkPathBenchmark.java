@@ -1,0 +1,175 @@
+package io.rdmashuffle.cluster.bench;
+
+import io.rdmashuffle.cluster.Cluster;
+import io.rdmashuffle.cluster.ClusterPaths;
+import io.rdmashuffle.cluster.ClusterSpec;
+import io.rdmashuffle.cluster.net.Rate;
+import io.rdmashuffle.cluster.spark.SparkApplication;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The network-path benchmark: the stock shuffle against rdma-shuffle's {@code tcp} transport on
+ * the cluster harness, where every executor is a host of its own and blocks cross a link. For
+ * each link setting (a {@code tbf} rate per host link, or none) it starts a Spark standalone
+ * cluster once and runs {@link NetworkPathApp} in rounds, both sides per round, alternating which
+ * goes first. Per run: job and reduce-stage time, the reduce tasks' fetch-wait share, bytes
+ * served, and the serving threads' CPU per GB served, sampled from {@code /proc} by a
+ * {@link ServingCpuProbe} at the job's boundaries. Fails when a run fails or when the two sides'
+ * results differ. Writes a markdown report ({@link NetworkPathReport}). Needs root.
+ *
+ * <p>Run through {@code integration/bin/bench-network-path}, which sets the harness's
+ * {@code cluster.*} system properties.
+ */
+public final class NetworkPathBenchmark {
+  static final String CLUSTER_NAME = "network-path";
+  private static final String BUSY = "a harness cluster is running";
+
+  private NetworkPathBenchmark() {}
+
+  /** One link setting and its runs. */
+  record Setting(Rate rate, String qdisc, String loadAtStart, List<RunResult> runs) {
+    List<RunResult> side(String side) {
+      return runs.stream().filter(r -> r.side().equals(side)).toList();
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    NetworkPathOptions o;
+    try {
+      o = NetworkPathOptions.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    ClusterPaths paths = ClusterPaths.fromSystemProperties();
+    String loadAtStart = loadAverage();
+    long t0 = System.nanoTime();
+    List<Setting> settings = new ArrayList<>();
+    for (Rate rate : o.rates()) {
+      settings.add(runSetting(o, paths, rate));
+    }
+    String digest = checkEqual(settings);
+    double minutes = (System.nanoTime() - t0) / 60e9;
+    Files.createDirectories(o.out().toAbsolutePath().getParent());
+    Files.writeString(o.out(), new NetworkPathReport(o, settings, digest, loadAtStart,
+        loadAverage(), minutes).markdown());
+    System.out.println("results: " + o.out());
+  }
+
+  private static Setting runSetting(NetworkPathOptions o, ClusterPaths paths, Rate rate)
+      throws IOException, InterruptedException {
+    ClusterSpec spec = ClusterSpec.builder(CLUSTER_NAME).hosts(o.hosts()).spark()
+        .workers(2, "2g").rate(rate).build();
+    String load = loadAverage();
+    List<RunResult> runs = new ArrayList<>();
+    try (Cluster c = startWhenFree(spec, paths, o.waitClusterSeconds())) {
+      String qdisc = rate == null ? "none" : c.network().qdiscs(1);
+      for (int round = 1; round <= o.rounds(); round++) {
+        List<String> order = round % 2 == 1 ? List.of("stock", "ours") : List.of("ours", "stock");
+        for (String side : order) {
+          RunResult r = runOne(c, o, rate, side, round);
+          System.out.printf(Locale.ROOT, "%s round %d %-5s job %.1f s, reduce stage %.1f s,"
+                  + " fetch wait %.1f %%, served %.3f GB, serving CPU %.2f s (%.3f s/GB, sched %.3f s/GB) %s%n",
+              NetworkPathOptions.label(rate), round, side, r.jobSeconds(),
+              r.reduceStageSeconds(), 100 * r.fetchWaitShare(), r.remoteBytes() / 1e9,
+              r.servingCpuSeconds(), r.servingCpuPerGb(), r.servingSchedCpuPerGb(),
+              r.servingByPrefix());
+          runs.add(r);
+        }
+      }
+      return new Setting(rate, qdisc, load, runs);
+    }
+  }
+
+  private static RunResult runOne(Cluster c, NetworkPathOptions o, Rate rate, String side,
+      int round) throws IOException, InterruptedException {
+    String name = "np-" + (rate == null ? "unlimited" : rate.toString()) + "-r" + round + "-"
+        + side;
+    Path dir = c.shared().resolve(name);
+    Files.createDirectories(dir);
+    SparkApplication app = c.spark().application(name, NetworkPathApp.class.getName())
+        .conf("spark.executor.memory", "1g")
+        .conf("spark.ui.enabled", "false")
+        // random bytes do not compress: compressing them would only spend CPU
+        .conf("spark.shuffle.compress", "false")
+        .conf("spark.shuffle.spill.compress", "false")
+        .args(dir.toString(), Integer.toString(o.hosts()), Long.toString(o.bytes()),
+            Integer.toString(o.recordBytes()), Integer.toString(o.maps()),
+            Integer.toString(o.reduces()));
+    if (side.equals("ours")) {
+      app.withRdmaShuffle().conf("spark.shuffle.rdma.transport", "tcp");
+    }
+    String load = loadAverage();
+    ServingCpuProbe probe = new ServingCpuProbe(dir, o.hosts());
+    Thread t = new Thread(probe, "serving-cpu-probe");
+    t.setDaemon(true);
+    t.start();
+    SparkApplication.Outcome out = app.run(o.timeoutSeconds());
+    probe.stop();
+    t.join(10_000);
+    if (!out.ok()) {
+      throw new IllegalStateException(name + " failed (exit " + out.exitCode() + "), log "
+          + out.log() + ":\n" + out.tail());
+    }
+    if (probe.error() != null) {
+      throw new IllegalStateException(name + ": " + probe.error());
+    }
+    RunResult r = RunResult.read(side, round, dir.resolve(NetworkPathApp.RESULT), probe.result(),
+        out.seconds(), load);
+    if (r.records() != o.recordsPerMap() * o.maps()) {
+      throw new IllegalStateException(name + ": the reduce tasks counted " + r.records()
+          + " records, the map tasks wrote " + o.recordsPerMap() * o.maps());
+    }
+    return r;
+  }
+
+  /** Every run of every setting returned the same count, bytes and checksum. */
+  static String checkEqual(List<Setting> settings) {
+    String first = null;
+    for (Setting s : settings) {
+      for (RunResult r : s.runs()) {
+        if (first == null) {
+          first = r.digest();
+        } else if (!first.equals(r.digest())) {
+          throw new IllegalStateException("results differ: " + r.side() + " round " + r.round()
+              + " at " + NetworkPathOptions.label(s.rate()) + " returned " + r.digest()
+              + ", the first run " + first);
+        }
+      }
+    }
+    return first;
+  }
+
+  /** Starts the cluster, waiting while another harness cluster (another session's test) runs. */
+  private static Cluster startWhenFree(ClusterSpec spec, ClusterPaths paths, long waitSeconds)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + waitSeconds * 1_000_000_000L;
+    while (true) {
+      try {
+        return Cluster.start(spec, paths);
+      } catch (IllegalStateException e) {
+        if (e.getMessage() == null || !e.getMessage().contains(BUSY)
+            || System.nanoTime() > deadline) {
+          throw e;
+        }
+        System.out.println("waiting: " + e.getMessage());
+        Thread.sleep(15_000);
+      }
+    }
+  }
+
+  static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (IOException e) {
+      return "unknown";
+    }
+  }
+}

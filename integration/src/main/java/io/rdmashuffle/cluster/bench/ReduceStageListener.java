@@ -1,0 +1,91 @@
+package io.rdmashuffle.cluster.bench;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.spark.executor.ShuffleReadMetrics;
+import org.apache.spark.executor.TaskMetrics;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerExecutorAdded;
+import org.apache.spark.scheduler.SparkListenerStageCompleted;
+import org.apache.spark.scheduler.SparkListenerStageSubmitted;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.apache.spark.scheduler.StageInfo;
+
+/**
+ * What {@link NetworkPathApp} measures of its one shuffle, on the driver: the reduce stage (the
+ * stage with a parent) from its submission to its completion, and the sums over its tasks of
+ * their run time, the time they waited for blocks ({@link ShuffleReadMetrics#fetchWaitTime}) and
+ * the bytes they read from other executors and from their own. Tells the runner when the reduce
+ * stage was submitted ({@link Markers#REDUCE_STARTED}). Fields are guarded by the instance: the
+ * listener bus writes, the driver's main thread reads after {@code waitUntilEmpty}.
+ */
+final class ReduceStageListener extends SparkListener {
+  private final Markers markers;
+  final Map<String, String> executorHosts = new ConcurrentHashMap<>();
+  private int reduceStage = -1;
+  long stageSubmittedMillis;
+  long stageCompletedMillis;
+  long tasks;
+  long failedTasks;
+  long runMillis;
+  long fetchWaitMillis;
+  long remoteBytes;
+  long localBytes;
+  long remoteBlocks;
+
+  ReduceStageListener(Markers markers) {
+    this.markers = markers;
+  }
+
+  private static boolean isReduce(StageInfo s) {
+    return !s.parentIds().isEmpty();
+  }
+
+  @Override
+  public synchronized void onStageSubmitted(SparkListenerStageSubmitted e) {
+    if (isReduce(e.stageInfo()) && reduceStage < 0) {
+      reduceStage = e.stageInfo().stageId();
+      markers.put(Markers.REDUCE_STARTED, Long.toString(System.currentTimeMillis()));
+    }
+  }
+
+  @Override
+  public synchronized void onStageCompleted(SparkListenerStageCompleted e) {
+    StageInfo s = e.stageInfo();
+    if (s.stageId() == reduceStage) {
+      stageSubmittedMillis = (Long) s.submissionTime().get();
+      stageCompletedMillis = (Long) s.completionTime().get();
+    }
+  }
+
+  @Override
+  public void onExecutorAdded(SparkListenerExecutorAdded e) {
+    executorHosts.put(e.executorId(), e.executorInfo().executorHost());
+  }
+
+  @Override
+  public synchronized void onTaskEnd(SparkListenerTaskEnd e) {
+    executorHosts.putIfAbsent(e.taskInfo().executorId(), e.taskInfo().host());
+    if (e.stageId() != reduceStage) {
+      return;
+    }
+    tasks++;
+    if (e.taskInfo().failed()) {
+      failedTasks++;
+    }
+    TaskMetrics m = e.taskMetrics();
+    if (m == null) {
+      return;
+    }
+    ShuffleReadMetrics r = m.shuffleReadMetrics();
+    runMillis += m.executorRunTime();
+    fetchWaitMillis += r.fetchWaitTime();
+    remoteBytes += r.remoteBytesRead();
+    localBytes += r.localBytesRead();
+    remoteBlocks += r.remoteBlocksFetched();
+  }
+
+  synchronized long stageMillis() {
+    return stageCompletedMillis - stageSubmittedMillis;
+  }
+}

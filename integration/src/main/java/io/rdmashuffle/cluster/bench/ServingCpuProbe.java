@@ -1,0 +1,167 @@
+package io.rdmashuffle.cluster.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The runner's side of one run: polls the run's {@link Markers} and samples the CPU time of
+ * every thread of the application's executors ({@link ThreadCpu}) when the driver says the job is
+ * about to start ({@link Markers#READY}, acked after the sample), when the reduce stage was
+ * submitted ({@link Markers#REDUCE_STARTED}) and when the job ended ({@link Markers#DONE}, acked
+ * after the sample). The executors are this machine's processes (network namespaces share the
+ * process table), found by their command line: {@code CoarseGrainedExecutorBackend ... --app-id
+ * <the id the driver wrote>}.
+ */
+final class ServingCpuProbe implements Runnable {
+  private static final String EXECUTOR_CLASS = "CoarseGrainedExecutorBackend";
+
+  private final Markers markers;
+  private final int executors;
+  private volatile boolean stopped;
+  private List<Long> pids = List.of();
+  private final List<Map<Long, ThreadCpu.ThreadTime>> before = new ArrayList<>();
+  private final List<Map<Long, ThreadCpu.ThreadTime>> mid = new ArrayList<>();
+  private final List<Map<Long, ThreadCpu.ThreadTime>> after = new ArrayList<>();
+  private long processTicksBefore;
+  private long processTicksAfter;
+  private volatile Sampled result;
+  private volatile String error;
+
+  /**
+   * Serving threads' ticks over the job, by prefix; of those, the ticks spent before the reduce
+   * stage was submitted (none expected: blocks are served to reduce tasks only); the serving
+   * threads' nanoseconds on a CPU over the job from schedstat (-1 without); the executors' whole
+   * CPU over the job.
+   */
+  record Sampled(List<Long> pids, Map<String, Long> servingTicks, long servingTicksBeforeReduce,
+      long servingNanos, long executorTicks) {
+    long servingTotal() {
+      return servingTicks.values().stream().mapToLong(Long::longValue).sum();
+    }
+  }
+
+  ServingCpuProbe(Path runDir, int executors) {
+    this.markers = new Markers(runDir);
+    this.executors = executors;
+  }
+
+  @Override
+  public void run() {
+    try {
+      String ready = await(Markers.READY);
+      if (ready == null) {
+        return;
+      }
+      pids = executorPids(ready);
+      if (pids.size() != executors) {
+        error = "found " + pids.size() + " executor processes of " + ready + ", expected "
+            + executors + ": " + pids;
+        markers.ack(Markers.READY); // let the driver go on; the run is reported as failed
+        return;
+      }
+      processTicksBefore = sample(before);
+      markers.ack(Markers.READY);
+      while (!stopped && markers.get(Markers.DONE) == null) {
+        if (mid.isEmpty() && markers.get(Markers.REDUCE_STARTED) != null) {
+          sample(mid);
+        }
+        Thread.sleep(20);
+      }
+      if (stopped) {
+        return;
+      }
+      processTicksAfter = sample(after);
+      markers.ack(Markers.DONE);
+      result = summarize();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      error = e.toString();
+    }
+  }
+
+  private String await(String marker) throws InterruptedException {
+    while (!stopped) {
+      String v = markers.get(marker);
+      if (v != null) {
+        return v;
+      }
+      Thread.sleep(20);
+    }
+    return null;
+  }
+
+  private long sample(List<Map<Long, ThreadCpu.ThreadTime>> into) {
+    long ticks = 0;
+    for (long pid : pids) {
+      into.add(ThreadCpu.sample(pid));
+      ticks += ThreadCpu.processTicks(pid);
+    }
+    return ticks;
+  }
+
+  private Sampled summarize() {
+    Map<String, Long> serving = new TreeMap<>();
+    long beforeReduce = 0;
+    long nanos = 0;
+    for (int i = 0; i < pids.size(); i++) {
+      long n = ThreadCpu.servingNanos(before.get(i), after.get(i));
+      nanos = n < 0 || nanos < 0 ? -1 : nanos + n;
+      ThreadCpu.servingTicks(before.get(i), after.get(i))
+          .forEach((k, v) -> serving.merge(k, v, Long::sum));
+      if (!mid.isEmpty()) {
+        beforeReduce += ThreadCpu.servingTicks(before.get(i), mid.get(i)).values().stream()
+            .mapToLong(Long::longValue).sum();
+      }
+    }
+    return new Sampled(pids, serving, mid.isEmpty() ? -1 : beforeReduce, nanos,
+        processTicksAfter - processTicksBefore);
+  }
+
+  /** Stops polling (the driver ended). */
+  void stop() {
+    stopped = true;
+  }
+
+  /** The samples' summary, or null when the run was not sampled through (see {@link #error}). */
+  Sampled result() {
+    return result;
+  }
+
+  String error() {
+    return error != null ? error : result == null ? "the job's end was never sampled" : null;
+  }
+
+  /** Processes whose command line runs an executor of application {@code appId}. */
+  static List<Long> executorPids(String appId) {
+    List<Long> found = new ArrayList<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+      for (Path p : ds) {
+        String cmd;
+        try {
+          cmd = new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8)
+              .replace('\0', ' ');
+        } catch (IOException ended) {
+          continue;
+        }
+        // the JVM itself, not a wrapper that would name the same arguments
+        if (cmd.split(" ", 2)[0].endsWith("/java") && cmd.contains(EXECUTOR_CLASS)
+            && cmd.contains(" --app-id " + appId + " ")) {
+          found.add(Long.parseLong(p.getFileName().toString()));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    found.sort(null);
+    return found;
+  }
+}

@@ -1,0 +1,156 @@
+package io.rdmashuffle.cluster.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * CPU time of a process's threads from {@code /proc/<pid>/task/<tid>/stat}: user plus system
+ * time in clock ticks, by thread, with the thread's name as the kernel keeps it ({@code comm}: the
+ * first 15 bytes of the Java thread name), and the nanoseconds it ran from
+ * {@code /proc/<pid>/task/<tid>/schedstat} (the scheduler's own count, finer than ticks). And
+ * which threads serve shuffle blocks.
+ */
+final class ThreadCpu {
+  /** Clock ticks per second of {@code utime}/{@code stime} (USER_HZ; 100 on Linux). */
+  static final long TICKS_PER_SECOND = 100;
+
+  /**
+   * Name prefixes of the threads that serve shuffle blocks, as they appear in {@code comm}.
+   * Spark's block transfer service (module {@code shuffle}): the Netty event loops of its
+   * {@code TransportServer} ({@code shuffle-server-<pool>-<n>}, 15 bytes: {@code shuffle-server-})
+   * and, when configured, its chunk-fetch handlers ({@code shuffle-chunk-fetch-handler}).
+   * rdma-shuffle's connection server: its I/O threads ({@code rdma-io-<port>-<n>}, which serve
+   * the tcp transport's READs and carry the process's calls), its acceptor and its call workers
+   * (the locate service). Both sets are counted on both sides.
+   */
+  static final List<String> SERVING_PREFIXES = List.of("shuffle-server-", "shuffle-chunk-f",
+      "rdma-io-", "rdma-accept-", "rdma-call-");
+
+  private ThreadCpu() {}
+
+  /** One thread's name and CPU time: ticks, and nanoseconds on a CPU (-1 without schedstat). */
+  record ThreadTime(String comm, long ticks, long cpuNanos) {
+    ThreadTime(String comm, long ticks) {
+      this(comm, ticks, -1);
+    }
+  }
+
+  /**
+   * Parses one {@code stat} line: {@code tid (comm) state ppid ...}, utime and stime the 14th
+   * and 15th fields. The name may hold spaces and parentheses: it ends at the last ')'.
+   */
+  static ThreadTime parse(String stat) {
+    int open = stat.indexOf('(');
+    int close = stat.lastIndexOf(')');
+    if (open < 0 || close < open) {
+      throw new IllegalArgumentException("not a /proc stat line: " + stat);
+    }
+    String[] rest = stat.substring(close + 1).trim().split(" +");
+    // rest[0] is field 3 (state): field n is rest[n - 3]
+    if (rest.length < 13) {
+      throw new IllegalArgumentException("too few fields in /proc stat line: " + stat);
+    }
+    long utime = Long.parseLong(rest[14 - 3]);
+    long stime = Long.parseLong(rest[15 - 3]);
+    return new ThreadTime(stat.substring(open + 1, close), utime + stime);
+  }
+
+  /** The first field of a {@code schedstat} line: nanoseconds spent on a CPU. */
+  static long parseSchedstat(String line) {
+    String[] f = line.trim().split(" +");
+    if (f.length < 3 || !f[0].matches("\\d+")) {
+      throw new IllegalArgumentException("not a /proc schedstat line: " + line);
+    }
+    return Long.parseLong(f[0]);
+  }
+
+  /** The serving prefix {@code comm} starts with, or null for a thread that does not serve. */
+  static String servingPrefix(String comm) {
+    for (String p : SERVING_PREFIXES) {
+      if (comm.startsWith(p)) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  /** Every live thread of {@code pid} by thread id; threads that end while listed are left out. */
+  static Map<Long, ThreadTime> sample(long pid) {
+    Map<Long, ThreadTime> threads = new TreeMap<>();
+    Path tasks = Path.of("/proc", Long.toString(pid), "task");
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(tasks)) {
+      for (Path t : ds) {
+        try {
+          ThreadTime stat = parse(Files.readString(t.resolve("stat")));
+          long nanos = Files.exists(t.resolve("schedstat"))
+              ? parseSchedstat(Files.readString(t.resolve("schedstat"))) : -1;
+          threads.put(Long.parseLong(t.getFileName().toString()),
+              new ThreadTime(stat.comm(), stat.ticks(), nanos));
+        } catch (NoSuchFileException ended) {
+          // the thread ended between the listing and the read
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the threads of process " + pid, e);
+    }
+    return threads;
+  }
+
+  /**
+   * Ticks the serving threads used between two samples of one process, by serving prefix. A
+   * thread absent from {@code before} started in between and counts from zero; a thread absent
+   * from {@code after} ended in between and its last interval is lost (the serving threads of
+   * both stacks live as long as their server).
+   */
+  static Map<String, Long> servingTicks(Map<Long, ThreadTime> before,
+      Map<Long, ThreadTime> after) {
+    Map<String, Long> byPrefix = new TreeMap<>();
+    for (Map.Entry<Long, ThreadTime> e : after.entrySet()) {
+      String prefix = servingPrefix(e.getValue().comm());
+      if (prefix == null) {
+        continue;
+      }
+      ThreadTime b = before.get(e.getKey());
+      long base = b != null && b.comm().equals(e.getValue().comm()) ? b.ticks() : 0;
+      byPrefix.merge(prefix, e.getValue().ticks() - base, Long::sum);
+    }
+    return byPrefix;
+  }
+
+  /**
+   * Nanoseconds the serving threads ran between two samples of one process (as
+   * {@link #servingTicks}, all prefixes together), or -1 when a sample has no schedstat.
+   */
+  static long servingNanos(Map<Long, ThreadTime> before, Map<Long, ThreadTime> after) {
+    long sum = 0;
+    for (Map.Entry<Long, ThreadTime> e : after.entrySet()) {
+      ThreadTime a = e.getValue();
+      if (servingPrefix(a.comm()) == null) {
+        continue;
+      }
+      ThreadTime b = before.get(e.getKey());
+      boolean same = b != null && b.comm().equals(a.comm());
+      if (a.cpuNanos() < 0 || same && b.cpuNanos() < 0) {
+        return -1;
+      }
+      sum += a.cpuNanos() - (same ? b.cpuNanos() : 0);
+    }
+    return sum;
+  }
+
+  /** Ticks of the whole process so far, its ended threads included ({@code /proc/<pid>/stat}). */
+  static long processTicks(long pid) {
+    try {
+      return parse(Files.readString(Path.of("/proc", Long.toString(pid), "stat"))).ticks();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the CPU time of process " + pid, e);
+    }
+  }
+}

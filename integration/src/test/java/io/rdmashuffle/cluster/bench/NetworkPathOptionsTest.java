@@ -1,0 +1,31 @@
+package io.rdmashuffle.cluster.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+
+class NetworkPathOptionsTest {
+  @Test
+  void sizesAndRatesOfTheOptions() {
+    assertEquals(768L << 20, NetworkPathOptions.size("768m"));
+    assertEquals(32768, NetworkPathOptions.size("32k"));
+    assertEquals(1000, NetworkPathOptions.size("1000"));
+    NetworkPathOptions o = NetworkPathOptions.parse("--rates", "300mbit,none", "--bytes", "1m",
+        "--record", "1000", "--maps", "3");
+    assertEquals(300_000_000L, o.rates().get(0).bitsPerSecond());
+    assertNull(o.rates().get(1));
+    assertEquals(349, o.recordsPerMap()); // 1048576 / 3 / 1000, whole records
+    assertEquals(349L * 3 * 1000, o.shuffledBytes());
+  }
+
+  @Test
+  void rejectsUnknownOptionsAndTooSmallRuns() {
+    assertThrows(IllegalArgumentException.class, () -> NetworkPathOptions.parse("--nope", "1"));
+    assertThrows(IllegalArgumentException.class, () -> NetworkPathOptions.parse("--hosts", "1"));
+    assertThrows(IllegalArgumentException.class,
+        () -> NetworkPathOptions.parse("--bytes", "1k", "--record", "32k"));
+    assertThrows(IllegalArgumentException.class, () -> NetworkPathOptions.size("12x"));
+  }
+}
