@@ -275,6 +275,20 @@ public final class RdmaShuffleConfig {
                   + " spark.reducer.maxReqsInFlight.")
           .build();
 
+  public static final ConfigEntry<Integer> SPARK_NODE_SERVICE_PORT =
+      ConfigEntry.builder("nodeService.port", ConfigType.INT)
+          .defaultValue(7340)
+          .range(1, 65535)
+          .scope(ConfigEntry.Scope.SPARK)
+          .doc(
+              "With spark.shuffle.service.enabled=true (Spark on YARN with dynamic allocation):"
+                  + " the TCP port of the connection server of rdma-shuffle's Spark service in"
+                  + " each NodeManager (spark_shuffle). Executors name it as the owner of their"
+                  + " map outputs, so reducers READ from the service whether or not the writing"
+                  + " executor still runs; the service binds it. Set the same value in"
+                  + " spark-defaults.conf and yarn-site.xml.")
+          .build();
+
   // ---- memory: reference counts and leak detection ----
 
   public static final ConfigEntry<Boolean> DEBUG_LEAK_DETECTION =
@@ -517,6 +531,7 @@ public final class RdmaShuffleConfig {
           SPARK_READ_LOCAL,
           SPARK_CHECKSUM_VERIFY,
           SPARK_READ_SEGMENT_SIZE,
+          SPARK_NODE_SERVICE_PORT,
 
           SERVICE_MAX_REGISTERED_BYTES,
           FETCH_CHUNK_SIZE,
