@@ -46,6 +46,10 @@ class NodeServiceOwnerTest {
       assertEquals(node.runtime().transport().localAddress().host(), marker.address().host());
       assertEquals(node.runtime().transport().kind(), marker.transport());
       assertNotEquals(node.runtime().transport().localAddress(), marker.address());
+      // a reader in this executor reads its own outputs through the node service too
+      var owner = ReadSources.ownerOf(marker, node.runtime().transport().localAddress());
+      assertFalse(owner.thisProcess(), "the node service is another process");
+      assertTrue(owner.sameHost());
       node.publish(1, 1, data, new long[] {400, 600}, null, null);
       assertTrue(Files.exists(MetaFiles.pathFor(data)));
       assertEquals(0, node.runtime().catalog().registeredOutputs(),
@@ -64,6 +68,8 @@ class NodeServiceOwnerTest {
     SparkNode node = SparkNode.start(conf, "app-own", SECRET, "127.0.0.1", false);
     try {
       assertEquals(node.runtime().transport().localAddress(), node.marker().address());
+      assertTrue(ReadSources.ownerOf(node.marker(), node.runtime().transport().localAddress())
+          .thisProcess());
       node.publish(2, 1, data, new long[] {1000}, null, null);
       assertEquals(1, node.runtime().catalog().registeredOutputs());
     } finally {
