@@ -71,13 +71,13 @@ public final class VerbsRegistrationBenchmark {
       BufferPool pool = new BufferPool(reader.registrar(), 4096, 16 << 20, 1L << 30);
       try {
         for (String kind : new String[] {"pinned", "odp_cold", "odp_prefetched"}) {
-          Transport server = kind.equals("pinned") ? pinned : odp;
-          RegisteredRegion r = server.registrar().register(
+          Transport serving = kind.equals("pinned") ? pinned : odp;
+          RegisteredRegion r = serving.registrar().register(
               MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> { });
-          try (ReadChannel ch = reader.connect(server.localAddress(), APP)) {
+          try (ReadChannel ch = reader.connect(serving.localAddress(), APP)) {
             if (kind.equals("odp_prefetched")) {
               // registration prefetches a served region already; ask again, then let it finish
-              server.registrar().prefetch(r, 0, REGION);
+              serving.registrar().prefetch(r, 0, REGION);
               Thread.sleep(200);
             }
             double[] lat = firstReads(ch, r, pool, pages);
