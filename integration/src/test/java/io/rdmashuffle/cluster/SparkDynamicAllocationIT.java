@@ -1,0 +1,156 @@
+package io.rdmashuffle.cluster;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.rdmashuffle.cluster.spark.SparkApplication;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Spark on YARN with dynamic allocation, as the README's section tells operators to set it up:
+ * every NodeManager runs rdma-shuffle's Spark service as {@code spark_shuffle} (the plugin jar
+ * on its class path, two yarn-site.xml properties), applications set {@code
+ * spark.shuffle.service.enabled} and dynamic allocation with a short idle timeout. The
+ * application shuffles, waits until every executor was removed, and reads the shuffle again on
+ * new executors: with rdma-shuffle the map outputs are then served by the node services alone
+ * (their locate answers counted in the NodeManagers' logs, none by a fallback), and both runs'
+ * results equal those of the stock shuffle, which Spark's own handler in the same service serves.
+ */
+@Timeout(1200)
+class SparkDynamicAllocationIT {
+  static final String APP = "io.rdmashuffle.cluster.apps.ShuffleAfterExecutorsLeftApp";
+  static final String SERVICE = "io.rdmashuffle.hadoop.spark.SparkShuffleService";
+  static Cluster cluster;
+
+  @BeforeAll
+  static void start() {
+    ClusterTesting.assumeRoot();
+    cluster = Cluster.start(ClusterSpec.builder("yarn-dynalloc").hosts(3).yarn()
+        .yarnSite("yarn.nodemanager.aux-services", "mapreduce_shuffle,spark_shuffle")
+        .yarnSite("yarn.nodemanager.aux-services.spark_shuffle.class", SERVICE)
+        .yarnSite("spark.shuffle.rdma.transport", "tcp")
+        .build(), ClusterTesting.paths());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static SparkApplication app(String name, Path out) {
+    return cluster.yarn().sparkApplication(name, APP)
+        .conf("spark.shuffle.service.enabled", "true")
+        .conf("spark.dynamicAllocation.enabled", "true")
+        .conf("spark.dynamicAllocation.minExecutors", "0")
+        .conf("spark.dynamicAllocation.initialExecutors", "2")
+        .conf("spark.dynamicAllocation.maxExecutors", "2")
+        .conf("spark.dynamicAllocation.executorIdleTimeout", "3s")
+        .conf("spark.dynamicAllocation.schedulerBacklogTimeout", "1s")
+        .conf("spark.executor.memory", "512m").conf("spark.executor.cores", "2")
+        .conf("spark.ui.enabled", "false")
+        .conf("spark.metrics.conf.executor.sink.csv.class",
+            "org.apache.spark.metrics.sink.CsvSink")
+        .conf("spark.metrics.conf.executor.sink.csv.period", "1")
+        .conf("spark.metrics.conf.executor.sink.csv.directory", out.resolve("metrics").toString())
+        .args(out.toString());
+  }
+
+  @Test
+  void theReduceStageAfterItsMapExecutorsLeftReadsFromTheNodeServices() throws Exception {
+    Path stockOut = Files.createDirectories(cluster.shared().resolve("dynalloc-stock/metrics"))
+        .getParent();
+    SparkApplication.Outcome stock = app("dynalloc-stock", stockOut).run(900);
+    assertTrue(stock.ok(), "stock run failed: " + stock.tail());
+    long locatedBefore = located();
+
+    Path oursOut = Files.createDirectories(cluster.shared().resolve("dynalloc-ours/metrics"))
+        .getParent();
+    SparkApplication.Outcome ours = app("dynalloc-ours", oursOut).withRdmaShuffle()
+        .conf("spark.shuffle.rdma.transport", "tcp").run(900);
+    assertTrue(ours.ok(), "rdma-shuffle run failed: " + ours.tail());
+    System.out.printf("dynamic allocation: stock %.1f s, ours %.1f s%n", stock.seconds(),
+        ours.seconds());
+
+    List<String> expected = Files.readAllLines(stockOut.resolve("first.txt"));
+    assertTrue(expected.size() > 10_000, "stock result has " + expected.size() + " rows");
+    assertEquals(expected, Files.readAllLines(stockOut.resolve("second.txt")));
+    assertEquals(expected, Files.readAllLines(oursOut.resolve("first.txt")));
+    assertEquals(expected, Files.readAllLines(oursOut.resolve("second.txt")));
+
+    // the second run's tasks: reduce tasks only (the map stage was skipped), all on executors
+    // that started after the first run's had gone
+    List<String[]> tasks = Files.readAllLines(oursOut.resolve("tasks.tsv")).stream()
+        .map(l -> l.split("\t")).toList();
+    Set<String> firstExecutors = executors(tasks, "1");
+    Set<String> secondExecutors = executors(tasks, "2");
+    assertFalse(secondExecutors.isEmpty());
+    assertTrue(tasks.stream().filter(t -> t[0].equals("2"))
+        .allMatch(t -> t[2].equals("ResultTask") && t[7].equals("Success")), "second run: "
+        + tasks.stream().filter(t -> t[0].equals("2")).map(List::of).toList());
+    assertTrue(tasks.stream().filter(t -> t[0].equals("1"))
+        .anyMatch(t -> t[2].equals("ShuffleMapTask")));
+    Set<String> both = new TreeSet<>(firstExecutors);
+    both.retainAll(secondExecutors);
+    assertTrue(both.isEmpty(), "executors of both runs: " + both);
+
+    // the second run's readers found their map outputs at the node services and READ them,
+    // no fallback to the stock fetch
+    Map<String, Map<String, Long>> m = SparkStandaloneClusterIT.metrics(oursOut.resolve("metrics"));
+    for (String e : secondExecutors) {
+      Map<String, Long> x = m.get(e);
+      assertNotNull(x, "no rdmaShuffle metrics of executor " + e + ": " + m.keySet());
+      assertEquals(0L, x.getOrDefault("fallbacks", -1L), e + ": " + x);
+      assertTrue(x.getOrDefault("locates", 0L) > 0, e + " located nothing: " + x);
+      assertTrue(x.getOrDefault("blocksRemote", 0L) + x.getOrDefault("blocksLocal", 0L) > 0,
+          e + " read nothing: " + x);
+    }
+    // each NodeManager logs its count when the application's end reaches it
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (located() == locatedBefore && System.nanoTime() < deadline) {
+      Thread.sleep(500);
+    }
+    long served = located() - locatedBefore;
+    assertTrue(served > 0, "the node services answered no locate request of the rdma run");
+    assertEquals(0, locatedBefore, "the stock run located map outputs at the node services");
+    System.out.printf("node services located %d map outputs; second run on executors %s, first"
+        + " on %s%n", served, secondExecutors, firstExecutors);
+  }
+
+  private static Set<String> executors(List<String[]> tasks, String run) {
+    return tasks.stream().filter(t -> t[0].equals(run)).map(t -> t[3])
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  private static final Pattern LOCATED = Pattern.compile(
+      "rdma-shuffle Spark service: application \\S+ ended; served so far: \\{[^}]*"
+          + "serve\\.located=(\\d+)");
+
+  /** Map outputs located by every NodeManager's service, from their logs (last count each). */
+  private static long located() throws IOException {
+    long sum = 0;
+    for (int i = 1; i <= cluster.spec().hosts(); i++) {
+      String log = Files.readString(cluster.yarn().nodeManager(i).spec().log());
+      Matcher mt = LOCATED.matcher(log);
+      long last = 0;
+      while (mt.find()) {
+        last = Long.parseLong(mt.group(1));
+      }
+      sum += last;
+    }
+    return sum;
+  }
+}
