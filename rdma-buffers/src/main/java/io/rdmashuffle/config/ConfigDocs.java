@@ -37,6 +37,10 @@ public final class ConfigDocs {
       "io.rdmashuffle.hadoop.reduce.RdmaShuffleConsumer";
   /** The auxiliary service name that receives job tokens and whose port the MapReduce AM reads. */
   public static final String HADOOP_SERVICE_NAME = "mapreduce_shuffle";
+  /** The NodeManager service for Spark on YARN (module hadoop-plugin), as Spark names it. */
+  public static final String SPARK_SERVICE_NAME = "spark_shuffle";
+  public static final String SPARK_SERVICE_CLASS =
+      "io.rdmashuffle.hadoop.spark.SparkShuffleService";
 
   private ConfigDocs() {}
 
@@ -47,6 +51,7 @@ public final class ConfigDocs {
     files.put("conf/spark-defaults.conf", sparkDefaults());
     files.put("conf/yarn-site.xml", yarnSite());
     files.put("conf/mapred-site.xml", mapredSite());
+    files.put("conf/yarn-site-spark.xml", yarnSiteSpark());
     return files;
   }
 
@@ -162,6 +167,34 @@ public final class ConfigDocs {
     return sb.toString();
   }
 
+  static String yarnSiteSpark() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("<?xml version=\"1.0\"?>\n");
+    sb.append("<!--\n");
+    sb.append("  rdma-shuffle: NodeManager settings for Spark on YARN with dynamic allocation\n");
+    sb.append("  (").append(GENERATED).append(").\n\n");
+    comment(sb, "  ",
+        "Copy the two properties below into yarn-site.xml on every NodeManager, with the plugin"
+            + " jar on the NodeManager's class path (README, section Spark on YARN with dynamic"
+            + " allocation), instead of Spark's own yarn-shuffle jar. The service is Spark's"
+            + " external shuffle service under its name " + SPARK_SERVICE_NAME + " (Spark's"
+            + " spark.shuffle.service.port, spark.authenticate apply) and serves READs beside it."
+            + " Keep " + HADOOP_SERVICE_NAME + " in yarn.nodemanager.aux-services if MapReduce"
+            + " runs on the cluster. The settings further down are optional: each is commented"
+            + " out and shows its default; transport and nodeService.port must match the"
+            + " executors' values.");
+    sb.append("-->\n");
+    sb.append("<configuration>\n");
+    property(sb, "yarn.nodemanager.aux-services",
+        HADOOP_SERVICE_NAME + "," + SPARK_SERVICE_NAME);
+    property(sb, "yarn.nodemanager.aux-services." + SPARK_SERVICE_NAME + ".class",
+        SPARK_SERVICE_CLASS);
+    // the service's connection server listens on nodeService.port, never on port
+    optionalSettings(sb, ConfigEntry.Side.SERVING, KeyStyle.SPARK, RdmaShuffleConfig.PORT);
+    sb.append("</configuration>\n");
+    return sb.toString();
+  }
+
   static String mapredSite() {
     StringBuilder sb = new StringBuilder();
     sb.append("<?xml version=\"1.0\"?>\n");
@@ -183,8 +216,13 @@ public final class ConfigDocs {
   }
 
   private static void optionalSettings(StringBuilder sb, ConfigEntry.Side side) {
+    optionalSettings(sb, side, KeyStyle.HADOOP, null);
+  }
+
+  private static void optionalSettings(StringBuilder sb, ConfigEntry.Side side, KeyStyle style,
+      ConfigEntry<?> except) {
     for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
-      if (!e.readBy(KeyStyle.HADOOP) || !e.readOn(side)) {
+      if (!e.readBy(style) || !e.readOn(side) || e == except) {
         continue;
       }
       sb.append("\n  <!--\n");
@@ -192,7 +230,7 @@ public final class ConfigDocs {
       if (!e.rangeText().isEmpty()) {
         sb.append("  valid: ").append(xmlComment(e.rangeText())).append("\n");
       }
-      property(sb, e.key(KeyStyle.HADOOP), e.defaultText());
+      property(sb, e.key(style), e.defaultText());
       sb.append("  -->\n");
     }
   }

@@ -80,6 +80,24 @@ class GeneratedConfigFilesTest {
         activeProperties(files.get("conf/mapred-site.xml")));
   }
 
+  @Test
+  void sparkServiceTemplateInstallsTheServiceAndListsTheServingSettingsInSparksSpelling()
+      throws Exception {
+    String xml = ConfigDocs.render().get("conf/yarn-site-spark.xml");
+    assertEquals(
+        Map.of(
+            "yarn.nodemanager.aux-services", "mapreduce_shuffle,spark_shuffle",
+            "yarn.nodemanager.aux-services.spark_shuffle.class", ConfigDocs.SPARK_SERVICE_CLASS),
+        activeProperties(xml));
+    for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
+      String key = e.key(KeyStyle.SPARK);
+      assertEquals(e.readBy(KeyStyle.SPARK) && e.readOn(ConfigEntry.Side.SERVING)
+          && e != RdmaShuffleConfig.PORT, xml.contains("<name>" + key + "</name>"), key);
+    }
+    assertTrue(xml.contains("spark.shuffle.rdma.nodeService.port"));
+    assertFalse(xml.contains("mapreduce.shuffle.rdma."));
+  }
+
   private static Map<String, String> activeProperties(String xml) throws Exception {
     Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
         .parse(new java.io.ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8)));
