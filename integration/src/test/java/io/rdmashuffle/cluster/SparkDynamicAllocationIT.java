@@ -15,7 +15,10 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -27,12 +30,18 @@ import org.junit.jupiter.api.Timeout;
  * new executors: with rdma-shuffle the map outputs are then served by the node services alone
  * (their locate answers counted in the NodeManagers' logs, none by a fallback), and both runs'
  * results equal those of the stock shuffle, which Spark's own handler in the same service serves.
+ * Then the same with every NodeManager restarted (recovery on) while the application has no
+ * executors: the restarted services recovered the application and its executors and serve the
+ * second read.
  */
-@Timeout(1200)
+@Timeout(1800)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SparkDynamicAllocationIT {
   static final String APP = "io.rdmashuffle.cluster.apps.ShuffleAfterExecutorsLeftApp";
   static final String SERVICE = "io.rdmashuffle.hadoop.spark.SparkShuffleService";
   static Cluster cluster;
+  /** The stock shuffle's result. */
+  static List<String> expected;
 
   @BeforeAll
   static void start() {
@@ -41,6 +50,9 @@ class SparkDynamicAllocationIT {
         .yarnSite("yarn.nodemanager.aux-services", "mapreduce_shuffle,spark_shuffle")
         .yarnSite("yarn.nodemanager.aux-services.spark_shuffle.class", SERVICE)
         .yarnSite("spark.shuffle.rdma.transport", "tcp")
+        // NodeManager recovery: restarted NodeManagers keep their containers and applications
+        .yarnSite("yarn.nodemanager.recovery.enabled", "true")
+        .yarnSite("yarn.nodemanager.recovery.supervised", "true")
         .build(), ClusterTesting.paths());
   }
 
@@ -70,12 +82,17 @@ class SparkDynamicAllocationIT {
   }
 
   @Test
+  @Order(1)
   void theReduceStageAfterItsMapExecutorsLeftReadsFromTheNodeServices() throws Exception {
     Path stockOut = Files.createDirectories(cluster.shared().resolve("dynalloc-stock/metrics"))
         .getParent();
     SparkApplication.Outcome stock = app("dynalloc-stock", stockOut).run(900);
     assertTrue(stock.ok(), "stock run failed: " + stock.tail());
+    expected = Files.readAllLines(stockOut.resolve("first.txt"));
+    assertTrue(expected.size() > 10_000, "stock result has " + expected.size() + " rows");
+    assertEquals(expected, Files.readAllLines(stockOut.resolve("second.txt")));
     long locatedBefore = located();
+    assertEquals(0, locatedBefore, "the stock run located map outputs at the node services");
 
     Path oursOut = Files.createDirectories(cluster.shared().resolve("dynalloc-ours/metrics"))
         .getParent();
@@ -84,16 +101,51 @@ class SparkDynamicAllocationIT {
     assertTrue(ours.ok(), "rdma-shuffle run failed: " + ours.tail());
     System.out.printf("dynamic allocation: stock %.1f s, ours %.1f s%n", stock.seconds(),
         ours.seconds());
+    checkReadFromTheNodeServices(oursOut, locatedBefore);
+  }
 
-    List<String> expected = Files.readAllLines(stockOut.resolve("first.txt"));
-    assertTrue(expected.size() > 10_000, "stock result has " + expected.size() + " rows");
-    assertEquals(expected, Files.readAllLines(stockOut.resolve("second.txt")));
-    assertEquals(expected, Files.readAllLines(oursOut.resolve("first.txt")));
-    assertEquals(expected, Files.readAllLines(oursOut.resolve("second.txt")));
+  @Test
+  @Order(2)
+  void restartedNodeManagersRecoverTheApplicationAndItsExecutors() throws Exception {
+    assertNotNull(expected, "the first test ran the stock shuffle");
+    Path out = Files.createDirectories(cluster.shared().resolve("dynalloc-recovery/metrics"))
+        .getParent();
+    SparkApplication a = app("dynalloc-recovery", out).withRdmaShuffle()
+        .conf("spark.shuffle.rdma.transport", "tcp").args("pause");
+    java.util.concurrent.CompletableFuture<SparkApplication.Outcome> run =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> a.run(900));
+    Probes.await("the application's pause (every executor gone)", 600,
+        () -> Files.exists(out.resolve("paused")) || run.isDone(), List.of());
+    assertFalse(run.isDone(), "the application ended before its pause: " + run.join().tail());
+    for (int i = 1; i <= cluster.spec().hosts(); i++) {
+      cluster.restart(i, "nodemanager", 10_000);
+    }
+    cluster.yarn().awaitNodeManagers(cluster.spec().hosts(), 180);
+    long locatedBefore = located();
+    int recovered = 0;
+    for (int i = 1; i <= cluster.spec().hosts(); i++) {
+      String log = Files.readString(cluster.yarn().nodeManager(i).spec().log());
+      Matcher mt = RECOVERED.matcher(log.substring(Math.max(0, log.lastIndexOf("\n==== "))));
+      assertTrue(mt.find(), "rs-h" + i + ": the Spark service did not start again");
+      recovered += Integer.parseInt(mt.group(1));
+    }
+    assertTrue(recovered > 0, "no NodeManager recovered an executor");
+    Files.writeString(out.resolve("resume"), "");
+    SparkApplication.Outcome o = run.get();
+    assertTrue(o.ok(), "rdma-shuffle run with restarted NodeManagers failed: " + o.tail());
+    checkReadFromTheNodeServices(out, locatedBefore);
+  }
 
-    // the second run's tasks: reduce tasks only (the map stage was skipped), all on executors
-    // that started after the first run's had gone
-    List<String[]> tasks = Files.readAllLines(oursOut.resolve("tasks.tsv")).stream()
+  /**
+   * Both runs' results are the stock shuffle's; the second run ran the reduce stage only, on
+   * executors that started after the first run's had gone, and read every map output found at
+   * the node services without a fallback.
+   */
+  private static void checkReadFromTheNodeServices(Path out, long locatedBefore)
+      throws Exception {
+    assertEquals(expected, Files.readAllLines(out.resolve("first.txt")));
+    assertEquals(expected, Files.readAllLines(out.resolve("second.txt")));
+    List<String[]> tasks = Files.readAllLines(out.resolve("tasks.tsv")).stream()
         .map(l -> l.split("\t")).toList();
     Set<String> firstExecutors = executors(tasks, "1");
     Set<String> secondExecutors = executors(tasks, "2");
@@ -107,9 +159,7 @@ class SparkDynamicAllocationIT {
     both.retainAll(secondExecutors);
     assertTrue(both.isEmpty(), "executors of both runs: " + both);
 
-    // the second run's readers found their map outputs at the node services and READ them,
-    // no fallback to the stock fetch
-    Map<String, Map<String, Long>> m = SparkStandaloneClusterIT.metrics(oursOut.resolve("metrics"));
+    Map<String, Map<String, Long>> m = SparkStandaloneClusterIT.metrics(out.resolve("metrics"));
     for (String e : secondExecutors) {
       Map<String, Long> x = m.get(e);
       assertNotNull(x, "no rdmaShuffle metrics of executor " + e + ": " + m.keySet());
@@ -124,8 +174,7 @@ class SparkDynamicAllocationIT {
       Thread.sleep(500);
     }
     long served = located() - locatedBefore;
-    assertTrue(served > 0, "the node services answered no locate request of the rdma run");
-    assertEquals(0, locatedBefore, "the stock run located map outputs at the node services");
+    assertTrue(served > 0, "the node services answered no locate request");
     System.out.printf("node services located %d map outputs; second run on executors %s, first"
         + " on %s%n", served, secondExecutors, firstExecutors);
   }
@@ -135,16 +184,19 @@ class SparkDynamicAllocationIT {
         .collect(Collectors.toCollection(TreeSet::new));
   }
 
+  private static final Pattern RECOVERED = Pattern.compile(
+      "rdma-shuffle Spark service: .* \\d+ applications and (\\d+) executors recovered");
   private static final Pattern LOCATED = Pattern.compile(
       "rdma-shuffle Spark service: application \\S+ ended; served so far: \\{[^}]*"
           + "serve\\.located=(\\d+)");
 
-  /** Map outputs located by every NodeManager's service, from their logs (last count each). */
+  /** Map outputs located by every running NodeManager's service, from their logs. */
   private static long located() throws IOException {
     long sum = 0;
     for (int i = 1; i <= cluster.spec().hosts(); i++) {
+      // the running NodeManager's own count: its log since its last start
       String log = Files.readString(cluster.yarn().nodeManager(i).spec().log());
-      Matcher mt = LOCATED.matcher(log);
+      Matcher mt = LOCATED.matcher(log.substring(Math.max(0, log.lastIndexOf("\n==== "))));
       long last = 0;
       while (mt.find()) {
         last = Long.parseLong(mt.group(1));

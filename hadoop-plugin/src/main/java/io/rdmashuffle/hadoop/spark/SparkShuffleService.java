@@ -76,7 +76,9 @@ public class SparkShuffleService extends AuxiliaryService {
   protected void serviceInit(Configuration conf) throws Exception {
     RdmaConf settings = SparkServiceSettings.rdma(conf);
     TransportConf transportConf = SparkServiceSettings.transport(conf);
-    Path recovery = getRecoveryPath() == null ? null : Path.of(getRecoveryPath().toUri());
+    // the NodeManager hands a local path, with or without a file: scheme
+    Path recovery = getRecoveryPath() == null ? null
+        : Path.of(getRecoveryPath().toUri().getPath());
     List<Path> localDirs = new ArrayList<>();
     for (String d : conf.getTrimmedStringCollection(YarnConfiguration.NM_LOCAL_DIRS)) {
       localDirs.add(Path.of(d.startsWith("file:") ? java.net.URI.create(d).getPath() : d));

@@ -25,9 +25,11 @@ import scala.Tuple2;
  * skips the map stage (its outputs are still registered, served by the node's shuffle service),
  * and new executors run the reduce stage. Writes to {@code OUT}: {@code first.txt} and {@code
  * second.txt} (each run's result, sorted) and {@code tasks.tsv} (per task: run, stage, kind,
- * executor, host, blocks fetched remotely and locally).
+ * executor, host, blocks fetched remotely and locally). With {@code pause}, once the executors are
+ * gone it writes {@code OUT/paused} and waits for {@code OUT/resume} before the second run (the
+ * test restarts NodeManagers meanwhile).
  *
- * <pre>spark-submit --class io.rdmashuffle.cluster.apps.ShuffleAfterExecutorsLeftApp JAR OUT</pre>
+ * <pre>spark-submit --class io.rdmashuffle.cluster.apps.ShuffleAfterExecutorsLeftApp JAR OUT [pause]</pre>
  */
 public final class ShuffleAfterExecutorsLeftApp {
   private ShuffleAfterExecutorsLeftApp() {}
@@ -63,6 +65,16 @@ public final class ShuffleAfterExecutorsLeftApp {
               + sc.sc().getExecutorIds());
         }
         Thread.sleep(200);
+      }
+      if (args.length > 1 && args[1].equals("pause")) {
+        Files.writeString(out.resolve("paused"), "");
+        long until = System.currentTimeMillis() + 600_000;
+        while (!Files.exists(out.resolve("resume"))) {
+          if (System.currentTimeMillis() > until) {
+            throw new IllegalStateException("not resumed within 600 s");
+          }
+          Thread.sleep(200);
+        }
       }
       run.set(2);
       List<String> second = sorted(rows.collect());

@@ -87,6 +87,14 @@ public final class RdmaShuffleManager implements ShuffleManager {
     // with Spark's external shuffle service (YARN, dynamic allocation), the NodeManager's
     // rdma-shuffle Spark service serves the map outputs: the map statuses name it as owner
     this.nodeService = conf.getBoolean("spark.shuffle.service.enabled", false);
+    if (nodeService && !conf.get("spark.master", "").startsWith("yarn")) {
+      throw new IllegalArgumentException("spark.shuffle.service.enabled=true with master "
+          + conf.get("spark.master", "(none)") + ": rdma-shuffle serves map outputs from an"
+          + " external shuffle service only on YARN, with its own Spark service in the"
+          + " NodeManagers (README: Spark on YARN with dynamic allocation). Elsewhere turn the"
+          + " service off (with dynamic allocation, use"
+          + " spark.dynamicAllocation.shuffleTracking.enabled).");
+    }
     this.exactSparkChecksums = SparkSettings.exactSparkChecksums(conf);
     this.disabledBecause = SparkSettings.disabledBecause(conf, settings);
     this.sort = new SortShuffleManager(conf);

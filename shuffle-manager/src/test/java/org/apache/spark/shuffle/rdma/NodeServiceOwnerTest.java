@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import org.apache.spark.SparkConf;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,6 +60,18 @@ class NodeServiceOwnerTest {
     }
     assertTrue(Files.exists(MetaFiles.pathFor(data)), "the meta file went with the executor");
     assertEquals(marker, OwnerMarker.parse(marker.toText()));
+  }
+
+  @Test
+  void theExternalShuffleServiceIsAcceptedOnYarnOnly() {
+    SparkConf yarn = new SparkConf().set("spark.master", "yarn")
+        .set("spark.shuffle.service.enabled", "true");
+    new RdmaShuffleManager(yarn, false).stop();
+    SparkConf standalone = new SparkConf().set("spark.master", "spark://127.0.0.1:7077")
+        .set("spark.shuffle.service.enabled", "true");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new RdmaShuffleManager(standalone, false));
+    assertTrue(e.getMessage().contains("only on YARN"), e.getMessage());
   }
 
   @Test
