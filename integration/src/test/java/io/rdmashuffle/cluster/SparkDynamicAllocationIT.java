@@ -44,16 +44,35 @@ class SparkDynamicAllocationIT {
   static List<String> expected;
 
   @BeforeAll
-  static void start() {
+  static void start() throws InterruptedException {
     ClusterTesting.assumeRoot();
-    cluster = Cluster.start(ClusterSpec.builder("yarn-dynalloc").hosts(3).yarn()
+    cluster = startWhenFree(ClusterSpec.builder("yarn-dynalloc").hosts(3).yarn()
         .yarnSite("yarn.nodemanager.aux-services", "mapreduce_shuffle,spark_shuffle")
         .yarnSite("yarn.nodemanager.aux-services.spark_shuffle.class", SERVICE)
         .yarnSite("spark.shuffle.rdma.transport", "tcp")
         // NodeManager recovery: restarted NodeManagers keep their containers and applications
         .yarnSite("yarn.nodemanager.recovery.enabled", "true")
         .yarnSite("yarn.nodemanager.recovery.supervised", "true")
-        .build(), ClusterTesting.paths());
+        .build());
+  }
+
+  /**
+   * Starts the cluster once no other harness cluster runs on this machine (one at a time; on a
+   * shared machine another test's may be running), waiting at most 20 minutes.
+   */
+  private static Cluster startWhenFree(ClusterSpec spec) throws InterruptedException {
+    long deadline = System.nanoTime() + 20 * 60_000_000_000L;
+    while (true) {
+      try {
+        return Cluster.start(spec, ClusterTesting.paths());
+      } catch (IllegalStateException e) {
+        if (!String.valueOf(e.getMessage()).startsWith("a harness cluster is running")
+            || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(5_000);
+      }
+    }
   }
 
   @AfterAll
@@ -116,16 +135,21 @@ class SparkDynamicAllocationIT {
         java.util.concurrent.CompletableFuture.supplyAsync(() -> a.run(900));
     Probes.await("the application's pause (every executor gone)", 600,
         () -> Files.exists(out.resolve("paused")) || run.isDone(), List.of());
-    assertFalse(run.isDone(), "the application ended before its pause: " + run.join().tail());
+    assertFalse(run.isDone(), () -> "the application ended before its pause: "
+        + run.join().tail());
     for (int i = 1; i <= cluster.spec().hosts(); i++) {
-      cluster.restart(i, "nodemanager", 10_000);
+      Daemon nm = cluster.restart(i, "nodemanager", 10_000);
+      // the new process's service start and registration (its log since the restart)
+      Probes.await("rs-h" + i + "'s restarted NodeManager", 180, () -> {
+        String log = sinceLastStart(nm);
+        return RECOVERED.matcher(log).find()
+            && log.contains("Registered with ResourceManager as rs-h");
+      }, List.of(nm));
     }
-    cluster.yarn().awaitNodeManagers(cluster.spec().hosts(), 180);
     long locatedBefore = located();
     int recovered = 0;
     for (int i = 1; i <= cluster.spec().hosts(); i++) {
-      String log = Files.readString(cluster.yarn().nodeManager(i).spec().log());
-      Matcher mt = RECOVERED.matcher(log.substring(Math.max(0, log.lastIndexOf("\n==== "))));
+      Matcher mt = RECOVERED.matcher(sinceLastStart(cluster.yarn().nodeManager(i)));
       assertTrue(mt.find(), "rs-h" + i + ": the Spark service did not start again");
       recovered += Integer.parseInt(mt.group(1));
     }
@@ -184,6 +208,16 @@ class SparkDynamicAllocationIT {
         .collect(Collectors.toCollection(TreeSet::new));
   }
 
+  /** A daemon's log since its last start (the harness heads each start with "===="). */
+  private static String sinceLastStart(Daemon d) {
+    try {
+      String log = Files.readString(d.spec().log());
+      return log.substring(Math.max(0, log.lastIndexOf("\n==== ")));
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
   private static final Pattern RECOVERED = Pattern.compile(
       "rdma-shuffle Spark service: .* \\d+ applications and (\\d+) executors recovered");
   private static final Pattern LOCATED = Pattern.compile(
@@ -191,12 +225,11 @@ class SparkDynamicAllocationIT {
           + "serve\\.located=(\\d+)");
 
   /** Map outputs located by every running NodeManager's service, from their logs. */
-  private static long located() throws IOException {
+  private static long located() {
     long sum = 0;
     for (int i = 1; i <= cluster.spec().hosts(); i++) {
       // the running NodeManager's own count: its log since its last start
-      String log = Files.readString(cluster.yarn().nodeManager(i).spec().log());
-      Matcher mt = LOCATED.matcher(log.substring(Math.max(0, log.lastIndexOf("\n==== "))));
+      Matcher mt = LOCATED.matcher(sinceLastStart(cluster.yarn().nodeManager(i)));
       long last = 0;
       while (mt.find()) {
         last = Long.parseLong(mt.group(1));
