@@ -4,6 +4,7 @@ import io.rdmashuffle.config.ConfigEntry;
 import io.rdmashuffle.config.ConfigSchema;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.hadoop.MapReduceConfig;
+import io.rdmashuffle.hadoop.spark.SparkServiceConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,6 +46,10 @@ public final class OperatorFiles {
       "io.rdmashuffle.hadoop.reduce.RdmaShuffleConsumer";
   /** The auxiliary service name that receives job tokens and whose port the MapReduce AM reads. */
   public static final String HADOOP_SERVICE_NAME = "mapreduce_shuffle";
+  /** The NodeManager service for Spark on YARN (module hadoop-plugin), as Spark names it. */
+  public static final String SPARK_SERVICE_NAME = "spark_shuffle";
+  public static final String SPARK_SERVICE_CLASS =
+      "io.rdmashuffle.hadoop.spark.SparkShuffleService";
 
   private OperatorFiles() {}
 
@@ -55,6 +60,7 @@ public final class OperatorFiles {
     files.put("conf/spark-defaults.conf", sparkDefaults());
     files.put("conf/yarn-site.xml", yarnSite());
     files.put("conf/mapred-site.xml", mapredSite());
+    files.put("conf/yarn-site-spark.xml", yarnSiteSpark());
     return files;
   }
 
@@ -125,16 +131,21 @@ public final class OperatorFiles {
 
   /** The core's settings, then each engine's own. */
   static List<ConfigEntry<?>> allEntries() {
-    List<ConfigEntry<?>> all = new ArrayList<>(RdmaShuffleConfig.ALL);
+    java.util.Set<ConfigEntry<?>> all = new java.util.LinkedHashSet<>(RdmaShuffleConfig.ALL);
     all.addAll(SparkConfig.SCHEMA.own());
+    all.addAll(SparkServiceConfig.SCHEMA.own());
     all.addAll(MapReduceConfig.SCHEMA.own());
-    return all;
+    return new ArrayList<>(all);
   }
 
   private static String scopeText(ConfigEntry<?> e) {
     List<String> readers = new ArrayList<>();
     if (SparkConfig.SCHEMA.declares(e)) {
       readers.add("Spark");
+    }
+    if (SparkServiceConfig.SCHEMA.declares(e) && e.readOn(ConfigEntry.Side.SERVING)
+        && e != RdmaShuffleConfig.PORT) {
+      readers.add("Spark's NodeManager service");
     }
     if (MapReduceConfig.SCHEMA.declares(e)) {
       readers.add(
@@ -173,6 +184,35 @@ public final class OperatorFiles {
     return sb.toString();
   }
 
+  static String yarnSiteSpark() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("<?xml version=\"1.0\"?>\n");
+    sb.append("<!--\n");
+    sb.append("  rdma-shuffle: NodeManager settings for Spark on YARN with dynamic allocation\n");
+    sb.append("  (").append(GENERATED).append(").\n\n");
+    comment(sb, "  ",
+        "Copy the two properties below into yarn-site.xml on every NodeManager, with the plugin"
+            + " jar on the NodeManager's class path (README, section Spark on YARN with dynamic"
+            + " allocation), instead of Spark's own yarn-shuffle jar. The service is Spark's"
+            + " external shuffle service under its name " + SPARK_SERVICE_NAME + " (Spark's"
+            + " spark.shuffle.service.port, spark.authenticate apply) and serves READs beside it."
+            + " Keep " + HADOOP_SERVICE_NAME + " in yarn.nodemanager.aux-services if MapReduce"
+            + " runs on the cluster. The settings further down are optional: each is commented"
+            + " out and shows its default; transport and nodeService.port must match the"
+            + " executors' values.");
+    sb.append("-->\n");
+    sb.append("<configuration>\n");
+    property(sb, "yarn.nodemanager.aux-services",
+        HADOOP_SERVICE_NAME + "," + SPARK_SERVICE_NAME);
+    property(sb, "yarn.nodemanager.aux-services." + SPARK_SERVICE_NAME + ".class",
+        SPARK_SERVICE_CLASS);
+    // the service's connection server listens on nodeService.port, never on port
+    optionalSettings(sb, ConfigEntry.Side.SERVING, SparkServiceConfig.SCHEMA,
+        RdmaShuffleConfig.PORT);
+    sb.append("</configuration>\n");
+    return sb.toString();
+  }
+
   static String mapredSite() {
     StringBuilder sb = new StringBuilder();
     sb.append("<?xml version=\"1.0\"?>\n");
@@ -194,8 +234,14 @@ public final class OperatorFiles {
   }
 
   private static void optionalSettings(StringBuilder sb, ConfigEntry.Side side) {
-    for (ConfigEntry<?> e : MapReduceConfig.SCHEMA.entries()) {
-      if (!e.readOn(side)) {
+    optionalSettings(sb, side, MapReduceConfig.SCHEMA, null);
+  }
+
+  /** {@code schema}'s settings read on {@code side}, commented out, but {@code except}. */
+  private static void optionalSettings(StringBuilder sb, ConfigEntry.Side side,
+      ConfigSchema schema, ConfigEntry<?> except) {
+    for (ConfigEntry<?> e : schema.entries()) {
+      if (!e.readOn(side) || e == except) {
         continue;
       }
       sb.append("\n  <!--\n");
@@ -203,7 +249,7 @@ public final class OperatorFiles {
       if (!e.rangeText().isEmpty()) {
         sb.append("  valid: ").append(xmlComment(e.rangeText())).append("\n");
       }
-      property(sb, MapReduceConfig.SCHEMA.key(e), e.defaultText());
+      property(sb, schema.key(e), e.defaultText());
       sb.append("  -->\n");
     }
   }

@@ -3,7 +3,9 @@ package io.rdmashuffle.conf;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.rdmashuffle.config.ConfigEntry;
+import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.hadoop.MapReduceConfig;
+import io.rdmashuffle.hadoop.spark.SparkServiceConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -86,6 +88,25 @@ class GeneratedConfigFilesTest {
         Map.of("mapreduce.job.reduce.shuffle.consumer.plugin.class",
             OperatorFiles.HADOOP_CONSUMER_CLASS),
         activeProperties(files.get("conf/mapred-site.xml")));
+  }
+
+  @Test
+  void sparkServiceTemplateInstallsTheServiceAndListsTheServingSettingsInSparksSpelling()
+      throws Exception {
+    String xml = OperatorFiles.render().get("conf/yarn-site-spark.xml");
+    assertEquals(
+        Map.of(
+            "yarn.nodemanager.aux-services", "mapreduce_shuffle,spark_shuffle",
+            "yarn.nodemanager.aux-services.spark_shuffle.class",
+            OperatorFiles.SPARK_SERVICE_CLASS),
+        activeProperties(xml));
+    for (ConfigEntry<?> e : OperatorFiles.allEntries()) {
+      String key = SparkServiceConfig.SCHEMA.key(e);
+      assertEquals(SparkServiceConfig.SCHEMA.declares(e) && e.readOn(ConfigEntry.Side.SERVING)
+          && e != RdmaShuffleConfig.PORT, xml.contains("<name>" + key + "</name>"), key);
+    }
+    assertTrue(xml.contains("spark.shuffle.rdma.nodeService.port"));
+    assertFalse(xml.contains("mapreduce.shuffle.rdma."));
   }
 
   private static Map<String, String> activeProperties(String xml) throws Exception {

@@ -180,6 +180,26 @@ public final class RdmaShuffleConfig {
                   + " why. A process loads the library once: the first value it sees counts.")
           .build();
 
+  // ---- read by one engine's adapters on both sides (declared once, in no engine's module) ----
+
+  /**
+   * Spark's node service port: read by Spark executors ({@code SparkConfig}) and by the Spark
+   * service in the NodeManager (under Spark's prefix, from yarn-site.xml), which share no module
+   * but this one. Not one of the core's settings ({@link #ALL}): only those two schemas list it.
+   */
+  public static final ConfigEntry<Integer> SPARK_NODE_SERVICE_PORT =
+      ConfigEntry.builder("nodeService.port", ConfigType.INT)
+          .defaultValue(7340)
+          .range(1, 65535)
+          .doc(
+              "With spark.shuffle.service.enabled=true (Spark on YARN with dynamic allocation):"
+                  + " the TCP port of the connection server of rdma-shuffle's Spark service in"
+                  + " each NodeManager (spark_shuffle). Executors name it as the owner of their"
+                  + " map outputs, so reducers READ from the service whether or not the writing"
+                  + " executor still runs; the service binds it. Set the same value in"
+                  + " spark-defaults.conf and yarn-site.xml.")
+          .build();
+
   // ---- memory: reference counts and leak detection ----
 
   public static final ConfigEntry<Boolean> DEBUG_LEAK_DETECTION =
@@ -234,7 +254,6 @@ public final class RdmaShuffleConfig {
                   + " refused, so one peer can't take every queue pair of the device.")
           .build();
 
-  /** Every entry, in the order the configuration page lists them. */
   /** Every core setting: the above, then the connection server's ({@link ServerConfig}). */
   public static final List<ConfigEntry<?>> ALL = concat(
       List.of(

@@ -50,6 +50,11 @@ import org.slf4j.LoggerFactory;
  *       FallbackLog}). The driver never decides for executors from its own node's hardware.
  *   <li>The transport and everything registered live in one {@link SparkNode} per process,
  *       started by the first task that needs it, closed by {@link #stop()} or a shutdown hook.
+ *   <li>With {@code spark.shuffle.service.enabled=true} (YARN with dynamic allocation) the
+ *       executor registers with the NodeManager's rdma-shuffle Spark service, which hosts Spark's
+ *       external shuffle service, and its map statuses name that service as owner: reducers READ
+ *       from it whether or not this executor still runs, and readers that can't use our
+ *       transport fetch from it the stock way.
  * </ul>
  */
 public final class RdmaShuffleManager implements ShuffleManager {
@@ -62,6 +67,8 @@ public final class RdmaShuffleManager implements ShuffleManager {
   private final FallbackLog fallbacks = new FallbackLog();
   private final ChecksumAlgorithm exactSparkChecksums;
   private final String disabledBecause;
+  /** Whether the NodeManager's Spark service serves this executor's map outputs. */
+  private final boolean nodeService;
   private final Object lock = new Object();
   /** Reduce tasks read by us, and how many of them read a map range (AQE skew splits, local reads). */
   private final LongAdder readers = new LongAdder();
@@ -79,11 +86,16 @@ public final class RdmaShuffleManager implements ShuffleManager {
     this.isDriver = isDriver;
     // a bad setting stops the driver or executor here, naming key and value
     this.settings = SparkSettings.load(conf);
-    if (conf.getBoolean("spark.shuffle.service.enabled", false)) {
-      throw new IllegalArgumentException("spark.shuffle.service.enabled=true: rdma-shuffle serves"
-          + " map outputs from the executors that wrote them, and Spark's external shuffle"
-          + " service only accepts executors of its SortShuffleManager. Turn the service off"
-          + " (with dynamic allocation, use spark.dynamicAllocation.shuffleTracking.enabled).");
+    // with Spark's external shuffle service (YARN, dynamic allocation), the NodeManager's
+    // rdma-shuffle Spark service serves the map outputs: the map statuses name it as owner
+    this.nodeService = conf.getBoolean("spark.shuffle.service.enabled", false);
+    if (nodeService && !conf.get("spark.master", "").startsWith("yarn")) {
+      throw new IllegalArgumentException("spark.shuffle.service.enabled=true with master "
+          + conf.get("spark.master", "(none)") + ": rdma-shuffle serves map outputs from an"
+          + " external shuffle service only on YARN, with its own Spark service in the"
+          + " NodeManagers (README: Spark on YARN with dynamic allocation). Elsewhere turn the"
+          + " service off (with dynamic allocation, use"
+          + " spark.dynamicAllocation.shuffleTracking.enabled).");
     }
     this.exactSparkChecksums = SparkSettings.exactSparkChecksums(conf);
     this.disabledBecause = SparkSettings.disabledBecause(conf, settings);
@@ -200,7 +212,7 @@ public final class RdmaShuffleManager implements ShuffleManager {
       try {
         node = SparkNode.start(settings, application,
             SparkSettings.secret(env.securityManager(), application),
-            env.blockManager().blockManagerId().host());
+            env.blockManager().blockManagerId().host(), nodeService);
       } catch (Exception e) {
         unavailable = e.getMessage() == null ? e.toString() : e.getMessage();
         LOG.warn("rdma-shuffle: no transport can start in this process: {}", unavailable);

@@ -2,6 +2,7 @@ package org.apache.spark.shuffle.rdma;
 
 import io.rdmashuffle.fetch.BlockFetcher;
 import io.rdmashuffle.mapoutput.OwnerMarker;
+import io.rdmashuffle.transport.PeerAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -72,6 +73,16 @@ final class ReadSources {
     return out;
   }
 
+  /**
+   * The owner {@code m} names, seen from the process whose transport runs at {@code self}: this
+   * very process only by its transport's own address (with the node service, the markers of this
+   * executor's outputs name the NodeManager's service, which is another process on this host).
+   */
+  static BlockFetcher.Owner ownerOf(OwnerMarker m, PeerAddress self) {
+    return new BlockFetcher.Owner(m.address(), m.address().host().equals(self.host()),
+        m.address().equals(self));
+  }
+
   /** The owner a map status's location names, or null when this task can't READ from it. */
   private BlockFetcher.Owner owner(BlockManagerId address, String what) {
     String text = address.topologyInfo().isDefined() ? address.topologyInfo().get() : null;
@@ -100,8 +111,7 @@ final class ReadSources {
               + ", this executor runs " + me.transport());
       return null;
     }
-    BlockFetcher.Owner owner = new BlockFetcher.Owner(m.address(),
-        m.address().host().equals(me.address().host()), m.address().equals(me.address()));
+    BlockFetcher.Owner owner = ownerOf(m, node.runtime().transport().localAddress());
     owners.put(text, owner);
     return owner;
   }

@@ -3,6 +3,7 @@ package org.apache.spark.shuffle.rdma;
 import io.rdmashuffle.config.ConfigEntry;
 import io.rdmashuffle.config.ConfigSchema;
 import io.rdmashuffle.config.ConfigType;
+import io.rdmashuffle.config.RdmaShuffleConfig;
 import java.util.List;
 
 /**
@@ -61,5 +62,6 @@ public final class SparkConfig {
   /** The core's settings and the above, under {@code spark.shuffle.rdma.}. */
   public static final ConfigSchema SCHEMA =
       ConfigSchema.of("Spark", "spark.shuffle.rdma.",
-          List.of(ENABLED, READ_LOCAL, CHECKSUM_VERIFY, READ_SEGMENT_SIZE));
+          List.of(ENABLED, READ_LOCAL, CHECKSUM_VERIFY, READ_SEGMENT_SIZE,
+              RdmaShuffleConfig.SPARK_NODE_SERVICE_PORT));
 }

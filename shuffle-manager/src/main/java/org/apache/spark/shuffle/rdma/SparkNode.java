@@ -11,6 +11,7 @@ import io.rdmashuffle.node.NodeRuntime;
 import io.rdmashuffle.serve.MetaFiles;
 import io.rdmashuffle.serve.PublishedOutputs;
 import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.TransportStartException;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -31,12 +32,19 @@ final class SparkNode implements AutoCloseable {
   private final OwnerMarker marker;
   private final Thread shutdownHook;
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** Whether the NodeManager's Spark service serves this executor's outputs. */
+  private final boolean nodeService;
 
-  private SparkNode(String application, NodeRuntime runtime, PublishedOutputs published) {
+  private SparkNode(String application, NodeRuntime runtime, PublishedOutputs published,
+      boolean nodeService) {
     this.application = application;
     this.runtime = runtime;
     this.published = published;
-    this.marker = new OwnerMarker(runtime.transport().kind(), runtime.transport().localAddress());
+    this.nodeService = nodeService;
+    PeerAddress own = runtime.transport().localAddress();
+    this.marker = new OwnerMarker(runtime.transport().kind(), nodeService
+        ? new PeerAddress(own.host(), runtime.conf().get(RdmaShuffleConfig.SPARK_NODE_SERVICE_PORT))
+        : own);
     this.shutdownHook = new Thread(this::close, "rdma-shuffle-shutdown");
   }
 
@@ -45,9 +53,12 @@ final class SparkNode implements AutoCloseable {
    * proving {@code secret}.
    *
    * @param host the host to advertise when the settings leave it empty
+   * @param nodeService whether the NodeManager's rdma-shuffle Spark service on this host serves
+   *     the outputs (Spark's external shuffle service is on): the marker names it, outputs are not
+   *     registered here, and their meta files outlive this executor
    */
-  static SparkNode start(RdmaConf conf, String application, byte[] secret, String host)
-      throws TransportStartException {
+  static SparkNode start(RdmaConf conf, String application, byte[] secret, String host,
+      boolean nodeService) throws TransportStartException {
     PublishedOutputs published = new PublishedOutputs();
     NodeRuntime runtime = NodeRuntime.start(new NodeRuntime.Context().conf(conf)
         .defaultHost(host).secrets(ApplicationSecrets.of(application, secret))
@@ -55,7 +66,7 @@ final class SparkNode implements AutoCloseable {
     SparkNode node;
     try {
       runtime.catalog().admit(application, secret);
-      node = new SparkNode(application, runtime, published);
+      node = new SparkNode(application, runtime, published, nodeService);
     } catch (RuntimeException e) {
       runtime.close();
       throw e;
@@ -84,7 +95,10 @@ final class SparkNode implements AutoCloseable {
     return published;
   }
 
-  /** What this executor's map statuses carry: who serves them, over which transport. */
+  /**
+   * What this executor's map statuses carry: who serves them (this executor, or the node's
+   * service), over which transport.
+   */
   OwnerMarker marker() {
     return marker;
   }
@@ -116,7 +130,9 @@ final class SparkNode implements AutoCloseable {
     MetaFiles.commit(dataFile, shuffleId, mapId, lengths, knownAlgorithm, known,
         runtime.conf().get(SparkConfig.CHECKSUM_VERIFY));
     published.publish(id, dataFile);
-    runtime.catalog().offer(id);
+    if (!nodeService) {
+      runtime.catalog().offer(id);
+    }
   }
 
   /** Withdraws every output of a shuffle and deletes their meta files. */
@@ -152,7 +168,11 @@ final class SparkNode implements AutoCloseable {
     try {
       runtime.close();
     } finally {
-      published.removeAll();
+      if (!nodeService) {
+        published.removeAll();
+      }
+      // else the node service serves the outputs after this executor: their meta files stay
+      // (the NodeManager deletes the application's dirs when it ends)
     }
   }
 }

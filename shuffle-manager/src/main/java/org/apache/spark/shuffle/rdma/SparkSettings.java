@@ -5,9 +5,7 @@ import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.fetch.BlockFetcher;
 import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import io.rdmashuffle.transport.SparkTransportSecret;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -114,25 +112,17 @@ final class SparkSettings {
    *       but not an attacker who knows the application id.
    * </ul>
    *
-   * Always 32 bytes (SHA-256), whatever the length of Spark's secret.
+   * Always 32 bytes (SHA-256), whatever the length of Spark's secret; derived by {@link
+   * SparkTransportSecret}, as the NodeManager's Spark service derives it.
    */
   static byte[] secret(SecurityManager security, String application) {
-    String material;
     if (security != null && security.isAuthenticationEnabled()) {
-      material = "rdma-shuffle/spark-authenticate/1\n" + application + "\n"
-          + security.getSecretKey();
-    } else {
-      LOG.info("spark.authenticate is off: rdma-shuffle keeps applications apart but does not"
-          + " authenticate peers (as Spark's own block transfer without it); set"
-          + " spark.authenticate=true to have the transport prove Spark's secret");
-      material = "rdma-shuffle/no-authentication/1\n" + application;
+      return SparkTransportSecret.derive(application, security.getSecretKey());
     }
-    try {
-      return MessageDigest.getInstance("SHA-256")
-          .digest(material.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
+    LOG.info("spark.authenticate is off: rdma-shuffle keeps applications apart but does not"
+        + " authenticate peers (as Spark's own block transfer without it); set"
+        + " spark.authenticate=true to have the transport prove Spark's secret");
+    return SparkTransportSecret.derive(application, null);
   }
 
   /**

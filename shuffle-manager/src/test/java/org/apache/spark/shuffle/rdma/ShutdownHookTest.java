@@ -30,7 +30,7 @@ class ShutdownHookTest {
     Files.write(data, new byte[1000]);
     RdmaConf conf = RdmaConf.of(SparkConfig.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp"));
     SparkNode node = SparkNode.start(conf, "app-hook",
-        "shutdown-hook-secret-0123456789".getBytes(StandardCharsets.UTF_8), "127.0.0.1");
+        "shutdown-hook-secret-0123456789".getBytes(StandardCharsets.UTF_8), "127.0.0.1", false);
     node.publish(1, 1, data, new long[] {400, 600}, null, null);
     System.out.println("published");
     System.out.flush();
