@@ -150,7 +150,7 @@ public final class ConfigDocs {
             + " the fallback of those that do) and receives each job's token. If"
             + " yarn.nodemanager.aux-services lists other services, keep them. With the verbs"
             + " transport the NodeManager's memlock limit (LimitMEMLOCK of its systemd unit, or"
-            + " ulimit -l) must allow mapreduce.shuffle.rdma.service.maxRegisteredBytes. The"
+            + " ulimit -l) must allow mapreduce.shuffle.rdma.serve.maxPinnedBytes. The"
             + " settings further down are optional: each is commented out and shows its default.");
     sb.append("-->\n");
     sb.append("<configuration>\n");

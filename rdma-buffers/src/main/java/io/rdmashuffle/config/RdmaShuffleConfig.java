@@ -168,19 +168,6 @@ public final class RdmaShuffleConfig {
 
   // Hadoop MapReduce only
 
-  public static final ConfigEntry<Long> SERVICE_MAX_REGISTERED_BYTES =
-      ConfigEntry.builder("service.maxRegisteredBytes", ConfigType.BYTES)
-          .defaultValue(4 * GIB)
-          .range(64 * MIB, 4096 * GIB)
-          .scope(ConfigEntry.Scope.HADOOP)
-          .side(ConfigEntry.Side.SERVING)
-          .doc(
-              "Upper bound on the map output bytes the NodeManager service keeps registered (mapped"
-                  + " and, with verbs, pinned: RLIMIT_MEMLOCK must allow it). Outputs are registered"
-                  + " on their first request; beyond the bound the least recently requested ones are"
-                  + " deregistered, and a reducer still reading one asks again.")
-          .build();
-
   public static final ConfigEntry<Long> FETCH_CHUNK_SIZE =
       ConfigEntry.builder("fetch.chunkSize", ConfigType.BYTES)
           .defaultValue(MIB)
@@ -518,7 +505,6 @@ public final class RdmaShuffleConfig {
           SPARK_CHECKSUM_VERIFY,
           SPARK_READ_SEGMENT_SIZE,
 
-          SERVICE_MAX_REGISTERED_BYTES,
           FETCH_CHUNK_SIZE,
           FETCH_MAX_BYTES_IN_FLIGHT,
           FETCH_HTTP_FALLBACK,

@@ -322,6 +322,7 @@ public final class OutputCatalog implements AutoCloseable {
       synchronized (this) {
         open--;
         pinned -= pin;
+        metrics.holding(open, pinned);
       }
       throw e;
     }

@@ -1,7 +1,8 @@
 package io.rdmashuffle.hadoop.reduce;
 
 import io.rdmashuffle.config.RdmaShuffleConfig;
-import io.rdmashuffle.hadoop.MapOutputsAnswer;
+import io.rdmashuffle.mapoutput.LocateAnswer;
+import io.rdmashuffle.mapoutput.PartitionTable;
 import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.AuthenticationException;
 import io.rdmashuffle.transport.RemoteAccessException;
@@ -25,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One fetcher thread of a reduce task, in the stock fetcher's loop: take a host from the shuffle
  * scheduler, copy the map outputs it has for this task, give it back. A round asks the node's
- * service where the outputs lie ({@link MapOutputsClient}), READs each segment ({@link
+ * service where the outputs lie ({@link NodeLocator}), READs each segment ({@link
  * SegmentInputStream}) into the space Hadoop's merge reserves for it, and reports each map to the
  * scheduler as the stock fetcher does: copied, failed (a read error, so the map is re-run when
  * reducers keep failing on it), or put back for later. Nodes that can't serve READs are fetched
@@ -34,7 +35,6 @@ import org.slf4j.LoggerFactory;
  */
 final class RdmaFetcher<K, V> extends Thread {
   private static final Logger LOG = LoggerFactory.getLogger(RdmaFetcher.class);
-  private static final long ALLOCATION_WAIT_MILLIS = 60_000;
 
   private final int id;
   private final ReadSide side;
@@ -43,7 +43,7 @@ final class RdmaFetcher<K, V> extends Thread {
   private final ShuffleClientMetrics metrics;
   private final Reporter reporter;
   private final ExceptionReporter errors;
-  private final HttpFallbackFetcher<K, V> http;
+  private final HttpFallback http;
   private volatile boolean stopped;
 
   /** How one map's copy ended. */
@@ -68,7 +68,7 @@ final class RdmaFetcher<K, V> extends Thread {
       ShuffleClientMetrics metrics,
       Reporter reporter,
       ExceptionReporter errors,
-      HttpFallbackFetcher<K, V> http) {
+      HttpFallback http) {
     super("rdma-shuffle fetcher#" + id);
     setDaemon(true);
     this.id = id;
@@ -147,12 +147,12 @@ final class RdmaFetcher<K, V> extends Thread {
    */
   private boolean copy(MapHost host, Set<TaskAttemptID> remaining, List<TaskAttemptID> httpMaps,
       boolean mayAskAgain) throws IOException, InterruptedException {
-    MapOutputsAnswer answer;
+    LocateAnswer answer;
     long asked = Time.monotonicNow();
     try {
       side.count(RdmaShuffleCounter.MAP_OUTPUTS_REQUESTS, 1);
       answer = side.client.request(host, new ArrayList<>(remaining));
-    } catch (MapOutputsClient.Unusable e) {
+    } catch (NodeLocator.Unusable e) {
       return unusable(host, remaining, e.getMessage());
     } finally {
       side.count(RdmaShuffleCounter.MAP_OUTPUTS_REQUEST_MILLIS, Time.monotonicNow() - asked);
@@ -162,8 +162,8 @@ final class RdmaFetcher<K, V> extends Thread {
           + ", this task runs " + side.transport.kind());
     }
     List<TaskAttemptID> askAgain = new ArrayList<>();
-    for (MapOutputsAnswer.Entry e : answer.entries()) {
-      TaskAttemptID mapId = TaskAttemptID.forName(e.mapId());
+    for (LocateAnswer.Located e : answer.maps()) {
+      TaskAttemptID mapId = TaskAttemptID.forName(e.map());
       Outcome o = copyOne(host, answer, e, mapId);
       switch (o) {
         case DONE, FAILED -> remaining.remove(mapId);
@@ -171,7 +171,7 @@ final class RdmaFetcher<K, V> extends Thread {
           return false;
         }
         case USE_HTTP -> {
-          if (e.status() == MapOutputsAnswer.Status.UNAVAILABLE) {
+          if (e.status() == LocateAnswer.Status.UNAVAILABLE) {
             remaining.remove(mapId);
             httpMaps.add(mapId);
           } else {
@@ -210,7 +210,7 @@ final class RdmaFetcher<K, V> extends Thread {
     return false;
   }
 
-  private Outcome copyOne(MapHost host, MapOutputsAnswer answer, MapOutputsAnswer.Entry e,
+  private Outcome copyOne(MapHost host, LocateAnswer answer, LocateAnswer.Located e,
       TaskAttemptID mapId) throws IOException {
     switch (e.status()) {
       case OK:
@@ -228,12 +228,16 @@ final class RdmaFetcher<K, V> extends Thread {
     }
   }
 
-  private Outcome read(MapHost host, MapOutputsAnswer answer, MapOutputsAnswer.Entry e,
+  private Outcome read(MapHost host, LocateAnswer answer, LocateAnswer.Located e,
       TaskAttemptID mapId) throws IOException {
     long start = Time.monotonicNow();
+    PartitionTable t = e.partitions();
+    long offset = t.start(side.reduce);
+    long length = t.length(side.reduce);
+    long rawLength = t.rawLength(side.reduce);
     MapOutput<K, V> out;
     try {
-      out = merger.reserve(mapId, e.rawLength(), id);
+      out = merger.reserve(mapId, rawLength, id);
     } catch (IOException ex) {
       // no local room for it: the stock fetcher kills the reduce attempt the same way
       scheduler.reportLocalError(ex);
@@ -243,10 +247,10 @@ final class RdmaFetcher<K, V> extends Thread {
       return Outcome.WAIT;
     }
     SegmentInputStream in = new SegmentInputStream(side.connections, side.buffers,
-        answer.responder(), side.jobId, e.file(), e.startOffset(), e.partLength(), side.chunkSize,
-        side.bytesInFlightPerFetcher, ALLOCATION_WAIT_MILLIS, reporter);
+        answer.responder(), side.jobId, e.data(), offset, length, side.chunkSize,
+        side.bytesInFlightPerFetcher, side.allocationWaitMillis, reporter);
     try {
-      out.shuffle(host, in, e.partLength(), e.rawLength(), metrics, reporter);
+      out.shuffle(host, in, length, rawLength, metrics, reporter);
     } catch (IOException | InternalError | RuntimeException ex) {
       // codecs report corrupt input as InternalError, as the stock fetcher notes
       out.abort();
@@ -255,10 +259,10 @@ final class RdmaFetcher<K, V> extends Thread {
       in.close();
     }
     long end = Time.monotonicNow();
-    scheduler.copySucceeded(mapId, host, e.partLength(), start, end, out);
+    scheduler.copySucceeded(mapId, host, length, start, end, out);
     metrics.successFetch();
     side.count(RdmaShuffleCounter.MAPS_READ, 1);
-    side.count(RdmaShuffleCounter.BYTES_READ, e.partLength());
+    side.count(RdmaShuffleCounter.BYTES_READ, length);
     side.count(RdmaShuffleCounter.READ_COPY_MILLIS, end - start);
     return Outcome.DONE;
   }

@@ -98,7 +98,8 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     MapOutputsClient client =
         new MapOutputsClient(jobConf, jobId, reduceId.getTaskID().getId(), secret);
     try {
-      side = ReadSide.start(conf, jobId, secret, client, fetchers(), reporter);
+      side = ReadSide.start(conf, jobId, reduceId.getTaskID().getId(), secret, client, fetchers(),
+          reporter);
     } catch (IOException e) {
       throw new IllegalStateException(
           "rdma-shuffle: no transport for " + reduceId + " (and "

@@ -36,17 +36,27 @@ final class SegmentInputStream extends InputStream {
   private ReadFailure failure;
   private boolean closed;
 
-  /** The READs of a chunk failed: a transport failure, not bad data. */
+  /**
+   * The READs of a chunk failed: a transport failure or the reader's own shortage, not bad
+   * data.
+   */
   static final class ReadFailure extends IOException {
     private static final long serialVersionUID = 1L;
+    private final boolean shortage;
 
-    ReadFailure(String message, IOException cause) {
-      super(message, cause);
+    ReadFailure(String message, SegmentFetcher.Failed failed) {
+      super(message, failed.cause());
+      this.shortage = failed.shortage();
     }
 
     /** The transport's (or buffer pool's) failure. */
     IOException reason() {
       return (IOException) getCause();
+    }
+
+    /** Whether this task ran short of READ buffers itself: not the node's nor the map's fault. */
+    boolean shortage() {
+      return shortage;
     }
   }
 
@@ -146,7 +156,7 @@ final class SegmentInputStream extends InputStream {
       } else if (r instanceof SegmentFetcher.Failed failed) {
         failure = new ReadFailure(
             "READ of chunk " + failed.request().tag() + " of " + chunks + " failed: "
-                + failed.cause().getMessage(), failed.cause());
+                + failed.cause().getMessage(), failed);
         throw failure;
       } else {
         SegmentFetcher.Fetched got = (SegmentFetcher.Fetched) r;
