@@ -27,6 +27,11 @@ import org.apache.hadoop.mapreduce.task.reduce.MapHost;
  * {@code read.timeout}). Stateless apart from its settings; any fetcher thread may use it.
  */
 final class MapOutputsClient implements NodeLocator {
+  /** HTTP status of a node with too many shuffle connections (the stock handler's). */
+  static final int TOO_MANY_REQUESTS = 429;
+  /** Its header with the milliseconds to wait, and the stock fetcher's default. */
+  static final String RETRY_AFTER = "Retry-After";
+  static final long RETRY_AFTER_DEFAULT_MILLIS = 1000;
   /** Stock default of both shuffle timeouts (Fetcher.DEFAULT_STALLED_COPY_TIMEOUT). */
   private static final int DEFAULT_TIMEOUT_MILLIS = 3 * 60 * 1000;
   private static final int MAX_ANSWER_BYTES = 16 << 20;
@@ -50,9 +55,12 @@ final class MapOutputsClient implements NodeLocator {
    *
    * @throws Unusable when the node does not run the service, does not answer, refuses, or answers
    *     something that is not a valid answer to this request
+   * @throws TryLater when the node has too many shuffle connections (429, as the stock fetcher
+   *     sees it), with the node's Retry-After
    */
   @Override
-  public LocateAnswer request(MapHost host, List<TaskAttemptID> maps) throws Unusable {
+  public LocateAnswer request(MapHost host, List<TaskAttemptID> maps)
+      throws Unusable, TryLater {
     URI base = URI.create(host.getBaseUrl());
     List<String> ids = new ArrayList<>(maps.size());
     for (TaskAttemptID m : maps) {
@@ -69,6 +77,11 @@ final class MapOutputsClient implements NodeLocator {
       c.setUseCaches(false);
       c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, hash);
       int status = c.getResponseCode();
+      if (status == TOO_MANY_REQUESTS) {
+        long backoff = c.getHeaderFieldLong(RETRY_AFTER, RETRY_AFTER_DEFAULT_MILLIS);
+        throw new TryLater("HTTP 429: " + base.getHost() + " has too many shuffle connections",
+            backoff < 0 ? RETRY_AFTER_DEFAULT_MILLIS : backoff);
+      }
       if (status != HttpURLConnection.HTTP_OK) {
         throw new Unusable(describe(status, c), null);
       }
@@ -84,7 +97,7 @@ final class MapOutputsClient implements NodeLocator {
       LocateAnswer a = LocateLayout.decodeAnswer(ByteBuffer.wrap(body));
       check(a, ids);
       return a;
-    } catch (Unusable e) {
+    } catch (Unusable | TryLater e) {
       throw e;
     } catch (IOException | IllegalArgumentException e) {
       throw new Unusable(e.toString(), e);

@@ -14,8 +14,9 @@ interface NodeLocator {
   /**
    * @throws Unusable when the node can't serve READs for this task (not our service, refused,
    *     not answering, a bad answer): a matter of the node, never of a map
+   * @throws TryLater when the node is busy (HTTP 429): ask again after the backoff
    */
-  LocateAnswer request(MapHost host, List<TaskAttemptID> maps) throws Unusable;
+  LocateAnswer request(MapHost host, List<TaskAttemptID> maps) throws Unusable, TryLater;
 
   /** The node can't serve READs for us now; the message says why. Never a fetch failure. */
   final class Unusable extends IOException {
@@ -23,6 +24,21 @@ interface NodeLocator {
 
     Unusable(String message, Throwable cause) {
       super(message, cause);
+    }
+  }
+
+  /** The node refused for now (too many shuffle connections): penalize it, come back later. */
+  final class TryLater extends IOException {
+    private static final long serialVersionUID = 1L;
+    private final long backoffMillis;
+
+    TryLater(String message, long backoffMillis) {
+      super(message);
+      this.backoffMillis = backoffMillis;
+    }
+
+    long backoffMillis() {
+      return backoffMillis;
     }
   }
 }

@@ -17,10 +17,13 @@ import org.apache.hadoop.util.Progressable;
 /**
  * One map output segment, READ in chunks and read back as a stream in file order: what Hadoop's
  * {@code MapOutput.shuffle} consumes (it checks the IFile checksum and decompresses). The chunks'
- * READs are posted by a {@link SegmentFetcher} of this stream's own, within the byte bound, and
- * READs ahead while the merge consumes earlier chunks. A chunk that can't be READ (after the
- * fetcher's one retry on a fresh connection) fails the stream with a {@link ReadFailure}. Single
- * thread; {@link #close()} returns every buffer.
+ * READs are posted by a {@link SegmentFetcher} of this stream's own, which READs ahead while the
+ * merge consumes earlier chunks. The stream keeps no accounting of its own: the fetcher counts
+ * every chunk from its admission until the stream releases it, chunks that arrived ahead of their
+ * turn included, so the registered memory one stream holds never exceeds its byte bound plus the
+ * one chunk it waits for. A chunk that can't be READ (after the fetcher's one retry on a fresh
+ * connection) fails the stream with a {@link ReadFailure}. Single thread; {@link #close()}
+ * returns every buffer.
  */
 final class SegmentInputStream extends InputStream {
   private static final long WAIT_MILLIS = 1000;

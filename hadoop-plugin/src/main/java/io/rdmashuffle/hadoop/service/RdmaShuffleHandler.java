@@ -3,6 +3,7 @@ package io.rdmashuffle.hadoop.service;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.hadoop.HadoopConf;
+import io.rdmashuffle.hadoop.HadoopVersions;
 import io.rdmashuffle.hadoop.JobSecrets;
 import io.rdmashuffle.hadoop.MapOutputsRequest;
 import io.rdmashuffle.mapoutput.LocateLayout;
@@ -68,6 +69,11 @@ public class RdmaShuffleHandler extends ShuffleHandler {
 
   public RdmaShuffleHandler() {
     super();
+  }
+
+  static {
+    // before anything of the stock handler runs: on 3.3 its Netty 3 internals don't fit ours
+    HadoopVersions.requireSupported("the rdma-shuffle NodeManager service");
   }
 
   @Override

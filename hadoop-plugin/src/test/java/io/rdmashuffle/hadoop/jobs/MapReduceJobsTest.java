@@ -371,6 +371,38 @@ class MapReduceJobsTest {
     assertArrayEquals(expected, cluster.output(output("wordcount-unregistered", true)));
   }
 
+  @Test
+  @Order(9)
+  void withOneReducerACorruptPartitionMakesTheMapRunAgainAndTheOutputIsStocks()
+      throws Exception {
+    java.util.function.Consumer<Configuration> tweak = c -> {
+      c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, 1.0f);
+      c.setLong(MRJobConfig.MAX_SHUFFLE_FETCH_RETRY_DELAY, 500);
+    };
+    run(wordCount(cluster, "wordcount-one-reducer", false, words, 1, tweak));
+    byte[] expected = cluster.output(output("wordcount-one-reducer", false));
+    Job job = wordCount(cluster, "wordcount-one-reducer", true, words, 1, tweak);
+    job.submit();
+    String victim = succeededMaps(job, 4).get(0);
+    corruptEveryPartition(findMapOutput(victim));
+    run(job);
+    // the AM re-runs a map once enough fetch failures of it were reported (3 by default): with
+    // one reducer all of them come from that reducer, which must put the map back and try it
+    // again, as Hadoop's Fetcher does (a reducer that dropped it would wait for it forever). The
+    // reducer's failed attempts' counters don't reach the job's, so the re-run is the evidence.
+    boolean rerun = false;
+    for (TaskCompletionEvent e : job.getTaskCompletionEvents(0, 1000)) {
+      String id = e.getTaskAttemptId().toString();
+      if (e.isMapTask() && !id.equals(victim)
+          && id.startsWith(victim.substring(0, victim.length() - 1))
+          && e.getStatus() == TaskCompletionEvent.Status.SUCCEEDED) {
+        rerun = true;
+      }
+    }
+    assertTrue(rerun, "map " + victim + " ran again");
+    assertArrayEquals(expected, cluster.output(output("wordcount-one-reducer", true)));
+  }
+
   private static File findMapOutput(String attempt) throws Exception {
     for (int nm = 0; nm < 2; nm++) {
       for (File dir : cluster.localDirs(nm)) {

@@ -107,4 +107,23 @@ class MapOutputsClientTest {
       fake.stop(0);
     }
   }
+
+  @Test
+  void aBusyNodeSaysTryLaterWithItsBackoffNotUnusable() throws Exception {
+    HttpServer busy = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    busy.createContext(MapOutputsRequest.PATH, x -> {
+      x.getResponseHeaders().add("Retry-After", "1234");
+      x.sendResponseHeaders(429, -1);
+      x.close();
+    });
+    busy.start();
+    try {
+      NodeLocator.TryLater later = assertThrows(NodeLocator.TryLater.class,
+          () -> client(JobTokens.secret(token))
+              .request(host(busy.getAddress().getPort()), List.of(FakeMapOutputs.map(JOB, 0))));
+      assertEquals(1234, later.backoffMillis());
+    } finally {
+      busy.stop(0);
+    }
+  }
 }
