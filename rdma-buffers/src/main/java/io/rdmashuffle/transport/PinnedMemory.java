@@ -2,12 +2,14 @@ package io.rdmashuffle.transport;
 
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.config.VerbsRegistration;
 
 /**
  * What a process may pin in RAM for a transport that pins registered memory (verbs without
  * on-demand paging), by the bounds of what it does: a serving process its served map outputs
- * ({@code serve.maxPinnedBytes}), a reading process its READ buffers ({@code buffers.maxBytes}),
- * a process that does both their sum. The verbs probe checks the memlock limit against it.
+ * ({@code serve.maxPinnedBytes}; nothing when {@code verbs.registration=odp}, which never pins
+ * them), a reading process its READ buffers ({@code buffers.maxBytes}), a process that does both
+ * their sum. The verbs probe checks the memlock limit against it.
  *
  * @param bytes the bytes that may be pinned at once
  * @param bounds the settings that bound them, with their values (for messages)
@@ -18,7 +20,8 @@ public record PinnedMemory(long bytes, String bounds) {
   public static PinnedMemory of(RdmaConf conf, boolean serving, boolean reading) {
     long bytes = 0;
     StringBuilder bounds = new StringBuilder();
-    if (serving) {
+    boolean servedPinned = conf.get(RdmaShuffleConfig.VERBS_REGISTRATION) != VerbsRegistration.ODP;
+    if (serving && servedPinned) {
       bytes += conf.get(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES);
       bounds.append(conf.keyOf(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES)).append('=')
           .append(conf.get(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES));
@@ -31,6 +34,9 @@ public record PinnedMemory(long bytes, String bounds) {
     }
     if (!serving && !reading) {
       throw new IllegalArgumentException("a process that neither serves nor reads pins nothing");
+    }
+    if (bounds.length() == 0) {
+      bounds.append(conf.keyOf(RdmaShuffleConfig.VERBS_REGISTRATION)).append("=odp pins nothing");
     }
     return new PinnedMemory(bytes, bounds.toString());
   }

@@ -36,4 +36,14 @@ class PinnedMemoryTest {
     assertNotNull(both.memlockShortfall(8L << 30));
     assertThrows(IllegalArgumentException.class, () -> PinnedMemory.of(CONF, false, false));
   }
+
+  @Test
+  void servedOutputsRegisteredOnDemandPinNothing() {
+    RdmaConf odp = RdmaConf.load(KeyStyle.HADOOP, ConfigSource.of(Map.of(
+        "mapreduce.shuffle.rdma.serve.maxPinnedBytes", "8g",
+        "mapreduce.shuffle.rdma.verbs.registration", "odp")));
+    PinnedMemory serving = PinnedMemory.of(odp, true, false);
+    assertEquals(0, serving.bytes());
+    assertNull(serving.memlockShortfall(0));
+  }
 }
