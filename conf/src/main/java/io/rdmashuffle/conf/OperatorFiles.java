@@ -172,7 +172,7 @@ public final class OperatorFiles {
             + " the fallback of those that do) and receives each job's token. If"
             + " yarn.nodemanager.aux-services lists other services, keep them. With the verbs"
             + " transport the NodeManager's memlock limit (LimitMEMLOCK of its systemd unit, or"
-            + " ulimit -l) must allow " + MapReduceConfig.SCHEMA.key(MapReduceConfig.SERVICE_MAX_REGISTERED_BYTES) + ". The"
+            + " ulimit -l) must allow " + MapReduceConfig.SCHEMA.key(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES) + ". The"
             + " settings further down are optional: each is commented out and shows its default.");
     sb.append("-->\n");
     sb.append("<configuration>\n");

@@ -3,6 +3,8 @@ package io.rdmashuffle.hadoop;
 import io.rdmashuffle.config.ConfigSource;
 import io.rdmashuffle.config.ConfigSchema;
 import io.rdmashuffle.config.RdmaConf;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,5 +54,17 @@ public final class HadoopConf {
         return keys;
       }
     };
+  }
+
+  /**
+   * The host a NodeManager service or reduce task advertises when {@code host} is not set: this
+   * machine's canonical name, as Hadoop names nodes.
+   */
+  public static String localHost() {
+    try {
+      return InetAddress.getLocalHost().getCanonicalHostName();
+    } catch (UnknownHostException e) {
+      return "localhost";
+    }
   }
 }

@@ -18,17 +18,6 @@ public final class MapReduceConfig {
   private static final long MIB = 1024L * KIB;
   private static final long GIB = 1024L * MIB;
 
-  public static final ConfigEntry<Long> SERVICE_MAX_REGISTERED_BYTES =
-      ConfigEntry.builder("service.maxRegisteredBytes", ConfigType.BYTES)
-          .defaultValue(4 * GIB)
-          .range(64 * MIB, 4096 * GIB)
-          .side(ConfigEntry.Side.SERVING)
-          .doc(
-              "Upper bound on the map output bytes the NodeManager service keeps registered (mapped"
-                  + " and, with verbs, pinned: RLIMIT_MEMLOCK must allow it). Outputs are registered"
-                  + " on their first request; beyond the bound the least recently requested ones are"
-                  + " deregistered, and a reducer still reading one asks again.")
-          .build();
 
   public static final ConfigEntry<Long> FETCH_CHUNK_SIZE =
       ConfigEntry.builder("fetch.chunkSize", ConfigType.BYTES)
@@ -65,6 +54,6 @@ public final class MapReduceConfig {
   /** The core's settings and the above, under {@code mapreduce.shuffle.rdma.}. */
   public static final ConfigSchema SCHEMA =
       ConfigSchema.of("MapReduce", "mapreduce.shuffle.rdma.",
-          List.of(SERVICE_MAX_REGISTERED_BYTES, FETCH_CHUNK_SIZE, FETCH_MAX_BYTES_IN_FLIGHT,
+          List.of(FETCH_CHUNK_SIZE, FETCH_MAX_BYTES_IN_FLIGHT,
               FETCH_HTTP_FALLBACK));
 }

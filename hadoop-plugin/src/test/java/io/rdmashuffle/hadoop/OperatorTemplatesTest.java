@@ -35,8 +35,8 @@ class OperatorTemplatesTest {
     assertTrue(ShuffleHandler.class.isAssignableFrom(service), "keeps the stock HTTP shuffle");
     // the commented-out settings are defaults: nothing set, everything valid
     RdmaConf conf = HadoopConf.load(yarn);
-    assertEquals(MapReduceConfig.SERVICE_MAX_REGISTERED_BYTES.defaultValue(),
-        conf.get(MapReduceConfig.SERVICE_MAX_REGISTERED_BYTES));
+    assertEquals(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES.defaultValue(),
+        conf.get(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES));
   }
 
   @Test

@@ -13,6 +13,7 @@ import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.CallRefusedException;
 import io.rdmashuffle.transport.CallServices;
 import io.rdmashuffle.transport.ConnectionPool;
+import io.rdmashuffle.transport.PinnedMemory;
 import io.rdmashuffle.transport.Transport;
 import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportSelector;
@@ -185,8 +186,10 @@ public final class NodeRuntime implements AutoCloseable {
    */
   public static NodeRuntime start(Context context) throws TransportStartException {
     Context c = Objects.requireNonNull(context).conclude();
+    // the memlock limit must allow what this process pins: served outputs and/or READ buffers
     Transport t = c.selector.start(
-        new TransportContext(c.conf, c.secrets, c.defaultHost, c.metrics));
+        new TransportContext(c.conf, c.secrets, c.defaultHost, c.metrics),
+        PinnedMemory.of(c.conf, c.served != null, c.reading));
     List<AutoCloseable> built = new ArrayList<>();
     built.add(t);
     try {

@@ -77,6 +77,7 @@ final class Registrations {
   void unreserve(long pin) {
     open--;
     pinned -= pin;
+    metrics.holding(open, pinned);
   }
 
   /** Adds a registration made under a reservation; {@code nanos} it took. */

@@ -14,9 +14,23 @@ public interface TransportProvider {
   Availability probe(RdmaConf conf);
 
   /**
+   * Probes this node for a process that may pin {@code pinned} (a transport that pins
+   * registered memory checks the memlock limit against it). The default ignores it.
+   */
+  default Availability probe(RdmaConf conf, PinnedMemory pinned) {
+    return probe(conf);
+  }
+
+  /**
    * Starts the transport.
    *
    * @throws TransportStartException when it can't start; the message says why
    */
   Transport start(TransportContext context) throws TransportStartException;
+
+  /** Starts the transport for a process that may pin {@code pinned}; the default ignores it. */
+  default Transport start(TransportContext context, PinnedMemory pinned)
+      throws TransportStartException {
+    return start(context);
+  }
 }

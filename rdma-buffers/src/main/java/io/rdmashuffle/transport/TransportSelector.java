@@ -43,10 +43,15 @@ public final class TransportSelector {
   public record Choice(TransportKind kind, Map<TransportKind, Availability> probes, String reason) {}
 
   public Choice choose(RdmaConf conf) {
+    return choose(conf, PinnedMemory.of(conf, false, true));
+  }
+
+  /** What would be picked for a process that may pin {@code pinned}, and why. */
+  public Choice choose(RdmaConf conf, PinnedMemory pinned) {
     TransportKind wanted = conf.get(RdmaShuffleConfig.TRANSPORT);
     Map<TransportKind, Availability> probes = new EnumMap<>(TransportKind.class);
     for (TransportProvider p : providers.values()) {
-      probes.put(p.kind(), p.probe(conf));
+      probes.put(p.kind(), p.probe(conf, pinned));
     }
     if (wanted != TransportKind.AUTO) {
       Availability a = probes.get(wanted);
@@ -77,11 +82,20 @@ public final class TransportSelector {
    *     server can't listen); the message says why
    */
   public Transport start(TransportContext context) throws TransportStartException {
+    return start(context, PinnedMemory.of(context.conf(), false, true));
+  }
+
+  /**
+   * Starts the transport for a process that may pin {@code pinned} (what it serves and what it
+   * reads into): the memlock limit is checked against that.
+   */
+  public Transport start(TransportContext context, PinnedMemory pinned)
+      throws TransportStartException {
     if (context.conf().get(RdmaShuffleConfig.DEBUG_LEAK_DETECTION)) {
       LeakDetector.enable();
     }
     if (context.server() != null) {
-      return startOn(context);
+      return startOn(context, pinned);
     }
     ConnectionServer server;
     try {
@@ -91,26 +105,27 @@ public final class TransportSelector {
           + context.conf().get(RdmaShuffleConfig.PORT) + ": " + e.getMessage(), e);
     }
     try {
-      return startOn(context.withServer(server));
+      return startOn(context.withServer(server), pinned);
     } catch (TransportStartException | RuntimeException | Error e) {
       server.close();
       throw e;
     }
   }
 
-  private Transport startOn(TransportContext context) throws TransportStartException {
-    Choice c = choose(context.conf());
+  private Transport startOn(TransportContext context, PinnedMemory pinned)
+      throws TransportStartException {
+    Choice c = choose(context.conf(), pinned);
     TransportKind wanted = context.conf().get(RdmaShuffleConfig.TRANSPORT);
     if (wanted != TransportKind.AUTO) {
       if (!c.probes().get(wanted).available()) {
         throw new TransportStartException(
             "transport " + name(wanted) + " can't run on this node: " + c.probes().get(wanted).cause());
       }
-      return providers.get(wanted).start(context);
+      return providers.get(wanted).start(context, pinned);
     }
     if (c.kind() == TransportKind.VERBS) {
       try {
-        return providers.get(TransportKind.VERBS).start(context);
+        return providers.get(TransportKind.VERBS).start(context, pinned);
       } catch (TransportStartException e) {
         fellBack(context, "verbs failed to start: " + e.getMessage());
         return providers.get(TransportKind.TCP).start(context);

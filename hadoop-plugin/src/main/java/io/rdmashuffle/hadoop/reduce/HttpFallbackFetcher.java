@@ -20,7 +20,7 @@ import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
  * protected and unchanged from Hadoop 2.x to 3.5.0 (where Fetcher extends
  * SubjectInheritingThread instead of Thread; a never-started instance doesn't care).
  */
-final class HttpFallbackFetcher<K, V> extends Fetcher<K, V> {
+final class HttpFallbackFetcher<K, V> extends Fetcher<K, V> implements HttpFallback {
   HttpFallbackFetcher(
       JobConf job,
       TaskAttemptID reduceId,
@@ -34,7 +34,14 @@ final class HttpFallbackFetcher<K, V> extends Fetcher<K, V> {
   }
 
   /** One stock fetch round from {@code host}, which the caller holds (got from getHost). */
-  void copyFrom(MapHost host) throws IOException {
+  @Override
+  public void copyFrom(MapHost host) throws IOException {
     copyFromHost(host);
+  }
+
+  /** Closes the HTTP connection of a round in progress, which fails its blocked read. */
+  @Override
+  public void abortConnection() {
+    closeConnection();
   }
 }

@@ -1,8 +1,9 @@
 package io.rdmashuffle.hadoop.reduce;
 
-import io.rdmashuffle.hadoop.MapOutputsAnswer;
-import io.rdmashuffle.hadoop.MapOutputsAnswerLayout;
 import io.rdmashuffle.hadoop.MapOutputsRequest;
+import io.rdmashuffle.mapoutput.LocateAnswer;
+import io.rdmashuffle.mapoutput.LocateLayout;
+import java.nio.ByteBuffer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
@@ -19,12 +20,18 @@ import org.apache.hadoop.mapreduce.task.reduce.MapHost;
 
 /**
  * Asks a NodeManager's rdma-shuffle service where to READ some map outputs ({@link
- * MapOutputsRequest}), on the stock shuffle's host and port, signed with the job's shuffle
+ * MapOutputsRequest}; the answer is the core's {@link LocateAnswer}), on the stock shuffle's host
+ * and port, signed with the job's shuffle
  * secret as the stock fetcher signs its URLs, and checks the service's reply hash before trusting
  * the answer. Timeouts are the stock fetcher's ({@code mapreduce.reduce.shuffle.connect.timeout},
  * {@code read.timeout}). Stateless apart from its settings; any fetcher thread may use it.
  */
-final class MapOutputsClient {
+final class MapOutputsClient implements NodeLocator {
+  /** HTTP status of a node with too many shuffle connections (the stock handler's). */
+  static final int TOO_MANY_REQUESTS = 429;
+  /** Its header with the milliseconds to wait, and the stock fetcher's default. */
+  static final String RETRY_AFTER = "Retry-After";
+  static final long RETRY_AFTER_DEFAULT_MILLIS = 1000;
   /** Stock default of both shuffle timeouts (Fetcher.DEFAULT_STALLED_COPY_TIMEOUT). */
   private static final int DEFAULT_TIMEOUT_MILLIS = 3 * 60 * 1000;
   private static final int MAX_ANSWER_BYTES = 16 << 20;
@@ -34,15 +41,6 @@ final class MapOutputsClient {
   private final SecretKey secret;
   private final int connectTimeout;
   private final int readTimeout;
-
-  /** The node can't serve READs for us now; the message says why. Never a fetch failure. */
-  static final class Unusable extends IOException {
-    private static final long serialVersionUID = 1L;
-
-    Unusable(String message, Throwable cause) {
-      super(message, cause);
-    }
-  }
 
   MapOutputsClient(JobConf job, String jobId, int reduce, SecretKey secret) {
     this.jobId = jobId;
@@ -57,8 +55,12 @@ final class MapOutputsClient {
    *
    * @throws Unusable when the node does not run the service, does not answer, refuses, or answers
    *     something that is not a valid answer to this request
+   * @throws TryLater when the node has too many shuffle connections (429, as the stock fetcher
+   *     sees it), with the node's Retry-After
    */
-  MapOutputsAnswer request(MapHost host, List<TaskAttemptID> maps) throws Unusable {
+  @Override
+  public LocateAnswer request(MapHost host, List<TaskAttemptID> maps)
+      throws Unusable, TryLater {
     URI base = URI.create(host.getBaseUrl());
     List<String> ids = new ArrayList<>(maps.size());
     for (TaskAttemptID m : maps) {
@@ -75,6 +77,11 @@ final class MapOutputsClient {
       c.setUseCaches(false);
       c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, hash);
       int status = c.getResponseCode();
+      if (status == TOO_MANY_REQUESTS) {
+        long backoff = c.getHeaderFieldLong(RETRY_AFTER, RETRY_AFTER_DEFAULT_MILLIS);
+        throw new TryLater("HTTP 429: " + base.getHost() + " has too many shuffle connections",
+            backoff < 0 ? RETRY_AFTER_DEFAULT_MILLIS : backoff);
+      }
       if (status != HttpURLConnection.HTTP_OK) {
         throw new Unusable(describe(status, c), null);
       }
@@ -87,10 +94,10 @@ final class MapOutputsClient {
         throw new Unusable("answer of content type " + c.getContentType(), null);
       }
       byte[] body = readBody(c);
-      MapOutputsAnswer a = MapOutputsAnswerLayout.decode(body);
+      LocateAnswer a = LocateLayout.decodeAnswer(ByteBuffer.wrap(body));
       check(a, ids);
       return a;
-    } catch (Unusable e) {
+    } catch (Unusable | TryLater e) {
       throw e;
     } catch (IOException | IllegalArgumentException e) {
       throw new Unusable(e.toString(), e);
@@ -101,17 +108,20 @@ final class MapOutputsClient {
     }
   }
 
-  private void check(MapOutputsAnswer a, List<String> asked) throws Unusable {
-    if (a.reduce() != reduce) {
-      throw new Unusable("answer for reduce " + a.reduce() + ", asked for " + reduce, null);
-    }
-    if (a.entries().size() != asked.size()) {
-      throw new Unusable("answer with " + a.entries().size() + " maps, asked for " + asked.size(), null);
+  /** The answer must be for what was asked: the same maps in order, this task's partition. */
+  private void check(LocateAnswer a, List<String> asked) throws Unusable {
+    if (a.maps().size() != asked.size()) {
+      throw new Unusable("answer with " + a.maps().size() + " maps, asked for " + asked.size(), null);
     }
     for (int i = 0; i < asked.size(); i++) {
-      if (!a.entries().get(i).mapId().equals(asked.get(i))) {
-        throw new Unusable("answer names map " + a.entries().get(i).mapId() + ", asked for "
-            + asked.get(i), null);
+      LocateAnswer.Located e = a.maps().get(i);
+      if (!e.map().equals(asked.get(i))) {
+        throw new Unusable("answer names map " + e.map() + ", asked for " + asked.get(i), null);
+      }
+      if (e.ok() && (e.data() == null || e.partitions().first() > reduce
+          || e.partitions().end() <= reduce)) {
+        throw new Unusable("answer for map " + e.map() + " does not describe a registered"
+            + " partition " + reduce, null);
       }
     }
   }

@@ -1,15 +1,16 @@
 package io.rdmashuffle.hadoop.reduce;
 
 import io.rdmashuffle.config.RdmaShuffleConfig;
-import io.rdmashuffle.hadoop.MapOutputsAnswer;
-import io.rdmashuffle.transport.PeerUnreachableException;
+import io.rdmashuffle.mapoutput.LocateAnswer;
+import io.rdmashuffle.mapoutput.PartitionTable;
 import io.rdmashuffle.transport.AuthenticationException;
+import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.RemoteAccessException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.hadoop.mapred.Reporter;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.task.reduce.ExceptionReporter;
@@ -25,16 +26,28 @@ import org.slf4j.LoggerFactory;
 /**
  * One fetcher thread of a reduce task, in the stock fetcher's loop: take a host from the shuffle
  * scheduler, copy the map outputs it has for this task, give it back. A round asks the node's
- * service where the outputs lie ({@link MapOutputsClient}), READs each segment ({@link
- * SegmentInputStream}) into the space Hadoop's merge reserves for it, and reports each map to the
- * scheduler as the stock fetcher does: copied, failed (a read error, so the map is re-run when
- * reducers keep failing on it), or put back for later. Nodes that can't serve READs are fetched
- * over HTTP by Hadoop's own fetcher ({@link HttpFallbackFetcher}). Owned by {@link
- * RdmaShuffleConsumer}.
+ * service where the outputs lie ({@link NodeLocator}), READs each segment ({@link
+ * SegmentInputStream}) into the space Hadoop's merge reserves for it, and reports to the
+ * scheduler exactly as Hadoop's {@code Fetcher} does ({@link FetchRound}): a map leaves the round
+ * only when copied; a failed one is reported ({@code copyFailed}, which tells the AM when the
+ * stock fetcher would) and put back with the rest, the host's failure counted once per round.
+ * Whose fault a failure is decides what happens:
+ *
+ * <ul>
+ *   <li>bad bytes (checksum, decompression) or a map the node can't serve: the map's;
+ *   <li>a node that is busy (429): penalized and asked again later, as Hadoop does;
+ *   <li>a node that can't serve READs (no service, refused, a different transport): fetched over
+ *       HTTP from now on ({@code fetch.httpFallback}), else a connect failure of its maps;
+ *   <li>READs of one map that fail in the transport, or a map the node can't register now: that
+ *       map over HTTP this round (with fallback on), READs again next round;
+ *   <li>this task's own shortage of READ buffers, or an interrupt: {@code reportLocalError}, never
+ *       a failure of the map.
+ * </ul>
+ *
+ * <p>Owned by {@link RdmaShuffleConsumer}.
  */
 final class RdmaFetcher<K, V> extends Thread {
   private static final Logger LOG = LoggerFactory.getLogger(RdmaFetcher.class);
-  private static final long ALLOCATION_WAIT_MILLIS = 60_000;
 
   private final int id;
   private final ReadSide side;
@@ -43,18 +56,18 @@ final class RdmaFetcher<K, V> extends Thread {
   private final ShuffleClientMetrics metrics;
   private final Reporter reporter;
   private final ExceptionReporter errors;
-  private final HttpFallbackFetcher<K, V> http;
+  private final HttpFallback http;
   private volatile boolean stopped;
 
   /** How one map's copy ended. */
   private enum Outcome {
     /** Copied and committed to the merge. */
     DONE,
-    /** Reported to the scheduler as failed. */
+    /** Reported to the scheduler as failed; put back with the round's rest. */
     FAILED,
-    /** The merge has no room now: put back, try later (not an error). */
-    WAIT,
-    /** The node can't serve READs: fetch over HTTP. */
+    /** Not copied, nobody's fault here (no room in the merge now, or reported as local): stop. */
+    STOP,
+    /** This map over HTTP this round (its READs failed in the transport). */
     USE_HTTP,
     /** The node deregistered it meanwhile: ask again. */
     ASK_AGAIN
@@ -68,7 +81,7 @@ final class RdmaFetcher<K, V> extends Thread {
       ShuffleClientMetrics metrics,
       Reporter reporter,
       ExceptionReporter errors,
-      HttpFallbackFetcher<K, V> http) {
+      HttpFallback http) {
     super("rdma-shuffle fetcher#" + id);
     setDaemon(true);
     this.id = id;
@@ -105,15 +118,17 @@ final class RdmaFetcher<K, V> extends Thread {
     }
   }
 
+  /** Stops the thread: its HTTP connection is closed first, so a blocked read ends at once. */
   void shutDown() throws InterruptedException {
     stopped = true;
     interrupt();
+    http.abortConnection();
     join(5000);
     http.shutDown();
   }
 
   /** One round from {@code host}, which this thread holds until it returns. */
-  void copyFromHost(MapHost host) throws IOException, InterruptedException {
+  void copyFromHost(MapHost host) throws IOException {
     if (side.usesHttp(host)) {
       viaHttp(host);
       return;
@@ -122,178 +137,200 @@ final class RdmaFetcher<K, V> extends Thread {
     if (maps.isEmpty()) {
       return;
     }
-    Set<TaskAttemptID> remaining = new LinkedHashSet<>(maps);
-    List<TaskAttemptID> httpMaps = new ArrayList<>();
-    boolean wholeHostOverHttp = false;
+    FetchRound round = new FetchRound(scheduler, host, maps);
     try {
-      wholeHostOverHttp = copy(host, remaining, httpMaps, true);
+      copy(round, maps, true);
     } finally {
-      for (TaskAttemptID m : remaining) {
-        scheduler.putBackKnownMapOutput(host, m);
-      }
-      for (TaskAttemptID m : httpMaps) {
-        scheduler.putBackKnownMapOutput(host, m);
-      }
+      round.putBack();
     }
-    if (wholeHostOverHttp || !httpMaps.isEmpty()) {
+    if (round.overHttp()) {
       viaHttp(host);
     }
   }
 
-  /**
-   * Copies what it can of {@code remaining}, removing each map it settled (copied or reported).
-   *
-   * @return whether the rest must come over HTTP
-   */
-  private boolean copy(MapHost host, Set<TaskAttemptID> remaining, List<TaskAttemptID> httpMaps,
-      boolean mayAskAgain) throws IOException, InterruptedException {
-    MapOutputsAnswer answer;
+  /** Copies what it can of {@code maps}, all of {@code round}. */
+  private void copy(FetchRound round, List<TaskAttemptID> maps, boolean mayAskAgain)
+      throws IOException {
+    MapHost host = round.host();
+    LocateAnswer answer;
     long asked = Time.monotonicNow();
     try {
       side.count(RdmaShuffleCounter.MAP_OUTPUTS_REQUESTS, 1);
-      answer = side.client.request(host, new ArrayList<>(remaining));
-    } catch (MapOutputsClient.Unusable e) {
-      return unusable(host, remaining, e.getMessage());
+      answer = side.client.request(host, maps);
+    } catch (NodeLocator.TryLater e) {
+      LOG.info("fetcher#{}: {}; trying again in {} ms", id, e.getMessage(), e.backoffMillis());
+      SchedulerPenalty.penalize(scheduler, host, e.backoffMillis());
+      return;
+    } catch (NodeLocator.Unusable e) {
+      unusable(round, maps, e.getMessage());
+      return;
     } finally {
       side.count(RdmaShuffleCounter.MAP_OUTPUTS_REQUEST_MILLIS, Time.monotonicNow() - asked);
     }
     if (answer.transport() != side.transport.kind()) {
-      return unusable(host, remaining, "the node serves READs over " + answer.transport()
+      unusable(round, maps, "the node serves READs over " + answer.transport()
           + ", this task runs " + side.transport.kind());
+      return;
     }
     List<TaskAttemptID> askAgain = new ArrayList<>();
-    for (MapOutputsAnswer.Entry e : answer.entries()) {
-      TaskAttemptID mapId = TaskAttemptID.forName(e.mapId());
-      Outcome o = copyOne(host, answer, e, mapId);
+    for (LocateAnswer.Located e : answer.maps()) {
+      TaskAttemptID mapId = round.map(e.map());
+      Outcome o = copyOne(round, answer, e, mapId);
       switch (o) {
-        case DONE, FAILED -> remaining.remove(mapId);
-        case WAIT -> {
-          return false;
+        case DONE -> round.copied(mapId);
+        case FAILED -> { }
+        case STOP -> {
+          return;
         }
-        case USE_HTTP -> {
-          if (e.status() == MapOutputsAnswer.Status.UNAVAILABLE) {
-            remaining.remove(mapId);
-            httpMaps.add(mapId);
-          } else {
-            return unusable(host, remaining, "READs from the node fail");
-          }
-        }
+        case USE_HTTP -> round.useHttp();
         case ASK_AGAIN -> askAgain.add(mapId);
       }
     }
-    if (!askAgain.isEmpty() && mayAskAgain) {
+    if (askAgain.isEmpty()) {
+      return;
+    }
+    if (mayAskAgain) {
       side.count(RdmaShuffleCounter.ASKED_AGAIN, askAgain.size());
-      Set<TaskAttemptID> again = new LinkedHashSet<>(askAgain);
-      boolean overHttp = copy(host, again, httpMaps, false);
-      remaining.removeAll(askAgain);
-      remaining.addAll(again);
-      return overHttp;
+      copy(round, askAgain, false);
+    } else if (side.httpFallback) {
+      // deregistered twice in one round: a node under registration pressure; HTTP serves them
+      round.useHttp();
     }
-    for (TaskAttemptID m : askAgain) {
-      // deregistered twice in one round: a node under registration pressure; HTTP serves it
-      remaining.remove(m);
-      httpMaps.add(m);
-    }
-    return false;
   }
 
-  /** The node can't serve READs: HTTP if allowed, else the stock shuffle's connect failure. */
-  private boolean unusable(MapHost host, Set<TaskAttemptID> remaining, String why) {
-    if (side.fallBack(host, why)) {
-      return true;
+  /**
+   * The node can't serve READs: HTTP from now on if allowed, else what the stock shuffle
+   * reports when it can't connect.
+   */
+  private void unusable(FetchRound round, List<TaskAttemptID> maps, String why) {
+    if (side.fallBack(round.host(), why)) {
+      round.useHttp();
+      return;
     }
-    scheduler.hostFailed(host.getHostName());
-    for (TaskAttemptID m : remaining) {
-      scheduler.copyFailed(m, host, false, true);
+    for (TaskAttemptID m : maps) {
+      round.failed(m, false, true);
     }
-    remaining.clear();
-    return false;
   }
 
-  private Outcome copyOne(MapHost host, MapOutputsAnswer answer, MapOutputsAnswer.Entry e,
+  private Outcome copyOne(FetchRound round, LocateAnswer answer, LocateAnswer.Located e,
       TaskAttemptID mapId) throws IOException {
     switch (e.status()) {
       case OK:
-        return read(host, answer, e, mapId);
+        return read(round, answer, e, mapId);
       case UNAVAILABLE:
-        return Outcome.USE_HTTP;
+        // the node's own limits: not the map's fault
+        if (side.httpFallback) {
+          return Outcome.USE_HTTP;
+        }
+        LOG.warn("fetcher#{}: {} can't register {} now and HTTP fallback is off: {}", id,
+            round.host().getHostName(), mapId, e.message());
+        round.failed(mapId, false, false);
+        return Outcome.FAILED;
       default:
         // the node has no usable output for it: what the stock shuffle reports when the node
         // answers its request with an error (a failure of this map on this host, not a read error)
-        LOG.warn("fetcher#{}: {} can't serve {}: {} {}", id, host.getHostName(), mapId, e.status(),
-            e.message());
-        scheduler.hostFailed(host.getHostName());
-        scheduler.copyFailed(mapId, host, false, false);
+        LOG.warn("fetcher#{}: {} can't serve {}: {} {}", id, round.host().getHostName(), mapId,
+            e.status(), e.message());
+        round.failed(mapId, false, false);
         return Outcome.FAILED;
     }
   }
 
-  private Outcome read(MapHost host, MapOutputsAnswer answer, MapOutputsAnswer.Entry e,
+  /** @throws IOException when the merge can't take a copied map output (this task's problem) */
+  private Outcome read(FetchRound round, LocateAnswer answer, LocateAnswer.Located e,
       TaskAttemptID mapId) throws IOException {
+    MapHost host = round.host();
     long start = Time.monotonicNow();
+    PartitionTable t = e.partitions();
+    long offset = t.start(side.reduce);
+    long length = t.length(side.reduce);
+    long rawLength = t.rawLength(side.reduce);
     MapOutput<K, V> out;
     try {
-      out = merger.reserve(mapId, e.rawLength(), id);
+      out = merger.reserve(mapId, rawLength, id);
     } catch (IOException ex) {
       // no local room for it: the stock fetcher kills the reduce attempt the same way
       scheduler.reportLocalError(ex);
-      return Outcome.WAIT;
+      return Outcome.STOP;
     }
     if (out == null) {
-      return Outcome.WAIT;
+      return Outcome.STOP;
     }
     SegmentInputStream in = new SegmentInputStream(side.connections, side.buffers,
-        answer.responder(), side.jobId, e.file(), e.startOffset(), e.partLength(), side.chunkSize,
-        side.bytesInFlightPerFetcher, ALLOCATION_WAIT_MILLIS, reporter);
+        answer.responder(), side.jobId, e.data(), offset, length, side.chunkSize,
+        side.bytesInFlightPerFetcher, side.allocationWaitMillis, reporter);
     try {
-      out.shuffle(host, in, e.partLength(), e.rawLength(), metrics, reporter);
+      out.shuffle(host, in, length, rawLength, metrics, reporter);
     } catch (IOException | InternalError | RuntimeException ex) {
       // codecs report corrupt input as InternalError, as the stock fetcher notes
       out.abort();
-      return failed(host, mapId, in.failure(), ex);
+      return failed(round, mapId, in.failure(), ex);
     } finally {
       in.close();
     }
     long end = Time.monotonicNow();
-    scheduler.copySucceeded(mapId, host, e.partLength(), start, end, out);
+    scheduler.copySucceeded(mapId, host, length, start, end, out);
     metrics.successFetch();
     side.count(RdmaShuffleCounter.MAPS_READ, 1);
-    side.count(RdmaShuffleCounter.BYTES_READ, e.partLength());
+    side.count(RdmaShuffleCounter.BYTES_READ, length);
     side.count(RdmaShuffleCounter.READ_COPY_MILLIS, end - start);
     return Outcome.DONE;
   }
 
-  private Outcome failed(MapHost host, TaskAttemptID mapId, SegmentInputStream.ReadFailure rf,
-      Throwable ex) {
-    metrics.failedFetch();
+  private Outcome failed(FetchRound round, TaskAttemptID mapId,
+      SegmentInputStream.ReadFailure rf, Throwable ex) {
+    String hostName = round.host().getHostName();
+    if (interrupted(ex)) {
+      if (stopped) {
+        return Outcome.STOP;
+      }
+      scheduler.reportLocalError(new IOException("fetcher#" + id + " interrupted", ex));
+      return Outcome.STOP;
+    }
+    if (rf != null && rf.shortage()) {
+      // this task's own shortage of READ buffers: the task's problem, never the map's
+      scheduler.reportLocalError(rf);
+      return Outcome.STOP;
+    }
     if (rf != null) {
       IOException why = rf.reason();
-      if (why instanceof RemoteAccessException) {
+      if (why instanceof RemoteAccessException rae) {
         // deregistered meanwhile (registration pressure, a restarted service): a fresh answer
         // has fresh descriptors
-        LOG.info("fetcher#{}: {} refused READs of {} ({}); asking again", id, host.getHostName(),
-            mapId, ((RemoteAccessException) why).reason());
+        LOG.info("fetcher#{}: {} refused READs of {} ({}); asking again", id, hostName, mapId,
+            rae.reason());
         return Outcome.ASK_AGAIN;
       }
+      metrics.failedFetch();
       if (side.httpFallback) {
-        LOG.warn("fetcher#{}: READs of {} from {} failed", id, mapId, host.getHostName(), rf);
+        LOG.warn("fetcher#{}: READs of {} from {} failed; HTTP this round", id, mapId, hostName,
+            rf);
+        side.count(RdmaShuffleCounter.READ_RETRIED_OVER_HTTP, 1);
         return Outcome.USE_HTTP;
       }
-      if (why instanceof PeerUnreachableException || why instanceof AuthenticationException) {
-        // fallback off: what the stock shuffle reports when it can't connect
-        LOG.warn("fetcher#{}: can't reach {} for READs of {}", id, host.getHostName(), mapId, rf);
-        scheduler.hostFailed(host.getHostName());
-        scheduler.copyFailed(mapId, host, false, true);
-        return Outcome.FAILED;
+      // fallback off: what the stock shuffle reports when it can't connect, or a read error
+      LOG.warn("fetcher#{}: READs of {} from {} failed", id, mapId, hostName, rf);
+      boolean unreachable = why instanceof PeerUnreachableException
+          || why instanceof AuthenticationException;
+      round.failed(mapId, !unreachable, unreachable);
+      return Outcome.FAILED;
+    }
+    // bad bytes (checksum, decompression): a read error, as the stock fetcher reports one
+    metrics.failedFetch();
+    LOG.warn("fetcher#{}: failed to copy {} from {}", id, mapId, hostName, ex);
+    side.count(RdmaShuffleCounter.READ_FAILURES, 1);
+    round.failed(mapId, true, false);
+    return Outcome.FAILED;
+  }
+
+  private static boolean interrupted(Throwable ex) {
+    for (Throwable t = ex; t != null; t = t.getCause()) {
+      if (t instanceof InterruptedIOException || t instanceof ClosedByInterruptException
+          || t instanceof InterruptedException) {
+        return true;
       }
     }
-    // bad bytes (checksum, decompression) or READs that keep failing: a read error, as the stock
-    // fetcher reports one
-    LOG.warn("fetcher#{}: failed to copy {} from {}", id, mapId, host.getHostName(), ex);
-    side.count(RdmaShuffleCounter.READ_FAILURES, 1);
-    scheduler.hostFailed(host.getHostName());
-    scheduler.copyFailed(mapId, host, true, false);
-    return Outcome.FAILED;
+    return Thread.currentThread().isInterrupted();
   }
 
   private void viaHttp(MapHost host) throws IOException {

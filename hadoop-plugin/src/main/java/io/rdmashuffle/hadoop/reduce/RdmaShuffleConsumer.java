@@ -5,6 +5,7 @@ import io.rdmashuffle.config.ConfigException;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.hadoop.HadoopConf;
+import io.rdmashuffle.hadoop.HadoopVersions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,6 +78,8 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     this.jobConf = ctx.getJobConf();
     this.reporter = ctx.getReporter();
     RdmaConf conf = HadoopConf.load(jobConf);
+    HadoopVersions.requireSupported("rdma-shuffle's reduce side");
+    SchedulerPenalty.check();
     checkChunkSize(conf);
     String stockOnly = stockOnlyReason(jobConf, ctx.getLocalMapFiles());
     if (stockOnly != null) {
@@ -99,7 +102,8 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     MapOutputsClient client =
         new MapOutputsClient(jobConf, jobId, reduceId.getTaskID().getId(), secret);
     try {
-      side = ReadSide.start(conf, jobId, secret, client, fetchers(), reporter);
+      side = ReadSide.start(conf, jobId, reduceId.getTaskID().getId(), secret, client, fetchers(),
+          reporter);
     } catch (IOException e) {
       throw new IllegalStateException(
           "rdma-shuffle: no transport for " + reduceId + " (and "
@@ -156,23 +160,33 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     MapCompletionEvents events = new MapCompletionEvents(
         (org.apache.hadoop.mapred.TaskAttemptID) reduceId, umbilical, scheduler, this,
         Math.min(MAX_EVENTS_TO_FETCH, eventsPerReducer));
-    events.start();
     List<RdmaFetcher<K, V>> fetchers = new ArrayList<>();
-    for (int i = 0; i < fetchers(); i++) {
-      HttpFallbackFetcher<K, V> http = new HttpFallbackFetcher<>(jobConf, reduceId, scheduler,
-          merger, reporter, metrics, this, reduceTask.getShuffleSecret());
-      RdmaFetcher<K, V> f =
-          new RdmaFetcher<>(i + 1, side, scheduler, merger, metrics, reporter, this, http);
-      fetchers.add(f);
-      f.start();
-    }
-    while (!scheduler.waitUntilDone(PROGRESS_MILLIS)) {
-      reporter.progress();
-      rethrow();
-    }
-    events.shutDown();
-    for (RdmaFetcher<K, V> f : fetchers) {
-      f.shutDown();
+    try {
+      events.start();
+      for (int i = 0; i < fetchers(); i++) {
+        HttpFallbackFetcher<K, V> http = new HttpFallbackFetcher<>(jobConf, reduceId, scheduler,
+            merger, reporter, metrics, this, reduceTask.getShuffleSecret());
+        RdmaFetcher<K, V> f =
+            new RdmaFetcher<>(i + 1, side, scheduler, merger, metrics, reporter, this, http);
+        fetchers.add(f);
+        f.start();
+      }
+      while (!scheduler.waitUntilDone(PROGRESS_MILLIS)) {
+        reporter.progress();
+        rethrow();
+      }
+    } finally {
+      // the shuffle ends here, however it ends: its threads stop, then its transport and
+      // buffers go (the final merge needs neither)
+      try {
+        events.shutDown();
+        for (RdmaFetcher<K, V> f : fetchers) {
+          f.shutDown();
+        }
+      } finally {
+        logTransport();
+        side.close();
+      }
     }
     scheduler.close();
     copyPhase.complete();
@@ -185,7 +199,6 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
       throw new IOException("error while doing final merge", e);
     }
     rethrow();
-    logTransport();
     return kv;
   }
 
@@ -203,6 +216,8 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
 
   @Override
   public void close() {
+    // the shuffle's transport and buffers went when run() ended; this is for a task that
+    // failed before its shuffle ran
     if (stock != null) {
       stock.close();
     }

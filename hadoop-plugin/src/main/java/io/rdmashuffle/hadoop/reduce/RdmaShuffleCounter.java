@@ -23,6 +23,8 @@ public enum RdmaShuffleCounter {
   READ_FAILURES,
   /** Map outputs asked for again because the node had deregistered them meanwhile. */
   ASKED_AGAIN,
+  /** Map outputs whose READs failed in the transport, fetched over HTTP in that round. */
+  READ_RETRIED_OVER_HTTP,
   /** Reduce tasks that ran the stock shuffle for the whole job (SSL shuffle, encrypted spills, local runner). */
   STOCK_SHUFFLE_TASKS
 }

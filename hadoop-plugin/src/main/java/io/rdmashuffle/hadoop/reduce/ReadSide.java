@@ -3,17 +3,15 @@ package io.rdmashuffle.hadoop.reduce;
 import io.rdmashuffle.hadoop.MapReduceConfig;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.hadoop.HadoopConf;
 import io.rdmashuffle.hadoop.JobSecrets;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.node.NodeRuntime;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.ConnectionPool;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
-import io.rdmashuffle.transport.TransportSelector;
 import io.rdmashuffle.transport.TransportStartException;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,72 +22,81 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a reduce task's fetcher threads share: the transport (started for this task, proving the
- * job's secret), the registered buffer pool READs land in, the connections to NodeManagers, the
- * counters, and which nodes this task fetches from over HTTP instead (decided once per node,
- * logged once, counted once). Created by {@link RdmaShuffleConsumer#init}, closed by its close.
+ * What a reduce task's fetcher threads share: the core's reading runtime ({@link NodeRuntime}:
+ * the transport, started for this task and proving the job's secret, the registered buffer pool
+ * READs land in, the connections to NodeManagers), the counters, and which nodes this task
+ * fetches from over HTTP instead (decided once per node, logged once, counted once). Created by
+ * {@link RdmaShuffleConsumer#init}, closed when its shuffle ends.
  */
 final class ReadSide implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReadSide.class);
+  private static final long ALLOCATION_WAIT_MILLIS = 60_000;
 
   final RdmaConf conf;
   final String jobId;
+  /** This task's partition. */
+  final int reduce;
   final Transport transport;
   final BufferPool buffers;
   final ConnectionPool connections;
-  final MapOutputsClient client;
+  final NodeLocator client;
+  /** How long a READ waits for a pooled buffer before it is this task's shortage. */
+  final long allocationWaitMillis;
   final int chunkSize;
   final long bytesInFlightPerFetcher;
   final boolean httpFallback;
+  private final NodeRuntime runtime;
   private final Reporter reporter;
   private final Set<String> httpHosts = ConcurrentHashMap.newKeySet();
   private final String noTransport;
+  private final java.util.concurrent.atomic.AtomicBoolean closed =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
-  private ReadSide(RdmaConf conf, String jobId, Transport transport, String noTransport,
-      MapOutputsClient client, int fetchers, Reporter reporter) {
+  ReadSide(RdmaConf conf, String jobId, int reduce, NodeRuntime runtime, String noTransport,
+      NodeLocator client, int fetchers, long allocationWaitMillis, Reporter reporter) {
     this.conf = conf;
     this.jobId = jobId;
-    this.transport = transport;
+    this.reduce = reduce;
+    this.runtime = runtime;
     this.noTransport = noTransport;
     this.client = client;
+    this.allocationWaitMillis = allocationWaitMillis;
     this.reporter = reporter;
     this.httpFallback = conf.get(MapReduceConfig.FETCH_HTTP_FALLBACK);
     this.chunkSize = (int) (long) conf.get(MapReduceConfig.FETCH_CHUNK_SIZE);
     this.bytesInFlightPerFetcher =
         Math.max(chunkSize, conf.get(MapReduceConfig.FETCH_MAX_BYTES_IN_FLIGHT) / fetchers);
-    if (transport == null) {
-      this.buffers = null;
-      this.connections = null;
-    } else {
-      this.buffers = new BufferPool(transport.registrar(),
-          conf.get(RdmaShuffleConfig.BUFFERS_MIN_SIZE), conf.get(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE),
-          conf.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES));
-      this.connections =
-          new ConnectionPool(transport, conf.get(RdmaShuffleConfig.CONNECTIONS_PER_PEER));
-    }
+    this.transport = runtime == null ? null : runtime.transport();
+    this.buffers = runtime == null ? null : runtime.buffers();
+    this.connections = runtime == null ? null : runtime.connections();
   }
 
   /**
-   * Starts this task's transport. When it can't start and HTTP fallback is on, every node is
-   * fetched over HTTP (logged, counted); otherwise the task fails with the cause.
+   * Starts this task's reading runtime. When no transport can start and HTTP fallback is on,
+   * every node is fetched over HTTP (logged, counted); otherwise the task fails with the cause.
    */
-  static ReadSide start(RdmaConf jobConf, String jobId, SecretKey shuffleSecret,
-      MapOutputsClient client, int fetchers, Reporter reporter) throws TransportStartException {
+  static ReadSide start(RdmaConf jobConf, String jobId, int reduce, SecretKey shuffleSecret,
+      NodeLocator client, int fetchers, Reporter reporter) throws TransportStartException {
     // a reduce task only reads: its own responder (every transport has one) takes any free port
     RdmaConf conf = jobConf.with(Map.of(RdmaShuffleConfig.PORT, "0", RdmaShuffleConfig.HOST, ""));
-    ApplicationSecrets secrets =
-        ApplicationSecrets.of(jobId, JobSecrets.transportSecret(shuffleSecret.getEncoded(), jobId));
-    Transport t;
+    NodeRuntime.Context context = new NodeRuntime.Context()
+        .conf(conf)
+        .defaultHost(HadoopConf.localHost())
+        .secrets(ApplicationSecrets.of(jobId,
+            JobSecrets.transportSecret(shuffleSecret.getEncoded(), jobId)))
+        .reading(true);
+    NodeRuntime runtime;
     try {
-      t = TransportSelector.standard()
-          .start(new TransportContext(conf, secrets, localHost(), new TransportMetrics()));
+      runtime = NodeRuntime.start(context);
     } catch (TransportStartException e) {
       if (!conf.get(MapReduceConfig.FETCH_HTTP_FALLBACK)) {
         throw e;
       }
-      return new ReadSide(conf, jobId, null, e.getMessage(), client, fetchers, reporter);
+      return new ReadSide(conf, jobId, reduce, null, e.getMessage(), client, fetchers,
+          ALLOCATION_WAIT_MILLIS, reporter);
     }
-    return new ReadSide(conf, jobId, t, null, client, fetchers, reporter);
+    return new ReadSide(conf, jobId, reduce, runtime, null, client, fetchers,
+        ALLOCATION_WAIT_MILLIS, reporter);
   }
 
   /** Whether this task fetches from {@code host} over the stock HTTP shuffle. */
@@ -127,24 +134,11 @@ final class ReadSide implements AutoCloseable {
     return transport == null ? null : transport.metrics();
   }
 
+  /** Closes the runtime (connections, buffers, transport). Idempotent. */
   @Override
   public void close() {
-    if (connections != null) {
-      connections.close();
-    }
-    if (buffers != null) {
-      buffers.close();
-    }
-    if (transport != null) {
-      transport.close();
-    }
-  }
-
-  private static String localHost() {
-    try {
-      return InetAddress.getLocalHost().getCanonicalHostName();
-    } catch (UnknownHostException e) {
-      return "localhost";
+    if (runtime != null && closed.compareAndSet(false, true)) {
+      runtime.close();
     }
   }
 }

@@ -20,10 +20,13 @@ import org.apache.hadoop.util.Progressable;
 /**
  * One map output segment, READ in chunks and read back as a stream in file order: what Hadoop's
  * {@code MapOutput.shuffle} consumes (it checks the IFile checksum and decompresses). The chunks'
- * READs are posted by a {@link SegmentFetcher} of this stream's own, within the byte bound, and
- * READs ahead while the merge consumes earlier chunks. A chunk that can't be READ (after the
- * fetcher's one retry on a fresh connection) fails the stream with a {@link ReadFailure}. Single
- * thread; {@link #close()} returns every buffer.
+ * READs are posted by a {@link SegmentFetcher} of this stream's own, which READs ahead while the
+ * merge consumes earlier chunks. The stream keeps no accounting of its own: the fetcher counts
+ * every chunk from its admission until the stream releases it, chunks that arrived ahead of their
+ * turn included, so the registered memory one stream holds never exceeds its byte bound plus the
+ * one chunk it waits for. A chunk that can't be READ (after the fetcher's one retry on a fresh
+ * connection) fails the stream with a {@link ReadFailure}. Single thread; {@link #close()}
+ * returns every buffer.
  */
 final class SegmentInputStream extends InputStream {
   private static final long WAIT_MILLIS = 1000;
@@ -39,17 +42,27 @@ final class SegmentInputStream extends InputStream {
   private ReadFailure failure;
   private boolean closed;
 
-  /** The READs of a chunk failed: a transport failure, not bad data. */
+  /**
+   * The READs of a chunk failed: a transport failure or the reader's own shortage, not bad
+   * data.
+   */
   static final class ReadFailure extends IOException {
     private static final long serialVersionUID = 1L;
+    private final boolean shortage;
 
-    ReadFailure(String message, IOException cause) {
-      super(message, cause);
+    ReadFailure(String message, SegmentFetcher.Failed failed) {
+      super(message, failed.cause());
+      this.shortage = failed.shortage();
     }
 
     /** The transport's (or buffer pool's) failure. */
     IOException reason() {
       return (IOException) getCause();
+    }
+
+    /** Whether this task ran short of READ buffers itself: not the node's nor the map's fault. */
+    boolean shortage() {
+      return shortage;
     }
   }
 
@@ -149,7 +162,7 @@ final class SegmentInputStream extends InputStream {
       } else if (r instanceof SegmentFetcher.Failed failed) {
         failure = new ReadFailure(
             "READ of chunk " + failed.request().tag() + " of " + chunks + " failed: "
-                + failed.cause().getMessage(), failed.cause());
+                + failed.cause().getMessage(), failed);
         throw failure;
       } else {
         FetchedSegment got = (FetchedSegment) r;

@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
 import io.rdmashuffle.hadoop.MapOutputsRequest;
+import io.rdmashuffle.mapoutput.LocateRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,8 +28,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Sits in front of the stock shuffle handler in each connection's pipeline of the stock
- * shuffle's port. Answers requests on {@link MapOutputsRequest#PATH} and passes everything else
- * to the stock handler untouched. Parsing happens here, on the Netty thread; the answer (token
+ * shuffle's port. Answers locate requests on {@link MapOutputsRequest#PATH} and passes everything
+ * else to the stock handler untouched. Parsing happens here, on the Netty thread; the answer (token
  * check, finding and registering map outputs) is built on the service's own threads, since
  * registering memory may take a while and must not stall the stock shuffle's event loop. One
  * instance per connection.
@@ -42,8 +43,8 @@ final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
     this.service = service;
   }
 
-  /** A parsed request, not yet authenticated. */
-  record Request(String uri, String jobId, int reduce, List<String> maps, String urlHash) {}
+  /** A parsed request, not yet authenticated: the core's locate request for one partition. */
+  record Request(String uri, String jobId, LocateRequest locate, String urlHash) {}
 
   /** The answer to send: status, body, and the reply hash when the request was authenticated. */
   record Response(HttpResponseStatus status, byte[] body, String contentType, String replyHash) {
@@ -80,7 +81,7 @@ final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
       ReferenceCountUtil.release(msg);
     }
     try {
-      service.answering().execute(() -> respond(ctx, service.answer(request)));
+      service.answerLater(() -> respond(ctx, service.answer(request)));
     } catch (RejectedExecutionException e) {
       respond(ctx, Response.error(HttpResponseStatus.SERVICE_UNAVAILABLE,
           "rdma-shuffle service is stopping"));
@@ -105,7 +106,8 @@ final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
       throw new IllegalArgumentException(
           "maps: between 1 and " + MapOutputsRequest.MAX_MAPS + " map attempt ids, comma separated");
     }
-    return new Request(uri, job, reduce, maps, urlHash);
+    // the job has one shuffle: the core's shuffle name is empty
+    return new Request(uri, job, new LocateRequest("", maps, reduce, reduce + 1, false), urlHash);
   }
 
   private static String single(Map<String, List<String>> params, String name) {

@@ -3,45 +3,34 @@ package io.rdmashuffle.hadoop.service;
 import io.rdmashuffle.hadoop.MapReduceConfig;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.rdmashuffle.config.RdmaConf;
-import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.hadoop.HadoopConf;
+import io.rdmashuffle.hadoop.HadoopVersions;
 import io.rdmashuffle.hadoop.JobSecrets;
-import io.rdmashuffle.hadoop.MapOutputsAnswer;
-import io.rdmashuffle.hadoop.MapOutputsAnswerLayout;
 import io.rdmashuffle.hadoop.MapOutputsRequest;
-import io.rdmashuffle.memory.RegisteredFile;
+import io.rdmashuffle.mapoutput.LocateLayout;
+import io.rdmashuffle.mapoutput.LocateRequest;
 import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.ApplicationSecrets;
-import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
+import io.rdmashuffle.node.NodeRuntime;
+import io.rdmashuffle.serve.OutputCatalog;
 import io.rdmashuffle.transport.TransportSelector;
-import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.URL;
-import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.NoSuchFileException;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import javax.crypto.SecretKey;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.io.SecureIOUtils;
-import org.apache.hadoop.mapred.IndexRecord;
-import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.ShuffleChannelHandlerContext;
 import org.apache.hadoop.mapred.ShuffleHandler;
-import org.apache.hadoop.mapred.SpillRecord;
-import org.apache.hadoop.mapreduce.JobID;
-import org.apache.hadoop.mapreduce.TaskAttemptID;
-import org.apache.hadoop.mapreduce.TaskType;
 import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.server.api.ApplicationInitializationContext;
 import org.apache.hadoop.yarn.server.api.ApplicationTerminationContext;
@@ -51,17 +40,18 @@ import org.slf4j.LoggerFactory;
 /**
  * The NodeManager auxiliary service: the stock {@link ShuffleHandler}, registered under its name
  * {@code mapreduce_shuffle} (so it receives every job's token and the MapReduce AM finds its port),
- * that also serves map outputs to one-sided READs.
+ * that also serves map outputs to one-sided READs through the engine-neutral serving core.
  *
- * <p>A reduce task asks for some map outputs on the stock shuffle's port ({@link
- * MapOutputsRequest}, authenticated with the job token's HMAC as the stock shuffle checks it). The
- * service finds each output in the NodeManager's local dirs ({@link MapOutputLocator}), registers
- * it read-only on first use ({@link MapOutputRegistry}) and answers with where to READ the
- * reducer's partition ({@link MapOutputsAnswer}). The READs then go to this node's transport,
- * whose handshake proves the job's secret: a job's secret is known to the transport from
- * {@code initializeApplication} to {@code stopApplication}, and a READ may touch only regions of
- * the job it proved. Everything else the stock handler did, it still does: jobs without our
- * consumer plugin, and reducers that fall back, use the HTTP shuffle as before.
+ * <p>The core ({@link NodeRuntime}) brings up the transport and the catalog of served outputs;
+ * this class only tells it where MapReduce outputs lie ({@link MapReduceOutputs}) and which jobs
+ * are admitted: a job from {@code initializeApplication} (its secret derived from the job token)
+ * to {@code stopApplication}, which also deregisters its outputs. A reduce task asks where to READ
+ * on the stock shuffle's port ({@link MapOutputsRequest}: the core's {@link LocateRequest} in the
+ * URL, signed with the job token's HMAC as the stock shuffle checks it; the answer is the core's
+ * {@code LocateAnswer} with the stock reply hash). Outputs are registered when first asked for,
+ * within {@code serve.maxOpenOutputs} and {@code serve.maxPinnedBytes}; one that can't be
+ * registered is answered "unavailable" and the reducer fetches it over HTTP. Everything else the
+ * stock handler did, it still does.
  *
  * <p>Settings ({@code mapreduce.shuffle.rdma.*} in yarn-site.xml) are read at init; a bad value
  * fails the service's start, with a message naming the key and the value.
@@ -69,28 +59,27 @@ import org.slf4j.LoggerFactory;
 public class RdmaShuffleHandler extends ShuffleHandler {
   private static final Logger LOG = LoggerFactory.getLogger(RdmaShuffleHandler.class);
   private static volatile Consumer<RdmaShuffleHandler> afterAnswer;
-  /** TTConfig.TT_INDEX_CACHE, deprecated there but still what IndexCache reads. */
-  static final String INDEX_CACHE_MB = "mapreduce.tasktracker.indexcache.mb";
+  private static volatile TransportSelector selector;
 
-  private final ApplicationSecrets secrets = new ApplicationSecrets();
   private final TransportMetrics metrics = new TransportMetrics();
   private final AtomicInteger answered = new AtomicInteger();
   private RdmaConf rdmaConf;
-  private JobConf jobConf;
   private volatile ShuffleChannelHandlerContext handlerContext;
-  private volatile Transport transport;
-  private volatile MapOutputRegistry registry;
-  private volatile MapOutputLocator locator;
+  private volatile NodeRuntime runtime;
   private volatile ExecutorService answering;
 
   public RdmaShuffleHandler() {
     super();
   }
 
+  static {
+    // before anything of the stock handler runs: on 3.3 its Netty 3 internals don't fit ours
+    HadoopVersions.requireSupported("the rdma-shuffle NodeManager service");
+  }
+
   @Override
   protected void serviceInit(Configuration conf) throws Exception {
     rdmaConf = HadoopConf.load(conf);
-    jobConf = new JobConf(conf);
     super.serviceInit(conf);
   }
 
@@ -106,46 +95,46 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   @Override
   protected void serviceStart() throws Exception {
     super.serviceStart();
+    answering = answeringThreads();
     startServing();
   }
 
   /**
-   * Serves READs again after {@link #stopServingReads()}: a new transport (new address, new
-   * registrations). Idempotent.
+   * Serves READs again after {@link #stopServingReads()}: a new runtime (new address, new
+   * registrations); the jobs the service knows are admitted again. Idempotent.
    */
   public synchronized void startServingReads() throws IOException {
-    if (transport == null) {
+    if (runtime == null) {
       startServing();
-      // jobs the service knows get their secrets back
-      for (String job : userRsrc.keySet()) {
-        registry.admitJob(job);
-      }
     }
   }
 
-  private void startServing() throws IOException {
-    Transport t = TransportSelector.standard()
-        .start(new TransportContext(rdmaConf, secrets, localHost(), metrics));
-    // the same bound as the stock handler's index cache (IndexCache reads this key)
-    long indexBytes = (long) jobConf.getInt(INDEX_CACHE_MB, 10) << 20;
-    registry = new MapOutputRegistry(t.registrar(), rdmaConf.get(RdmaShuffleConfig.PIECE_SIZE),
-        rdmaConf.get(MapReduceConfig.SERVICE_MAX_REGISTERED_BYTES), indexBytes, secrets,
-        this::transportSecretOf);
-    locator = new MapOutputLocator(getAuxiliaryLocalPathHandler());
-    if (answering == null) {
-      answering = answeringThreads();
+  private synchronized void startServing() throws IOException {
+    TransportSelector s = selector;
+    NodeRuntime.Context c = new NodeRuntime.Context()
+        .conf(rdmaConf)
+        .defaultHost(HadoopConf.localHost())
+        .metrics(metrics)
+        .serving(new MapReduceOutputs(getAuxiliaryLocalPathHandler(), userRsrc::get,
+            job -> UserGroupInformation.isSecurityEnabled() ? userRsrc.get(job) : null));
+    if (s != null) {
+      c.selector(s);
     }
-    transport = t;
-    LOG.info("rdma-shuffle serves map outputs to READs over {} at {}; map outputs requests on the"
-            + " shuffle port {}", t.kind().name().toLowerCase(java.util.Locale.ROOT),
-        t.localAddress(), ShuffleHandlerShim.port(handlerContext));
+    NodeRuntime r = NodeRuntime.start(c);
+    for (String job : userRsrc.keySet()) {
+      admit(r.catalog(), job);
+    }
+    runtime = r;
+    LOG.info("rdma-shuffle serves map outputs to READs over {} at {}; locate requests on the"
+            + " shuffle port {}", r.transport().kind().name().toLowerCase(Locale.ROOT),
+        r.transport().localAddress(), ShuffleHandlerShim.port(handlerContext));
   }
 
   private static ExecutorService answeringThreads() {
     AtomicInteger n = new AtomicInteger();
     ThreadPoolExecutor e = new ThreadPoolExecutor(4, 4, 60, TimeUnit.SECONDS,
         new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "rdma-shuffle-map-outputs-" + n.incrementAndGet());
+          Thread t = new Thread(r, "rdma-shuffle-locate-" + n.incrementAndGet());
           t.setDaemon(true);
           return t;
         });
@@ -158,30 +147,26 @@ public class RdmaShuffleHandler extends ShuffleHandler {
    * on: from now on reduce tasks fetch this node's outputs over HTTP, as after a lost RDMA
    * device. READs in flight fail. Idempotent; the service's stop calls it too.
    */
-  public synchronized void stopServingReads() {
-    if (closeReads()) {
+  public void stopServingReads() {
+    if (closeRuntime()) {
       LOG.warn("rdma-shuffle stopped serving READs; reduce tasks fetch from this node over HTTP");
     }
   }
 
-  private synchronized boolean closeReads() {
-    Transport t = transport;
-    transport = null;
-    MapOutputRegistry r = registry;
-    if (r != null) {
-      r.close();
+  private synchronized boolean closeRuntime() {
+    NodeRuntime r = runtime;
+    runtime = null;
+    if (r == null) {
+      return false;
     }
-    if (t != null) {
-      t.close();
-      return true;
-    }
-    return false;
+    r.close();
+    return true;
   }
 
   @Override
   protected void serviceStop() throws Exception {
     try {
-      if (closeReads()) {
+      if (closeRuntime()) {
         LOG.info("rdma-shuffle stopped serving READs: the service stops ({})",
             metrics.snapshot());
       }
@@ -197,30 +182,43 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   @Override
   public void initializeApplication(ApplicationInitializationContext context) {
     super.initializeApplication(context);
-    MapOutputRegistry r = registry;
+    NodeRuntime r = runtime;
     if (r != null) {
-      r.admitJob(jobIdOf(context.getApplicationId()));
+      admit(r.catalog(), jobIdOf(context.getApplicationId()));
     }
   }
 
   @Override
   public void stopApplication(ApplicationTerminationContext context) {
     super.stopApplication(context);
-    MapOutputRegistry r = registry;
+    NodeRuntime r = runtime;
     if (r != null) {
-      r.removeJob(jobIdOf(context.getApplicationId()));
+      String job = jobIdOf(context.getApplicationId());
+      r.catalog().withdraw(job);
+      r.transport().withdrawApplication(job);
     }
+  }
+
+  /** Admits {@code job} when the service knows its token; returns whether it is admitted. */
+  private boolean admit(OutputCatalog catalog, String job) {
+    SecretKey key = tokenSecret(job);
+    if (key == null) {
+      return false;
+    }
+    catalog.admit(job, JobSecrets.transportSecret(key.getEncoded(), job));
+    if (tokenSecret(job) == null) {
+      // the job ended while it was being admitted: its stopApplication may have withdrawn it
+      // before the admission, so withdraw again
+      catalog.withdraw(job);
+      return false;
+    }
+    return catalog.isAdmitted(job);
   }
 
   /** The MapReduce job of a YARN application, as the stock handler names it. */
   static String jobIdOf(ApplicationId app) {
     return new org.apache.hadoop.mapred.JobID(
         Long.toString(app.getClusterTimestamp()), app.getId()).toString();
-  }
-
-  private byte[] transportSecretOf(String jobId) {
-    SecretKey key = tokenSecret(jobId);
-    return key == null ? null : JobSecrets.transportSecret(key.getEncoded(), jobId);
   }
 
   /** The job token's secret while the service knows the job, else null. */
@@ -235,12 +233,13 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     }
   }
 
-  ExecutorService answering() {
+  /** Runs an answer on the service's own threads (registration may take a while). */
+  void answerLater(Runnable task) {
     ExecutorService e = answering;
     if (e == null) {
-      throw new java.util.concurrent.RejectedExecutionException("not started");
+      throw new RejectedExecutionException("not started");
     }
-    return e;
+    e.execute(task);
   }
 
   /** Counters of this node's transport (bytes and READs served, failures, registered memory). */
@@ -248,15 +247,15 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     return metrics;
   }
 
-  /** Map outputs requests answered (any status). */
+  /** Locate requests answered (any status). */
   public int answeredRequests() {
     return answered.get();
   }
 
-  /** Bytes of map outputs registered now. */
-  public long registeredBytes() {
-    MapOutputRegistry r = registry;
-    return r == null ? 0 : r.registeredBytes();
+  /** Map outputs registered now. */
+  public long registeredOutputs() {
+    NodeRuntime r = runtime;
+    return r == null ? 0 : r.catalog().metrics().openOutputs();
   }
 
   /** Tests: called after each answer is built, on the thread that built it. */
@@ -264,12 +263,17 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     afterAnswer = hook;
   }
 
+  /** Tests: how services started from now on start their transport (null: the standard way). */
+  public static void transportSelector(TransportSelector s) {
+    selector = s;
+  }
+
   /** Builds the answer to a parsed request; runs on an answering thread. Never throws. */
   MapOutputsRequestHandler.Response answer(MapOutputsRequestHandler.Request request) {
     try {
       return answerChecked(request);
     } catch (RuntimeException e) {
-      LOG.error("answering a map outputs request for {} failed", request.jobId(), e);
+      LOG.error("answering a locate request for {} failed", request.jobId(), e);
       return MapOutputsRequestHandler.Response.error(
           HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: " + e);
     } finally {
@@ -284,7 +288,7 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   private MapOutputsRequestHandler.Response answerChecked(MapOutputsRequestHandler.Request req) {
     SecretKey key = tokenSecret(req.jobId());
     if (key == null) {
-      LOG.info("refused a map outputs request for unknown job {}", req.jobId());
+      LOG.info("refused a locate request for unknown job {}", req.jobId());
       return MapOutputsRequestHandler.Response.error(HttpResponseStatus.UNAUTHORIZED,
           "unknown job " + req.jobId());
     }
@@ -292,25 +296,19 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     try {
       reply = verify(req, key);
     } catch (IOException e) {
-      LOG.warn("refused a map outputs request for job {}: {}", req.jobId(), e.getMessage());
+      LOG.warn("refused a locate request for job {}: {}", req.jobId(), e.getMessage());
       return MapOutputsRequestHandler.Response.error(HttpResponseStatus.UNAUTHORIZED,
           "request not authenticated for job " + req.jobId());
     }
-    Transport t = transport;
-    MapOutputRegistry r = registry;
-    if (t == null || r == null || !r.admitJob(req.jobId())) {
+    NodeRuntime r = runtime;
+    if (r == null || !admit(r.catalog(), req.jobId())) {
       return new MapOutputsRequestHandler.Response(HttpResponseStatus.SERVICE_UNAVAILABLE,
           "rdma-shuffle is not serving READs on this node\n".getBytes(StandardCharsets.UTF_8),
           "text/plain; charset=UTF-8", reply);
     }
-    JobID job = JobID.forName(req.jobId());
-    String user = userRsrc.get(req.jobId());
-    List<MapOutputsAnswer.Entry> entries = new ArrayList<>(req.maps().size());
-    for (String mapId : req.maps()) {
-      entries.add(entry(r, job, user, req.reduce(), mapId));
-    }
-    byte[] body = MapOutputsAnswerLayout.encode(
-        new MapOutputsAnswer(t.kind(), req.reduce(), t.localAddress(), entries));
+    ByteBuffer answer = LocateLayout.encode(r.locator().answer(req.jobId(), req.locate()));
+    byte[] body = new byte[answer.remaining()];
+    answer.get(body);
     return new MapOutputsRequestHandler.Response(
         HttpResponseStatus.OK, body, MapOutputsRequest.CONTENT_TYPE, reply);
   }
@@ -324,70 +322,5 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     String msg = SecureShuffleUtils.buildMsgFrom(new URL("http", "", port, req.uri()));
     SecureShuffleUtils.verifyReply(req.urlHash(), msg, key);
     return SecureShuffleUtils.generateHash(req.urlHash().getBytes(StandardCharsets.UTF_8), key);
-  }
-
-  private MapOutputsAnswer.Entry entry(
-      MapOutputRegistry r, JobID job, String user, int reduce, String mapId) {
-    TaskAttemptID attempt;
-    try {
-      attempt = TaskAttemptID.forName(mapId);
-    } catch (IllegalArgumentException e) {
-      attempt = null;
-    }
-    if (attempt == null || !attempt.getJobID().equals(job)
-        || attempt.getTaskType() != TaskType.MAP) {
-      return MapOutputsAnswer.Entry.failed(mapId, MapOutputsAnswer.Status.REFUSED,
-          "not a map attempt of " + job);
-    }
-    MapOutputRegistry.Served s;
-    try {
-      TaskAttemptID a = attempt;
-      s = r.get(new MapOutputRegistry.Key(job.toString(), a.toString()),
-          () -> load(r, job, user, a));
-    } catch (NoSuchFileException e) {
-      return MapOutputsAnswer.Entry.failed(mapId, MapOutputsAnswer.Status.NOT_FOUND,
-          "no output of " + mapId + " on this node");
-    } catch (MapOutputLocator.RefusedException e) {
-      LOG.warn("refused map output {} of job {}: {}", mapId, job, e.getMessage());
-      return MapOutputsAnswer.Entry.failed(mapId, MapOutputsAnswer.Status.REFUSED, e.getMessage());
-    } catch (MapOutputRegistry.TooLargeException e) {
-      return MapOutputsAnswer.Entry.failed(mapId, MapOutputsAnswer.Status.UNAVAILABLE,
-          e.getMessage());
-    } catch (IOException e) {
-      LOG.warn("could not serve map output {} of job {}", mapId, job, e);
-      return MapOutputsAnswer.Entry.failed(mapId, MapOutputsAnswer.Status.FAILED, e.toString());
-    }
-    if (reduce >= s.partitions()) {
-      return MapOutputsAnswer.Entry.failed(mapId, MapOutputsAnswer.Status.REFUSED,
-          "reduce=" + reduce + ": " + mapId + " wrote " + s.partitions() + " partitions");
-    }
-    IndexRecord rec = s.partition(reduce);
-    try {
-      return MapOutputsAnswer.Entry.ok(mapId, rec.startOffset, rec.rawLength, rec.partLength,
-          s.data.descriptor());
-    } catch (IllegalArgumentException e) {
-      return MapOutputsAnswer.Entry.failed(mapId, MapOutputsAnswer.Status.FAILED,
-          "index does not match file.out: " + e.getMessage());
-    }
-  }
-
-  private MapOutputRegistry.Served load(
-      MapOutputRegistry r, JobID job, String user, TaskAttemptID attempt) throws IOException {
-    MapOutputLocator.Located at = locator.locate(job, user, attempt);
-    // checksummed, and owned by the job's user when security is on: as the stock handler reads it
-    SpillRecord index =
-        new SpillRecord(new org.apache.hadoop.fs.Path(at.index().toString()), jobConf, user);
-    SecureIOUtils.openForRandomRead(new File(at.data().toString()), "r", user, null).close();
-    RegisteredFile data = RegisteredFile.open(at.data(), r.pieceSize(), r.registrar(),
-        job.toString());
-    return new MapOutputRegistry.Served(data, index);
-  }
-
-  private String localHost() {
-    try {
-      return InetAddress.getLocalHost().getCanonicalHostName();
-    } catch (UnknownHostException e) {
-      return "localhost";
-    }
   }
 }

@@ -15,7 +15,8 @@ import org.apache.hadoop.mapred.ShuffleChannelHandlerContext;
  * The one place that depends on how Hadoop's ShuffleHandler builds its Netty pipeline, so that
  * our map outputs requests are answered on the stock shuffle's port (the only address a reduce
  * task learns of a map). Written against Hadoop 3.4.2 and checked on 3.5.0 (the Netty 4
- * ShuffleHandler of HADOOP-15327; 3.3 and older used Netty 3 and are not supported).
+ * ShuffleHandler of HADOOP-15327; 3.3 and older used Netty 3 and are not supported: {@link
+ * io.rdmashuffle.hadoop.HadoopVersions} refuses them when the service class is loaded).
  *
  * <p>How: ShuffleHandler builds its pipeline in a fixed initializer, but gets the handlers'
  * shared state from the overridable {@code createHandlerContext()}; its {@code

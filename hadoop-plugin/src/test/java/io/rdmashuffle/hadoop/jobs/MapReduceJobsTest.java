@@ -5,12 +5,13 @@ import static io.rdmashuffle.hadoop.jobs.TestJobs.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.rdmashuffle.hadoop.JobSecrets;
-import io.rdmashuffle.hadoop.MapOutputsAnswer;
 import io.rdmashuffle.hadoop.reduce.RdmaShuffleCounter;
 import io.rdmashuffle.hadoop.service.RdmaShuffleHandler;
+import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.hadoop.testing.Inputs;
 import io.rdmashuffle.hadoop.testing.MapOutputsCall;
 import io.rdmashuffle.hadoop.testing.RdmaMiniCluster;
+import io.rdmashuffle.hadoop.testing.RefusingTransports;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.ApplicationSecrets;
@@ -64,15 +65,19 @@ import org.junit.jupiter.api.Timeout;
 class MapReduceJobsTest {
   private static RdmaMiniCluster cluster;
   private static Path words;
+  /** The NodeManagers' transports: tcp whose registrations fail while a test asks. */
+  private static final RefusingTransports REFUSING = new RefusingTransports();
 
   @BeforeAll
   static void start() throws Exception {
+    RdmaShuffleHandler.transportSelector(REFUSING.selector());
     cluster = RdmaMiniCluster.start("MapReduceJobsTest", 2);
     words = Inputs.words(cluster.fs(), cluster.path("words"), 4, 1_500_000, 5000, 42);
   }
 
   @AfterAll
   static void stop() {
+    RdmaShuffleHandler.transportSelector(null);
     if (cluster != null) {
       cluster.close();
     }
@@ -249,8 +254,8 @@ class MapReduceJobsTest {
       List<String> maps = node.getValue();
       MapOutputsCall good = MapOutputsCall.send(port, jobId, 0, maps, key);
       assertEquals(200, good.status(), good.text());
-      for (MapOutputsAnswer.Entry e : good.answer().entries()) {
-        assertEquals(MapOutputsAnswer.Status.OK, e.status(), e.mapId() + " " + e.message());
+      for (LocateAnswer.Located e : good.answer().maps()) {
+        assertEquals(LocateAnswer.Status.OK, e.status(), e.map() + " " + e.message());
         served++;
       }
       SecretKey wrong = JobTokenSecretManager.createSecretKey(new byte[8]);
@@ -262,7 +267,7 @@ class MapReduceJobsTest {
           "a job the node does not know");
 
       // the READ side: a reader proving another secret for this job is refused at the handshake
-      MapOutputsAnswer a = good.answer();
+      LocateAnswer a = good.answer();
       RdmaConf conf = RdmaConf.defaults(MapReduceConfig.SCHEMA);
       try (TcpTransport reader = TcpTransport.start(new TransportContext(conf,
           ApplicationSecrets.of(jobId, JobSecrets.transportSecret(new byte[8], jobId)),
@@ -340,6 +345,62 @@ class MapReduceJobsTest {
     }
     assertTrue(rerun, "map " + victim + " ran again");
     assertArrayEquals(expected, cluster.output(output("wordcount-corrupt", true)));
+  }
+
+  @Test
+  @Order(8)
+  void mapOutputsTheNodesCantRegisterAreFetchedOverHttpAndNoMapRunsAgain() throws Exception {
+    byte[] expected = cluster.output(output("wordcount", false));
+    REFUSING.refuse(true);
+    Job job;
+    try {
+      job = run(wordCount(cluster, "wordcount-unregistered", true, words, 3, c -> {}));
+    } finally {
+      REFUSING.refuse(false);
+    }
+    Counters c = job.getCounters();
+    assertTrue(REFUSING.refused.get() > 0, "the nodes tried to register map outputs");
+    assertEquals(0, c.findCounter(RdmaShuffleCounter.MAPS_READ).getValue());
+    assertEquals(0, c.findCounter(RdmaShuffleCounter.READ_FAILURES).getValue());
+    assertTrue(c.findCounter(RdmaShuffleCounter.FALLBACK_FETCHES).getValue() >= 3,
+        "every reducer fetched over HTTP");
+    assertEquals(0, c.findCounter(RdmaShuffleCounter.FALLBACK_NODES).getValue(),
+        "unavailable outputs go over HTTP map by map; no node is given up");
+    assertEquals(4, c.findCounter(org.apache.hadoop.mapreduce.JobCounter.TOTAL_LAUNCHED_MAPS)
+        .getValue(), "no map ran again");
+    assertArrayEquals(expected, cluster.output(output("wordcount-unregistered", true)));
+  }
+
+  @Test
+  @Order(9)
+  void withOneReducerACorruptPartitionMakesTheMapRunAgainAndTheOutputIsStocks()
+      throws Exception {
+    java.util.function.Consumer<Configuration> tweak = c -> {
+      c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, 1.0f);
+      c.setLong(MRJobConfig.MAX_SHUFFLE_FETCH_RETRY_DELAY, 500);
+    };
+    run(wordCount(cluster, "wordcount-one-reducer", false, words, 1, tweak));
+    byte[] expected = cluster.output(output("wordcount-one-reducer", false));
+    Job job = wordCount(cluster, "wordcount-one-reducer", true, words, 1, tweak);
+    job.submit();
+    String victim = succeededMaps(job, 4).get(0);
+    corruptEveryPartition(findMapOutput(victim));
+    run(job);
+    // the AM re-runs a map once enough fetch failures of it were reported (3 by default): with
+    // one reducer all of them come from that reducer, which must put the map back and try it
+    // again, as Hadoop's Fetcher does (a reducer that dropped it would wait for it forever). The
+    // reducer's failed attempts' counters don't reach the job's, so the re-run is the evidence.
+    boolean rerun = false;
+    for (TaskCompletionEvent e : job.getTaskCompletionEvents(0, 1000)) {
+      String id = e.getTaskAttemptId().toString();
+      if (e.isMapTask() && !id.equals(victim)
+          && id.startsWith(victim.substring(0, victim.length() - 1))
+          && e.getStatus() == TaskCompletionEvent.Status.SUCCEEDED) {
+        rerun = true;
+      }
+    }
+    assertTrue(rerun, "map " + victim + " ran again");
+    assertArrayEquals(expected, cluster.output(output("wordcount-one-reducer", true)));
   }
 
   private static File findMapOutput(String attempt) throws Exception {

@@ -3,12 +3,12 @@ package io.rdmashuffle.hadoop.reduce;
 import static org.junit.jupiter.api.Assertions.*;
 
 import com.sun.net.httpserver.HttpServer;
-import io.rdmashuffle.hadoop.MapOutputsAnswer;
 import io.rdmashuffle.hadoop.MapOutputsRequest;
 import io.rdmashuffle.hadoop.service.RdmaShuffleHandler;
 import io.rdmashuffle.hadoop.testing.FakeMapOutputs;
 import io.rdmashuffle.hadoop.testing.JobTokens;
 import io.rdmashuffle.hadoop.testing.LocalDirs;
+import io.rdmashuffle.mapoutput.LocateAnswer;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,10 +66,10 @@ class MapOutputsClientTest {
     ShuffleHandler ours = start(new RdmaShuffleHandler());
     try {
       FakeMapOutputs.write(tmp.resolve("d"), JOB, "carol", m, 1, 100);
-      MapOutputsAnswer a = client(JobTokens.secret(token))
+      LocateAnswer a = client(JobTokens.secret(token))
           .request(host(ShuffleHandler.deserializeMetaData(ours.getMetaData())), List.of(m));
-      assertEquals(MapOutputsAnswer.Status.OK, a.entries().get(0).status());
-      MapOutputsClient.Unusable bad = assertThrows(MapOutputsClient.Unusable.class,
+      assertEquals(LocateAnswer.Status.OK, a.maps().get(0).status());
+      NodeLocator.Unusable bad = assertThrows(NodeLocator.Unusable.class,
           () -> client(JobTokenSecretManager.createSecretKey(new byte[8]))
               .request(host(ShuffleHandler.deserializeMetaData(ours.getMetaData())), List.of(m)));
       assertTrue(bad.getMessage().contains("401"), bad.getMessage());
@@ -78,7 +78,7 @@ class MapOutputsClientTest {
     }
     ShuffleHandler stock = start(new ShuffleHandler());
     try {
-      MapOutputsClient.Unusable e = assertThrows(MapOutputsClient.Unusable.class,
+      NodeLocator.Unusable e = assertThrows(NodeLocator.Unusable.class,
           () -> client(JobTokens.secret(token))
               .request(host(ShuffleHandler.deserializeMetaData(stock.getMetaData())), List.of(m)));
       assertTrue(e.getMessage().contains("stock ShuffleHandler"), e.getMessage());
@@ -99,12 +99,31 @@ class MapOutputsClientTest {
     });
     fake.start();
     try {
-      MapOutputsClient.Unusable e = assertThrows(MapOutputsClient.Unusable.class,
+      NodeLocator.Unusable e = assertThrows(NodeLocator.Unusable.class,
           () -> client(JobTokens.secret(token))
               .request(host(fake.getAddress().getPort()), List.of(FakeMapOutputs.map(JOB, 0))));
       assertTrue(e.getMessage().contains("Verification of the hashReply failed"), e.getMessage());
     } finally {
       fake.stop(0);
+    }
+  }
+
+  @Test
+  void aBusyNodeSaysTryLaterWithItsBackoffNotUnusable() throws Exception {
+    HttpServer busy = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    busy.createContext(MapOutputsRequest.PATH, x -> {
+      x.getResponseHeaders().add("Retry-After", "1234");
+      x.sendResponseHeaders(429, -1);
+      x.close();
+    });
+    busy.start();
+    try {
+      NodeLocator.TryLater later = assertThrows(NodeLocator.TryLater.class,
+          () -> client(JobTokens.secret(token))
+              .request(host(busy.getAddress().getPort()), List.of(FakeMapOutputs.map(JOB, 0))));
+      assertEquals(1234, later.backoffMillis());
+    } finally {
+      busy.stop(0);
     }
   }
 }

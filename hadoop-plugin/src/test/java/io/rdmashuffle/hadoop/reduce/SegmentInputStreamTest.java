@@ -9,7 +9,15 @@ import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.config.TransportKind;
+import io.rdmashuffle.memory.MemoryRegistrar;
+import io.rdmashuffle.transport.CallHandler;
 import io.rdmashuffle.transport.ConnectionPool;
+import io.rdmashuffle.transport.PeerAddress;
+import io.rdmashuffle.transport.ReadChannel;
+import io.rdmashuffle.transport.ReadOp;
+import io.rdmashuffle.transport.Transport;
+import io.rdmashuffle.transport.TransportException;
 import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.tcp.TcpTransport;
 import java.io.ByteArrayOutputStream;
@@ -19,6 +27,14 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -106,6 +122,148 @@ class SegmentInputStreamTest {
           assertThrows(SegmentInputStream.ReadFailure.class, () -> in.read());
       assertInstanceOf(io.rdmashuffle.transport.RemoteAccessException.class, f.reason());
       assertSame(f, in.failure());
+    }
+  }
+
+  @Test
+  void outOfOrderChunksNeverHoldMoreThanTheBoundAndOneChunk() throws Exception {
+    int chunk = 8192;
+    long inFlight = 4L * chunk;
+    long chunk0 = file.descriptor().pieces().get(0).address();
+    ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
+    // the READ of chunk 0 is posted late: the chunks after it arrive first and wait, held
+    Transport delaying = new DelayingTransport(client, op -> op.remoteAddress() == chunk0,
+        (channel, op) -> later.schedule(() -> channel.post(op), 400, TimeUnit.MILLISECONDS));
+    ConnectionPool slow = new ConnectionPool(delaying, 2);
+    AtomicLong most = new AtomicLong();
+    AtomicBoolean reading = new AtomicBoolean(true);
+    Thread sampler = new Thread(() -> {
+      while (reading.get()) {
+        most.accumulateAndGet(pool.lentBytes(), Math::max);
+        Thread.onSpinWait();
+      }
+    });
+    sampler.start();
+    long length = 40L * chunk;
+    byte[] got;
+    try (SegmentInputStream in = new SegmentInputStream(slow, pool, server.localAddress(), JOB,
+        file.descriptor(), 0, length, chunk, inFlight, 1000, () -> {})) {
+      got = in.readAllBytes();
+    } finally {
+      reading.set(false);
+      sampler.join();
+      slow.close();
+      later.shutdownNow();
+    }
+    assertEquals(-1, Patterns.firstMismatch(ByteBuffer.wrap(got), 0, (int) length, 0, 3));
+    assertTrue(most.get() > 0);
+    assertTrue(most.get() <= inFlight + chunk,
+        "held " + most.get() + " bytes of registered memory; bound " + inFlight + " + a chunk");
+  }
+
+  /** The client's transport, with some READs posted by someone else (later). */
+  private static final class DelayingTransport implements Transport {
+    private final Transport t;
+    private final Predicate<ReadOp> delayed;
+    private final BiConsumer<ReadChannel, ReadOp> postLater;
+
+    DelayingTransport(Transport t, Predicate<ReadOp> delayed,
+        BiConsumer<ReadChannel, ReadOp> postLater) {
+      this.t = t;
+      this.delayed = delayed;
+      this.postLater = postLater;
+    }
+
+    @Override
+    public TransportKind kind() {
+      return t.kind();
+    }
+
+    @Override
+    public PeerAddress localAddress() {
+      return t.localAddress();
+    }
+
+    @Override
+    public MemoryRegistrar registrar() {
+      return t.registrar();
+    }
+
+    @Override
+    public ReadChannel connect(PeerAddress peer, String application) throws TransportException {
+      ReadChannel c = t.connect(peer, application);
+      return new ReadChannel() {
+        @Override
+        public PeerAddress peer() {
+          return c.peer();
+        }
+
+        @Override
+        public String application() {
+          return c.application();
+        }
+
+        @Override
+        public boolean isOpen() {
+          return c.isOpen();
+        }
+
+        @Override
+        public boolean tryPost(ReadOp op) {
+          if (delayed.test(op)) {
+            postLater.accept(c, op);
+            return true;
+          }
+          return c.tryPost(op);
+        }
+
+        @Override
+        public void post(ReadOp op) {
+          if (delayed.test(op)) {
+            postLater.accept(c, op);
+          } else {
+            c.post(op);
+          }
+        }
+
+        @Override
+        public void postAll(List<ReadOp> ops) {
+          for (ReadOp op : ops) {
+            post(op);
+          }
+        }
+
+        @Override
+        public int inFlight() {
+          return c.inFlight();
+        }
+
+        @Override
+        public void close() {
+          c.close();
+        }
+      };
+    }
+
+    @Override
+    public TransportMetrics metrics() {
+      return t.metrics();
+    }
+
+    @Override
+    public void serveCalls(int service, CallHandler handler) {
+      t.serveCalls(service, handler);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> call(PeerAddress peer, String application, int service,
+        ByteBuffer request) {
+      return t.call(peer, application, service, request);
+    }
+
+    @Override
+    public void close() {
+      t.close();
     }
   }
 }

@@ -9,13 +9,14 @@ import static org.junit.jupiter.api.Assertions.*;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.fetch.SegmentFetcher;
 import io.rdmashuffle.hadoop.JobSecrets;
-import io.rdmashuffle.hadoop.MapOutputsAnswer;
-import io.rdmashuffle.hadoop.MapOutputsAnswer.Status;
 import io.rdmashuffle.hadoop.MapOutputsRequest;
 import io.rdmashuffle.hadoop.testing.FakeMapOutputs;
 import io.rdmashuffle.hadoop.testing.JobTokens;
 import io.rdmashuffle.hadoop.testing.LocalDirs;
 import io.rdmashuffle.hadoop.testing.MapOutputsCall;
+import io.rdmashuffle.hadoop.testing.RefusingTransports;
+import io.rdmashuffle.mapoutput.LocateAnswer;
+import io.rdmashuffle.mapoutput.LocateAnswer.Status;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.Patterns;
@@ -104,6 +105,10 @@ class RdmaShuffleHandlerTest {
     service.stop();
   }
 
+  private long registeredBytes() {
+    return service.transportMetrics().memory().registeredBytes();
+  }
+
   private static SecretKey key(Token<JobTokenIdentifier> t) {
     return JobTokens.secret(t);
   }
@@ -128,7 +133,7 @@ class RdmaShuffleHandlerTest {
     return t;
   }
 
-  private List<SegmentFetcher.Result> read(TcpTransport t, JobID job, MapOutputsAnswer a)
+  private List<SegmentFetcher.Result> read(TcpTransport t, JobID job, int reduce, LocateAnswer a)
       throws Exception {
     BufferPool pool = new BufferPool(t.registrar(), 4096, 1 << 20, 64 << 20, true);
     ConnectionPool connections = new ConnectionPool(t, 1);
@@ -137,9 +142,9 @@ class RdmaShuffleHandlerTest {
     List<SegmentFetcher.Result> results = new ArrayList<>();
     try (SegmentFetcher f = new SegmentFetcher(connections, pool,
         new SegmentLimits(8 << 20, 16, 1000, 1, 0), () -> { })) {
-      for (MapOutputsAnswer.Entry e : a.entries()) {
-        f.add(new SegmentRequest(a.responder(), job.toString(), e.file(), e.startOffset(),
-            (int) e.partLength(), e.mapId()));
+      for (LocateAnswer.Located e : a.maps()) {
+        f.add(new SegmentRequest(a.responder(), job.toString(), e.data(),
+            e.partitions().start(reduce), (int) e.partitions().length(reduce), e.map()));
       }
       while (f.outstanding() > 0) {
         results.add(f.take(10, TimeUnit.SECONDS));
@@ -163,27 +168,48 @@ class RdmaShuffleHandlerTest {
             List.of(m0.toString(), m1.toString()))), key(tokenA));
     SecureShuffleUtils.verifyReply(call.replyHash(), urlHash, key(tokenA));
 
-    MapOutputsAnswer a = call.answer();
-    assertEquals(2, a.reduce());
-    assertEquals(List.of(Status.OK, Status.OK), a.entries().stream().map(e -> e.status()).toList());
-    MapOutputsAnswer.Entry e0 = a.entries().get(0);
-    assertEquals(1000, e0.startOffset());
-    assertEquals(70_000, e0.partLength());
-    assertEquals(140_000, e0.rawLength());
-    MapOutputsAnswer.Entry e1 = a.entries().get(1);
-    assertEquals(333_338, e1.startOffset());
-    assertEquals(4096, e1.partLength());
+    LocateAnswer a = call.answer();
+    assertEquals(List.of(Status.OK, Status.OK), a.maps().stream().map(e -> e.status()).toList());
+    LocateAnswer.Located e0 = a.maps().get(0);
+    assertEquals(2, e0.partitions().first());
+    assertEquals(1, e0.partitions().size(), "only the asked partition");
+    assertEquals(1000, e0.partitions().start(2));
+    assertEquals(70_000, e0.partitions().length(2));
+    assertEquals(140_000, e0.partitions().rawLength(2));
+    LocateAnswer.Located e1 = a.maps().get(1);
+    assertEquals(333_338, e1.partitions().start(2));
+    assertEquals(4096, e1.partitions().length(2));
 
-    List<SegmentFetcher.Result> got = read(reader(JOB_A, tokenA), JOB_A, a);
+    List<SegmentFetcher.Result> got = read(reader(JOB_A, tokenA), JOB_A, 2, a);
     for (SegmentFetcher.Result r : got) {
       FetchedSegment f = assertInstanceOf(FetchedSegment.class, r, r.toString());
-      MapOutputsAnswer.Entry e = f.request().tag().equals(m0.toString()) ? e0 : e1;
+      LocateAnswer.Located e = f.request().tag().equals(m0.toString()) ? e0 : e1;
       int seed = e == e0 ? 10 : 11;
-      assertEquals(-1,
-          Patterns.firstMismatch(f.data(), 0, (int) e.partLength(), e.startOffset(), seed));
+      assertEquals(-1, Patterns.firstMismatch(f.data(), 0, (int) e.partitions().length(2),
+          e.partitions().start(2), seed));
       f.release();
     }
-    assertTrue(service.registeredBytes() > 0);
+    assertEquals(2, service.registeredOutputs());
+    assertTrue(registeredBytes() > 0);
+  }
+
+  @Test
+  void anIndexAndItsDataInDifferentLocalDirsAreServed() throws Exception {
+    // the map task's local dir allocator picks a dir per file: an empty map's two files
+    // landed in different local dirs
+    TaskAttemptID m0 = FakeMapOutputs.map(JOB_A, 0);
+    Path at0 = FakeMapOutputs.write(dirs.dirs().get(0), JOB_A, USER, m0, 22, 300, 700);
+    Path at1 = FakeMapOutputs.outputDir(dirs.dirs().get(1), JOB_A, USER).resolve(m0.toString());
+    Files.createDirectories(at1);
+    Files.move(at0.resolve("file.out"), at1.resolve("file.out"));
+
+    LocateAnswer.Located e = ask(JOB_A, 1, key(tokenA), m0).answer().maps().get(0);
+    assertEquals(Status.OK, e.status(), e.message());
+    assertEquals(300, e.partitions().start(1));
+    FetchedSegment f = assertInstanceOf(FetchedSegment.class,
+        read(reader(JOB_A, tokenA), JOB_A, 1, ask(JOB_A, 1, key(tokenA), m0).answer()).get(0));
+    assertEquals(-1, Patterns.firstMismatch(f.data(), 0, 700, 300, 22));
+    f.release();
   }
 
   @Test
@@ -221,7 +247,7 @@ class RdmaShuffleHandlerTest {
       assertTrue(c.text().startsWith("request not authenticated") || c.text().startsWith("unknown job"),
           c.text());
     }
-    assertEquals(0, service.registeredBytes(), "nothing registered for refused requests");
+    assertEquals(0, registeredBytes(), "nothing registered for refused requests");
   }
 
   @Test
@@ -234,12 +260,12 @@ class RdmaShuffleHandlerTest {
     assertEquals(401, ask(JOB_A, 0, key(tokenB), a0).status());
     MapOutputsCall c = ask(JOB_B, 0, key(tokenB), a0);
     assertEquals(200, c.status(), c.text());
-    MapOutputsAnswer.Entry e = c.answer().entries().get(0);
+    LocateAnswer.Located e = c.answer().maps().get(0);
     assertEquals(Status.REFUSED, e.status());
-    assertNull(e.file());
+    assertNull(e.data());
 
     // READs: B's reader can't prove A's secret, and can't READ A's regions as B
-    MapOutputsAnswer forA = ask(JOB_A, 0, key(tokenA), a0).answer();
+    LocateAnswer forA = ask(JOB_A, 0, key(tokenA), a0).answer();
     TcpTransport readerB = reader(JOB_B, tokenB);
     assertThrows(AuthenticationException.class, () -> {
       TcpTransport forged = TcpTransport.start(new TransportContext(RdmaConf.defaults(MapReduceConfig.SCHEMA),
@@ -249,8 +275,7 @@ class RdmaShuffleHandlerTest {
       closeAfter.add(forged);
       forged.connect(forA.responder(), JOB_A.toString());
     });
-    SegmentFetcher.Result r = read(readerB, JOB_B,
-        new MapOutputsAnswer(forA.transport(), 0, forA.responder(), forA.entries())).get(0);
+    SegmentFetcher.Result r = read(readerB, JOB_B, 0, forA).get(0);
     SegmentFetcher.Failed f = assertInstanceOf(SegmentFetcher.Failed.class, r);
     RemoteAccessException rae = assertInstanceOf(RemoteAccessException.class, f.cause());
     assertEquals(RemoteAccessException.Reason.NOT_PERMITTED, rae.reason());
@@ -264,16 +289,16 @@ class RdmaShuffleHandlerTest {
         "attempt_1700000000000_0001_r_000000_0", present.toString());
     MapOutputsCall c = MapOutputsCall.send(port, JOB_A.toString(), 0, ids, key(tokenA));
     assertEquals(200, c.status(), c.text());
-    List<MapOutputsAnswer.Entry> es = c.answer().entries();
+    List<LocateAnswer.Located> es = c.answer().maps();
     assertEquals(Status.NOT_FOUND, es.get(0).status());
     assertEquals(Status.REFUSED, es.get(1).status());
     assertEquals(Status.REFUSED, es.get(2).status(), "a reduce attempt is not a map output");
     assertEquals(Status.OK, es.get(3).status());
 
     MapOutputsCall beyond = ask(JOB_A, 2, key(tokenA), present);
-    MapOutputsAnswer.Entry e = beyond.answer().entries().get(0);
+    LocateAnswer.Located e = beyond.answer().maps().get(0);
     assertEquals(Status.REFUSED, e.status());
-    assertTrue(e.message().contains("2 partitions"), e.message());
+    assertTrue(e.message().contains("has 2"), e.message());
   }
 
   @Test
@@ -292,28 +317,28 @@ class RdmaShuffleHandlerTest {
 
     MapOutputsCall c = ask(JOB_A, 0, key(tokenA), linked, dirLinked);
     assertEquals(200, c.status(), c.text());
-    for (MapOutputsAnswer.Entry e : c.answer().entries()) {
-      assertEquals(Status.REFUSED, e.status(), e.mapId());
-      assertNull(e.file());
-      assertTrue(e.message().contains("outside the job's output dirs"), e.message());
+    for (LocateAnswer.Located e : c.answer().maps()) {
+      assertEquals(Status.REFUSED, e.status(), e.map());
+      assertNull(e.data());
+      assertTrue(e.message().contains("link"), e.message());
     }
-    assertEquals(0, service.registeredBytes());
+    assertEquals(0, registeredBytes());
   }
 
   @Test
   void aFinishedJobsRegionsAreDeregisteredAndItsSecretForgotten() throws Exception {
     TaskAttemptID m0 = FakeMapOutputs.map(JOB_A, 0);
     FakeMapOutputs.write(dirs.dirs().get(0), JOB_A, USER, m0, 18, 3000, 5000);
-    MapOutputsAnswer a = ask(JOB_A, 1, key(tokenA), m0).answer();
+    LocateAnswer a = ask(JOB_A, 1, key(tokenA), m0).answer();
     TcpTransport r = reader(JOB_A, tokenA);
-    assertInstanceOf(FetchedSegment.class, read(r, JOB_A, a).get(0)).release();
+    assertInstanceOf(FetchedSegment.class, read(r, JOB_A, 1, a).get(0)).release();
     long registered = service.transportMetrics().memory().registeredBytes();
     assertEquals(8000, registered);
 
     service.stopApplication(JobTokens.stop(JOB_A));
-    assertEquals(0, service.registeredBytes());
-    assertEquals(0, service.transportMetrics().memory().registeredBytes());
-    SegmentFetcher.Result after = read(r, JOB_A, a).get(0);
+    assertEquals(0, service.registeredOutputs());
+    assertEquals(0, registeredBytes());
+    SegmentFetcher.Result after = read(r, JOB_A, 1, a).get(0);
     assertInstanceOf(SegmentFetcher.Failed.class, after, "a READ of a finished job's output");
     assertEquals(401, ask(JOB_A, 1, key(tokenA), m0).status());
   }
@@ -335,7 +360,34 @@ class RdmaShuffleHandlerTest {
     String all = e.toString() + (e.getCause() == null ? "" : e.getCause().toString());
     assertTrue(all.contains("mapreduce.shuffle.rdma.transport=carrier-pigeon"), all);
     Exception typo = assertThrows(Exception.class,
-        () -> start(Map.of("mapreduce.shuffle.rdma.service.maxRegistredBytes", "1g")));
+        () -> start(Map.of("mapreduce.shuffle.rdma.serve.maxPinedBytes", "1g")));
     assertTrue(String.valueOf(typo.getMessage()).contains("unknown setting"), typo.toString());
+  }
+
+  @Test
+  void anOutputTheTransportWontRegisterIsUnavailableNotAFailureOfTheMap() throws Exception {
+    service.stop();
+    RefusingTransports refusing = new RefusingTransports();
+    RdmaShuffleHandler.transportSelector(refusing.selector());
+    try {
+      service = start(Map.of("mapreduce.shuffle.rdma.transport", "tcp"));
+    } finally {
+      RdmaShuffleHandler.transportSelector(null);
+    }
+    service.initializeApplication(JobTokens.init(JOB_A, USER, tokenA));
+    TaskAttemptID m0 = FakeMapOutputs.map(JOB_A, 0);
+    TaskAttemptID m1 = FakeMapOutputs.map(JOB_A, 1);
+    FakeMapOutputs.write(dirs.dirs().get(0), JOB_A, USER, m0, 20, 100, 200);
+    FakeMapOutputs.write(dirs.dirs().get(0), JOB_A, USER, m1, 21, 300, 400);
+    assertEquals(Status.OK, ask(JOB_A, 0, key(tokenA), m0).answer().maps().get(0).status());
+
+    refusing.refuse(true); // memlock exhausted: the retry after evicting m0 fails as well
+    LocateAnswer.Located e = ask(JOB_A, 0, key(tokenA), m1).answer().maps().get(0);
+    assertEquals(Status.UNAVAILABLE, e.status(), e.message());
+    assertTrue(e.message().contains("could not be registered"), e.message());
+    assertEquals(0, service.registeredOutputs(), "m0 was evicted to make room, in vain");
+
+    refusing.refuse(false);
+    assertEquals(Status.OK, ask(JOB_A, 0, key(tokenA), m1).answer().maps().get(0).status());
   }
 }

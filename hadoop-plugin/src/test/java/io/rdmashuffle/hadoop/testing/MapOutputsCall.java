@@ -1,8 +1,8 @@
 package io.rdmashuffle.hadoop.testing;
 
-import io.rdmashuffle.hadoop.MapOutputsAnswer;
-import io.rdmashuffle.hadoop.MapOutputsAnswerLayout;
 import io.rdmashuffle.hadoop.MapOutputsRequest;
+import io.rdmashuffle.mapoutput.LocateAnswer;
+import io.rdmashuffle.mapoutput.LocateLayout;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
@@ -11,7 +11,7 @@ import java.util.List;
 import javax.crypto.SecretKey;
 import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 
-/** One raw map outputs request, signed with whatever secret a test chooses. */
+/** One raw locate request, signed with whatever secret a test chooses. */
 public record MapOutputsCall(int status, String replyHash, String contentType, byte[] body) {
 
   public static MapOutputsCall send(int port, String job, int reduce, List<String> maps,
@@ -36,8 +36,8 @@ public record MapOutputsCall(int status, String replyHash, String contentType, b
     }
   }
 
-  public MapOutputsAnswer answer() {
-    return MapOutputsAnswerLayout.decode(body);
+  public LocateAnswer answer() {
+    return LocateLayout.decodeAnswer(java.nio.ByteBuffer.wrap(body));
   }
 
   public String text() {

@@ -4,6 +4,7 @@ import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.transport.Availability;
+import io.rdmashuffle.transport.PinnedMemory;
 import io.rdmashuffle.transport.RdmaDevices;
 import io.rdmashuffle.transport.Transport;
 import io.rdmashuffle.transport.TransportContext;
@@ -16,7 +17,7 @@ import java.util.function.Function;
 
 /**
  * Probes whether RDMA verbs can run here: an RDMA device with an active port, a locked-memory
- * limit that allows the buffer pool, and our native library loaded under DiSNI
+ * limit that allows what the process may pin ({@link PinnedMemory}), and our native library loaded under DiSNI
  * ({@link NativeLibrary}, loaded once per process). The transport itself ({@code
  * disni.VerbsTransport}) runs inside the DiSNI class loader and is started through {@link
  * VerbsStarter}.
@@ -30,8 +31,14 @@ public final class VerbsTransportProvider implements TransportProvider {
     return TransportKind.VERBS;
   }
 
+  /** The probe for a process that only reads (a reduce task; the doctor's default). */
   @Override
   public Availability probe(RdmaConf conf) {
+    return probe(conf, PinnedMemory.of(conf, false, true));
+  }
+
+  @Override
+  public Availability probe(RdmaConf conf, PinnedMemory pinned) {
     List<String> findings = new ArrayList<>();
     String cause = null;
     List<RdmaDevices.Port> ports = RdmaDevices.ports();
@@ -47,17 +54,12 @@ public final class VerbsTransportProvider implements TransportProvider {
       }
     }
     long memlock = RdmaDevices.memlockLimit();
-    long need = conf.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES);
     findings.add(
         "memlock limit: "
             + (memlock == Long.MAX_VALUE ? "unlimited" : memlock < 0 ? "unknown" : memlock + " bytes")
-            + ", buffer pool needs " + need + " bytes ("
-            + conf.keyOf(RdmaShuffleConfig.BUFFERS_MAX_BYTES) + ")");
-    if (cause == null && memlock >= 0 && memlock < need) {
-      cause =
-          "memlock limit " + memlock + " bytes is below "
-              + conf.keyOf(RdmaShuffleConfig.BUFFERS_MAX_BYTES) + "=" + need
-              + " (raise it with ulimit -l / limits.conf / LimitMEMLOCK)";
+            + ", this process may pin " + pinned.bytes() + " bytes (" + pinned.bounds() + ")");
+    if (cause == null) {
+      cause = pinned.memlockShortfall(memlock);
     }
     NativeLibrary library = NativeLibrary.load(conf);
     addNativeFindings(conf, library, findings);
@@ -105,7 +107,13 @@ public final class VerbsTransportProvider implements TransportProvider {
 
   @Override
   public Transport start(TransportContext context) throws TransportStartException {
-    Availability a = probe(context.conf());
+    return start(context, PinnedMemory.of(context.conf(), false, true));
+  }
+
+  @Override
+  public Transport start(TransportContext context, PinnedMemory pinned)
+      throws TransportStartException {
+    Availability a = probe(context.conf(), pinned);
     if (!a.available()) {
       throw new TransportStartException(a.cause());
     }

@@ -1,0 +1,150 @@
+package io.rdmashuffle.hadoop.testing;
+
+import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.config.TransportKind;
+import io.rdmashuffle.memory.Access;
+import io.rdmashuffle.memory.MemoryAccounting;
+import io.rdmashuffle.memory.MemoryPiece;
+import io.rdmashuffle.memory.MemoryRegistrar;
+import io.rdmashuffle.memory.RegisteredRegion;
+import io.rdmashuffle.memory.RegistrationException;
+import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.transport.Availability;
+import io.rdmashuffle.transport.CallHandler;
+import io.rdmashuffle.transport.PeerAddress;
+import io.rdmashuffle.transport.ReadChannel;
+import io.rdmashuffle.transport.Transport;
+import io.rdmashuffle.transport.TransportContext;
+import io.rdmashuffle.transport.TransportException;
+import io.rdmashuffle.transport.TransportProvider;
+import io.rdmashuffle.transport.TransportSelector;
+import io.rdmashuffle.transport.TransportStartException;
+import io.rdmashuffle.transport.tcp.TcpTransportProvider;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * tcp transports whose registrar refuses to register served memory on demand, as a NIC does at
+ * its memlock limit: for tests of what serving does when registration fails.
+ */
+public final class RefusingTransports {
+  private volatile boolean refuse;
+  /** Registrations of served memory refused so far. */
+  public final AtomicInteger refused = new AtomicInteger();
+
+  public void refuse(boolean value) {
+    refuse = value;
+  }
+
+  /** Starts tcp transports whose registrations of served memory fail while refusing. */
+  public TransportSelector selector() {
+    TcpTransportProvider tcp = new TcpTransportProvider();
+    // no verbs here: "auto" picks tcp, as on a node without an RDMA device
+    TransportProvider noVerbs = new TransportProvider() {
+      @Override
+      public TransportKind kind() {
+        return TransportKind.VERBS;
+      }
+
+      @Override
+      public Availability probe(RdmaConf conf) {
+        return Availability.unavailable("no RDMA device (test)", List.of());
+      }
+
+      @Override
+      public Transport start(TransportContext context) throws TransportStartException {
+        throw new TransportStartException("no RDMA device (test)");
+      }
+    };
+    return new TransportSelector(List.of(noVerbs, new TransportProvider() {
+      @Override
+      public TransportKind kind() {
+        return TransportKind.TCP;
+      }
+
+      @Override
+      public Availability probe(RdmaConf conf) {
+        return tcp.probe(conf);
+      }
+
+      @Override
+      public Transport start(TransportContext context) throws TransportStartException {
+        return new Refusing(tcp.start(context));
+      }
+    }));
+  }
+
+  private final class Refusing implements Transport {
+    private final Transport t;
+    private final MemoryRegistrar registrar;
+
+    Refusing(Transport t) {
+      this.t = t;
+      MemoryRegistrar real = t.registrar();
+      this.registrar = new MemoryRegistrar() {
+        @Override
+        public RegisteredRegion register(MemoryPiece piece, Access access, String owner,
+            Runnable onFreed) throws RegistrationException {
+          if (refuse && access == Access.REMOTE_READ) {
+            refused.incrementAndGet();
+            throw new RegistrationException("memlock limit reached (test)");
+          }
+          return real.register(piece, access, owner, onFreed);
+        }
+
+        @Override
+        public MemoryAccounting accounting() {
+          return real.accounting();
+        }
+      };
+    }
+
+    @Override
+    public TransportKind kind() {
+      return t.kind();
+    }
+
+    @Override
+    public PeerAddress localAddress() {
+      return t.localAddress();
+    }
+
+    @Override
+    public MemoryRegistrar registrar() {
+      return registrar;
+    }
+
+    @Override
+    public ReadChannel connect(PeerAddress peer, String application) throws TransportException {
+      return t.connect(peer, application);
+    }
+
+    @Override
+    public TransportMetrics metrics() {
+      return t.metrics();
+    }
+
+    @Override
+    public void serveCalls(int service, CallHandler handler) {
+      t.serveCalls(service, handler);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> call(PeerAddress peer, String application, int service,
+        ByteBuffer request) {
+      return t.call(peer, application, service, request);
+    }
+
+    @Override
+    public void withdrawApplication(String application) {
+      t.withdrawApplication(application);
+    }
+
+    @Override
+    public void close() {
+      t.close();
+    }
+  }
+}
