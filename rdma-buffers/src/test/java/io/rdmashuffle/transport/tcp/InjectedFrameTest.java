@@ -67,10 +67,20 @@ class InjectedFrameTest {
     server.close();
   }
 
-  /** Connects through {@code relay} and completes one READ, so the stream is past the handshake. */
+  /**
+   * Connects through {@code relay} and completes one READ, so the stream is past the handshake;
+   * returns once the server counted it served (it counts when its send ended, which may be just
+   * after the reader saw the bytes), so a later count is the forged request's.
+   */
   private ReadChannel connectAndRead(TcpRelay relay) throws Exception {
+    long before = server.metrics().readsServed();
     ReadChannel c = client.connect(new PeerAddress("127.0.0.1", relay.port()), APP);
     assertNull(read(c), "the first READ through the relay must succeed");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (server.metrics().readsServed() == before && System.nanoTime() - deadline < 0) {
+      Thread.sleep(5);
+    }
+    assertEquals(before + 1, server.metrics().readsServed(), "the first READ was counted");
     return c;
   }
 
