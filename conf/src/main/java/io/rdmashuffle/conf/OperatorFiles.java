@@ -33,21 +33,28 @@ public final class OperatorFiles {
   /** The Spark plugin's ShuffleManager, as {@code spark.shuffle.manager} names it. */
   public static final String SPARK_SHUFFLE_MANAGER =
       "org.apache.spark.shuffle.rdma.RdmaShuffleManager";
+
   /** Where the template expects the Spark plugin jar on every node. */
   public static final String SPARK_PLUGIN_JAR = "/opt/rdma-shuffle/rdma-shuffle-spark_2.13.jar";
+
   /** Where the build leaves the Spark plugin jar. */
   static final String SPARK_PLUGIN_BUILT =
       "shuffle-manager/target/rdma-shuffle-spark_2.13-<version>.jar";
+
   /** The NodeManager auxiliary service (module hadoop-plugin), registered as mapreduce_shuffle. */
   public static final String HADOOP_SERVICE_CLASS =
       "io.rdmashuffle.hadoop.service.RdmaShuffleHandler";
+
   /** The reduce-side ShuffleConsumerPlugin (module hadoop-plugin). */
   public static final String HADOOP_CONSUMER_CLASS =
       "io.rdmashuffle.hadoop.reduce.RdmaShuffleConsumer";
+
   /** The auxiliary service name that receives job tokens and whose port the MapReduce AM reads. */
   public static final String HADOOP_SERVICE_NAME = "mapreduce_shuffle";
+
   /** The NodeManager service for Spark on YARN (module hadoop-plugin), as Spark names it. */
   public static final String SPARK_SERVICE_NAME = "spark_shuffle";
+
   public static final String SPARK_SERVICE_CLASS =
       "io.rdmashuffle.hadoop.spark.SparkShuffleService";
 
@@ -78,24 +85,35 @@ public final class OperatorFiles {
     StringBuilder sb = new StringBuilder();
     sb.append("<!-- ").append(GENERATED).append(" -->\n");
     sb.append("# Configuration\n\n");
-    sb.append("Every setting is read once, when the plugin starts. A value that can't be used, or a\n");
-    sb.append("key under the prefix that is not listed here, stops the start with a message naming\n");
+    sb.append(
+        "Every setting is read once, when the plugin starts. A value that can't be used, or a\n");
+    sb.append(
+        "key under the prefix that is not listed here, stops the start with a message naming\n");
     sb.append("the key and the value; nothing falls back to a default silently.\n\n");
-    sb.append("Spark reads `spark.shuffle.rdma.<key>` (SparkConf, `spark-defaults.conf`, `--conf`);\n");
+    sb.append(
+        "Spark reads `spark.shuffle.rdma.<key>` (SparkConf, `spark-defaults.conf`, `--conf`);\n");
     sb.append("Hadoop reads `mapreduce.shuffle.rdma.<key>` (`yarn-site.xml` for the NodeManager\n");
     sb.append("service, `mapred-site.xml` for reducers).\n\n");
-    sb.append("Sizes take the units b, k, m, g, t (1k = 1024); durations take ms, s, min, h (a plain\n");
+    sb.append(
+        "Sizes take the units b, k, m, g, t (1k = 1024); durations take ms, s, min, h (a plain\n");
     sb.append("number is milliseconds).\n\n");
     sb.append("| key | type | default | valid | read by | meaning |\n");
     sb.append("| --- | --- | --- | --- | --- | --- |\n");
     for (ConfigEntry<?> e : allEntries()) {
-      sb.append("| `").append(e.key()).append("` | ")
+      sb.append("| `")
+          .append(e.key())
+          .append("` | ")
           .append(e.type().name().replace("|", "\\|"))
           .append(e.unit().isEmpty() ? "" : " (" + e.unit() + ")")
-          .append(" | `").append(e.defaultText().isEmpty() ? "\"\"" : e.defaultText()).append("` | ")
-          .append(e.rangeText()).append(" | ")
-          .append(scopeText(e)).append(" | ")
-          .append(e.doc().replace("|", "\\|")).append(" |\n");
+          .append(" | `")
+          .append(e.defaultText().isEmpty() ? "\"\"" : e.defaultText())
+          .append("` | ")
+          .append(e.rangeText())
+          .append(" | ")
+          .append(scopeText(e))
+          .append(" | ")
+          .append(e.doc().replace("|", "\\|"))
+          .append(" |\n");
     }
     return sb.toString();
   }
@@ -104,17 +122,22 @@ public final class OperatorFiles {
     StringBuilder sb = new StringBuilder();
     sb.append("# rdma-shuffle settings for spark-defaults.conf (").append(GENERATED).append(").\n");
     sb.append("#\n");
-    sb.append("# Enabling it takes the plugin jar on the class path of the driver and of every executor,\n");
-    sb.append("# and the manager flag: the three lines below. Build the jar with `mvn -B package`\n");
+    sb.append(
+        "# Enabling it takes the plugin jar on the class path of the driver and of every executor,\n");
+    sb.append(
+        "# and the manager flag: the three lines below. Build the jar with `mvn -B package`\n");
     sb.append("# (").append(SPARK_PLUGIN_BUILT).append(") and copy it to the\n");
-    sb.append("# same path on every node; these lines replace any extraClassPath you already set, so\n");
-    sb.append("# append your own entries with ':'. From Spark 4.0 on, `--jars` works too; on 3.5 the\n");
+    sb.append(
+        "# same path on every node; these lines replace any extraClassPath you already set, so\n");
+    sb.append(
+        "# append your own entries with ':'. From Spark 4.0 on, `--jars` works too; on 3.5 the\n");
     sb.append("# jar must be on extraClassPath.\n");
     sb.append("spark.driver.extraClassPath    ").append(SPARK_PLUGIN_JAR).append("\n");
     sb.append("spark.executor.extraClassPath  ").append(SPARK_PLUGIN_JAR).append("\n");
     sb.append("spark.shuffle.manager          ").append(SPARK_SHUFFLE_MANAGER).append("\n");
     sb.append("#\n");
-    sb.append("# The settings below are commented out and show their defaults; uncomment what you\n");
+    sb.append(
+        "# The settings below are commented out and show their defaults; uncomment what you\n");
     sb.append("# change. The page docs/configuration.md explains each setting.\n");
     for (ConfigEntry<?> e : SparkConfig.SCHEMA.entries()) {
       sb.append("\n");
@@ -124,7 +147,11 @@ public final class OperatorFiles {
       if (!e.rangeText().isEmpty()) {
         sb.append("# valid: ").append(e.rangeText()).append("\n");
       }
-      sb.append("# ").append(SparkConfig.SCHEMA.key(e)).append("  ").append(e.defaultText()).append("\n");
+      sb.append("# ")
+          .append(SparkConfig.SCHEMA.key(e))
+          .append("  ")
+          .append(e.defaultText())
+          .append("\n");
     }
     return sb.toString();
   }
@@ -143,7 +170,8 @@ public final class OperatorFiles {
     if (SparkConfig.SCHEMA.declares(e)) {
       readers.add("Spark");
     }
-    if (SparkServiceConfig.SCHEMA.declares(e) && e.readOn(ConfigEntry.Side.SERVING)
+    if (SparkServiceConfig.SCHEMA.declares(e)
+        && e.readOn(ConfigEntry.Side.SERVING)
         && e != RdmaShuffleConfig.PORT) {
       readers.add("Spark's NodeManager service");
     }
@@ -164,20 +192,27 @@ public final class OperatorFiles {
     sb.append("<!--\n");
     sb.append("  rdma-shuffle: NodeManager settings for yarn-site.xml\n");
     sb.append("  (").append(GENERATED).append(").\n\n");
-    comment(sb, "  ",
+    comment(
+        sb,
+        "  ",
         "Copy the two properties below into yarn-site.xml on every NodeManager, with the plugin"
             + " jar on the NodeManager's class path (README, section Hadoop MapReduce on YARN). The"
-            + " service replaces the stock ShuffleHandler under its name " + HADOOP_SERVICE_NAME
+            + " service replaces the stock ShuffleHandler under its name "
+            + HADOOP_SERVICE_NAME
             + ": it keeps serving the stock HTTP shuffle (jobs that don't use rdma-shuffle, and"
             + " the fallback of those that do) and receives each job's token. If"
             + " yarn.nodemanager.aux-services lists other services, keep them. With the verbs"
             + " transport the NodeManager's memlock limit (LimitMEMLOCK of its systemd unit, or"
-            + " ulimit -l) must allow " + MapReduceConfig.SCHEMA.key(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES) + ". The"
+            + " ulimit -l) must allow "
+            + MapReduceConfig.SCHEMA.key(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES)
+            + ". The"
             + " settings further down are optional: each is commented out and shows its default.");
     sb.append("-->\n");
     sb.append("<configuration>\n");
     property(sb, "yarn.nodemanager.aux-services", HADOOP_SERVICE_NAME);
-    property(sb, "yarn.nodemanager.aux-services." + HADOOP_SERVICE_NAME + ".class",
+    property(
+        sb,
+        "yarn.nodemanager.aux-services." + HADOOP_SERVICE_NAME + ".class",
         HADOOP_SERVICE_CLASS);
     optionalSettings(sb, ConfigEntry.Side.SERVING);
     sb.append("</configuration>\n");
@@ -190,25 +225,30 @@ public final class OperatorFiles {
     sb.append("<!--\n");
     sb.append("  rdma-shuffle: NodeManager settings for Spark on YARN with dynamic allocation\n");
     sb.append("  (").append(GENERATED).append(").\n\n");
-    comment(sb, "  ",
+    comment(
+        sb,
+        "  ",
         "Copy the two properties below into yarn-site.xml on every NodeManager, with the plugin"
             + " jar on the NodeManager's class path (README, section Spark on YARN with dynamic"
             + " allocation), instead of Spark's own yarn-shuffle jar. The service is Spark's"
-            + " external shuffle service under its name " + SPARK_SERVICE_NAME + " (Spark's"
+            + " external shuffle service under its name "
+            + SPARK_SERVICE_NAME
+            + " (Spark's"
             + " spark.shuffle.service.port, spark.authenticate apply) and serves READs beside it."
-            + " Keep " + HADOOP_SERVICE_NAME + " in yarn.nodemanager.aux-services if MapReduce"
+            + " Keep "
+            + HADOOP_SERVICE_NAME
+            + " in yarn.nodemanager.aux-services if MapReduce"
             + " runs on the cluster. The settings further down are optional: each is commented"
             + " out and shows its default; transport and nodeService.port must match the"
             + " executors' values.");
     sb.append("-->\n");
     sb.append("<configuration>\n");
-    property(sb, "yarn.nodemanager.aux-services",
-        HADOOP_SERVICE_NAME + "," + SPARK_SERVICE_NAME);
-    property(sb, "yarn.nodemanager.aux-services." + SPARK_SERVICE_NAME + ".class",
-        SPARK_SERVICE_CLASS);
+    property(sb, "yarn.nodemanager.aux-services", HADOOP_SERVICE_NAME + "," + SPARK_SERVICE_NAME);
+    property(
+        sb, "yarn.nodemanager.aux-services." + SPARK_SERVICE_NAME + ".class", SPARK_SERVICE_CLASS);
     // the service's connection server listens on nodeService.port, never on port
-    optionalSettings(sb, ConfigEntry.Side.SERVING, SparkServiceConfig.SCHEMA,
-        RdmaShuffleConfig.PORT);
+    optionalSettings(
+        sb, ConfigEntry.Side.SERVING, SparkServiceConfig.SCHEMA, RdmaShuffleConfig.PORT);
     sb.append("</configuration>\n");
     return sb.toString();
   }
@@ -219,7 +259,9 @@ public final class OperatorFiles {
     sb.append("<!--\n");
     sb.append("  rdma-shuffle: reduce-side settings for mapred-site.xml\n");
     sb.append("  (").append(GENERATED).append(").\n\n");
-    comment(sb, "  ",
+    comment(
+        sb,
+        "  ",
         "The property below makes every job's reduce tasks fetch map outputs with one-sided READs"
             + " (set it per job instead to try it on some jobs first). Nodes whose NodeManager"
             + " does not run the rdma-shuffle service are fetched from over the stock HTTP shuffle,"
@@ -238,8 +280,8 @@ public final class OperatorFiles {
   }
 
   /** {@code schema}'s settings read on {@code side}, commented out, but {@code except}. */
-  private static void optionalSettings(StringBuilder sb, ConfigEntry.Side side,
-      ConfigSchema schema, ConfigEntry<?> except) {
+  private static void optionalSettings(
+      StringBuilder sb, ConfigEntry.Side side, ConfigSchema schema, ConfigEntry<?> except) {
     for (ConfigEntry<?> e : schema.entries()) {
       if (!e.readOn(side) || e == except) {
         continue;

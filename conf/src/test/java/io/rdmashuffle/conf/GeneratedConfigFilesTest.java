@@ -12,8 +12,8 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.apache.spark.shuffle.rdma.SparkConfig;
 import javax.xml.parsers.DocumentBuilderFactory;
+import org.apache.spark.shuffle.rdma.SparkConfig;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
@@ -21,9 +21,10 @@ import org.w3c.dom.NodeList;
 
 /** The committed operator templates and configuration page are what the declarations generate. */
 class GeneratedConfigFilesTest {
-  private static final String REGENERATE = "mvn -o -q -pl conf -am test"
-      + " -Dtest=GeneratedConfigFilesTest -Dsurefire.failIfNoSpecifiedTests=false"
-      + " -Dconf.regenerate=true";
+  private static final String REGENERATE =
+      "mvn -o -q -pl conf -am test"
+          + " -Dtest=GeneratedConfigFilesTest -Dsurefire.failIfNoSpecifiedTests=false"
+          + " -Dconf.regenerate=true";
 
   /** With {@code -Dconf.regenerate=true}, writes the files first (the way to regenerate them). */
   @Test
@@ -35,7 +36,9 @@ class GeneratedConfigFilesTest {
     for (Map.Entry<String, String> f : OperatorFiles.render().entrySet()) {
       Path p = root.resolve(f.getKey());
       assertTrue(Files.exists(p), p + " is missing; run: " + REGENERATE);
-      assertEquals(f.getValue(), Files.readString(p, StandardCharsets.UTF_8),
+      assertEquals(
+          f.getValue(),
+          Files.readString(p, StandardCharsets.UTF_8),
           p + " drifted from the declarations; run: " + REGENERATE);
     }
   }
@@ -45,7 +48,8 @@ class GeneratedConfigFilesTest {
     Map<String, String> files = OperatorFiles.render();
     for (ConfigEntry<?> e : OperatorFiles.allEntries()) {
       assertTrue(files.get("docs/configuration.md").contains("`" + e.key() + "`"), e.key());
-      assertEquals(SparkConfig.SCHEMA.declares(e),
+      assertEquals(
+          SparkConfig.SCHEMA.declares(e),
           files.get("conf/spark-defaults.conf").contains(SparkConfig.SCHEMA.key(e) + " "),
           e.key());
     }
@@ -54,10 +58,14 @@ class GeneratedConfigFilesTest {
   @Test
   void sparkTemplateCarriesTheJarAndTheManagerFlagUncommented() {
     String conf = OperatorFiles.render().get("conf/spark-defaults.conf");
-    assertTrue(conf.contains("\nspark.shuffle.manager          " + OperatorFiles.SPARK_SHUFFLE_MANAGER
-        + "\n"), conf);
-    assertTrue(conf.contains("\nspark.driver.extraClassPath    " + OperatorFiles.SPARK_PLUGIN_JAR), conf);
-    assertTrue(conf.contains("\nspark.executor.extraClassPath  " + OperatorFiles.SPARK_PLUGIN_JAR), conf);
+    assertTrue(
+        conf.contains(
+            "\nspark.shuffle.manager          " + OperatorFiles.SPARK_SHUFFLE_MANAGER + "\n"),
+        conf);
+    assertTrue(
+        conf.contains("\nspark.driver.extraClassPath    " + OperatorFiles.SPARK_PLUGIN_JAR), conf);
+    assertTrue(
+        conf.contains("\nspark.executor.extraClassPath  " + OperatorFiles.SPARK_PLUGIN_JAR), conf);
   }
 
   @Test
@@ -71,7 +79,8 @@ class GeneratedConfigFilesTest {
       assertEquals(hadoop && e.readOn(ConfigEntry.Side.SERVING), yarn.contains(key), e.key());
       assertEquals(hadoop && e.readOn(ConfigEntry.Side.FETCHING), mapred.contains(key), e.key());
     }
-    assertFalse(files.get("conf/spark-defaults.conf").contains("fetch.httpFallback"),
+    assertFalse(
+        files.get("conf/spark-defaults.conf").contains("fetch.httpFallback"),
         "a Hadoop-only setting must not reach the Spark template");
   }
 
@@ -80,12 +89,14 @@ class GeneratedConfigFilesTest {
     Map<String, String> files = OperatorFiles.render();
     assertEquals(
         Map.of(
-            "yarn.nodemanager.aux-services", OperatorFiles.HADOOP_SERVICE_NAME,
+            "yarn.nodemanager.aux-services",
+            OperatorFiles.HADOOP_SERVICE_NAME,
             "yarn.nodemanager.aux-services.mapreduce_shuffle.class",
             OperatorFiles.HADOOP_SERVICE_CLASS),
         activeProperties(files.get("conf/yarn-site.xml")));
     assertEquals(
-        Map.of("mapreduce.job.reduce.shuffle.consumer.plugin.class",
+        Map.of(
+            "mapreduce.job.reduce.shuffle.consumer.plugin.class",
             OperatorFiles.HADOOP_CONSUMER_CLASS),
         activeProperties(files.get("conf/mapred-site.xml")));
   }
@@ -96,28 +107,36 @@ class GeneratedConfigFilesTest {
     String xml = OperatorFiles.render().get("conf/yarn-site-spark.xml");
     assertEquals(
         Map.of(
-            "yarn.nodemanager.aux-services", "mapreduce_shuffle,spark_shuffle",
+            "yarn.nodemanager.aux-services",
+            "mapreduce_shuffle,spark_shuffle",
             "yarn.nodemanager.aux-services.spark_shuffle.class",
             OperatorFiles.SPARK_SERVICE_CLASS),
         activeProperties(xml));
     for (ConfigEntry<?> e : OperatorFiles.allEntries()) {
       String key = SparkServiceConfig.SCHEMA.key(e);
-      assertEquals(SparkServiceConfig.SCHEMA.declares(e) && e.readOn(ConfigEntry.Side.SERVING)
-          && e != RdmaShuffleConfig.PORT, xml.contains("<name>" + key + "</name>"), key);
+      assertEquals(
+          SparkServiceConfig.SCHEMA.declares(e)
+              && e.readOn(ConfigEntry.Side.SERVING)
+              && e != RdmaShuffleConfig.PORT,
+          xml.contains("<name>" + key + "</name>"),
+          key);
     }
     assertTrue(xml.contains("spark.shuffle.rdma.nodeService.port"));
     assertFalse(xml.contains("mapreduce.shuffle.rdma."));
   }
 
   private static Map<String, String> activeProperties(String xml) throws Exception {
-    Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-        .parse(new java.io.ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8)));
+    Document doc =
+        DocumentBuilderFactory.newInstance()
+            .newDocumentBuilder()
+            .parse(new java.io.ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8)));
     assertEquals("configuration", doc.getDocumentElement().getTagName());
     Map<String, String> out = new LinkedHashMap<>();
     NodeList props = doc.getElementsByTagName("property");
     for (int i = 0; i < props.getLength(); i++) {
       Element p = (Element) props.item(i);
-      out.put(p.getElementsByTagName("name").item(0).getTextContent(),
+      out.put(
+          p.getElementsByTagName("name").item(0).getTextContent(),
           p.getElementsByTagName("value").item(0).getTextContent());
     }
     return out;

@@ -1,7 +1,7 @@
 package io.rdmashuffle.hadoop;
 
-import io.rdmashuffle.config.ConfigSource;
 import io.rdmashuffle.config.ConfigSchema;
+import io.rdmashuffle.config.ConfigSource;
 import io.rdmashuffle.config.RdmaConf;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

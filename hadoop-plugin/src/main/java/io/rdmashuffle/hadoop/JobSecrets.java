@@ -7,12 +7,12 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The secret our transport's handshake proves for a MapReduce job. It is derived from the job's
- * shuffle secret, the one the stock shuffle signs its URLs with: the NodeManager service gets it
- * in the job token at {@code initializeApplication}, a reduce task from {@code
+ * shuffle secret, the one the stock shuffle signs its URLs with: the NodeManager service gets it in
+ * the job token at {@code initializeApplication}, a reduce task from {@code
  * Task.getShuffleSecret()}. Derived rather than used as is because the shuffle secret can be
- * shorter than the 16 bytes the handshake asks for (MapReduce's default is 64 bits,
- * {@code mapreduce.shuffle-key-length}), and so that the HTTP shuffle's MACs and ours never
- * share a key. The derived secret has the strength of the shuffle secret, no more.
+ * shorter than the 16 bytes the handshake asks for (MapReduce's default is 64 bits, {@code
+ * mapreduce.shuffle-key-length}), and so that the HTTP shuffle's MACs and ours never share a key.
+ * The derived secret has the strength of the shuffle secret, no more.
  */
 public final class JobSecrets {
   private static final byte[] LABEL =

@@ -6,10 +6,10 @@ import io.rdmashuffle.config.ConfigType;
 import java.util.List;
 
 /**
- * The settings only MapReduce reads (its NodeManager service and its reduce tasks), declared
- * once, and the schema it reads every setting with: {@code mapreduce.shuffle.rdma.<key>} in
- * {@code yarn-site.xml} (the service) and {@code mapred-site.xml} (reduce tasks). Touches no
- * Hadoop class, so the operator templates can be generated without Hadoop on the class path.
+ * The settings only MapReduce reads (its NodeManager service and its reduce tasks), declared once,
+ * and the schema it reads every setting with: {@code mapreduce.shuffle.rdma.<key>} in {@code
+ * yarn-site.xml} (the service) and {@code mapred-site.xml} (reduce tasks). Touches no Hadoop class,
+ * so the operator templates can be generated without Hadoop on the class path.
  */
 public final class MapReduceConfig {
   private MapReduceConfig() {}
@@ -17,7 +17,6 @@ public final class MapReduceConfig {
   private static final long KIB = 1024L;
   private static final long MIB = 1024L * KIB;
   private static final long GIB = 1024L * MIB;
-
 
   public static final ConfigEntry<Long> FETCH_CHUNK_SIZE =
       ConfigEntry.builder("fetch.chunkSize", ConfigType.BYTES)
@@ -53,7 +52,8 @@ public final class MapReduceConfig {
 
   /** The core's settings and the above, under {@code mapreduce.shuffle.rdma.}. */
   public static final ConfigSchema SCHEMA =
-      ConfigSchema.of("MapReduce", "mapreduce.shuffle.rdma.",
-          List.of(FETCH_CHUNK_SIZE, FETCH_MAX_BYTES_IN_FLIGHT,
-              FETCH_HTTP_FALLBACK));
+      ConfigSchema.of(
+          "MapReduce",
+          "mapreduce.shuffle.rdma.",
+          List.of(FETCH_CHUNK_SIZE, FETCH_MAX_BYTES_IN_FLIGHT, FETCH_HTTP_FALLBACK));
 }

@@ -13,6 +13,7 @@ class JobSecretsTest {
     assertArrayEquals(a, JobSecrets.transportSecret(eightBytes.clone(), "job_1_0001"));
     assertFalse(java.util.Arrays.equals(a, JobSecrets.transportSecret(eightBytes, "job_1_0002")));
     assertFalse(java.util.Arrays.equals(a, JobSecrets.transportSecret(new byte[8], "job_1_0001")));
-    assertThrows(IllegalArgumentException.class, () -> JobSecrets.transportSecret(new byte[0], "j"));
+    assertThrows(
+        IllegalArgumentException.class, () -> JobSecrets.transportSecret(new byte[0], "j"));
   }
 }

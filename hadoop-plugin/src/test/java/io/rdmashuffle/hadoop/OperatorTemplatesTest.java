@@ -28,14 +28,16 @@ class OperatorTemplatesTest {
   @Test
   void yarnSiteRegistersOurServiceUnderTheStockShufflesName() {
     Configuration yarn = load("conf/yarn-site.xml");
-    assertEquals(ShuffleHandler.MAPREDUCE_SHUFFLE_SERVICEID, yarn.get("yarn.nodemanager.aux-services"));
+    assertEquals(
+        ShuffleHandler.MAPREDUCE_SHUFFLE_SERVICEID, yarn.get("yarn.nodemanager.aux-services"));
     Class<?> service = yarn.getClass("yarn.nodemanager.aux-services.mapreduce_shuffle.class", null);
     assertEquals(RdmaShuffleHandler.class, service);
     assertTrue(AuxiliaryService.class.isAssignableFrom(service));
     assertTrue(ShuffleHandler.class.isAssignableFrom(service), "keeps the stock HTTP shuffle");
     // the commented-out settings are defaults: nothing set, everything valid
     RdmaConf conf = HadoopConf.load(yarn);
-    assertEquals(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES.defaultValue(),
+    assertEquals(
+        RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES.defaultValue(),
         conf.get(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES));
   }
 

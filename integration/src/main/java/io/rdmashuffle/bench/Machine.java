@@ -22,12 +22,28 @@ public final class Machine {
     } catch (IOException e) {
       // keep "unknown CPU"
     }
-    return "date: " + ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME) + "\n"
-        + "cpu: " + cpu + ", " + Runtime.getRuntime().availableProcessors() + " cores\n"
-        + "memory: " + memory() + "\n"
-        + "os: " + System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
-        + System.getProperty("os.arch") + "\n"
-        + "java: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version")
+    return "date: "
+        + ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+        + "\n"
+        + "cpu: "
+        + cpu
+        + ", "
+        + Runtime.getRuntime().availableProcessors()
+        + " cores\n"
+        + "memory: "
+        + memory()
+        + "\n"
+        + "os: "
+        + System.getProperty("os.name")
+        + " "
+        + System.getProperty("os.version")
+        + " "
+        + System.getProperty("os.arch")
+        + "\n"
+        + "java: "
+        + System.getProperty("java.vm.name")
+        + " "
+        + System.getProperty("java.version")
         + "\n";
   }
 

@@ -42,16 +42,21 @@ final class OursTcpFetcher implements FetchSide {
 
   OursTcpFetcher(Path path) throws Exception {
     byte[] secret = "benchmark-secret-0123456789".getBytes(StandardCharsets.UTF_8);
-    Map<String, String> settings = new java.util.HashMap<>(Map.of("spark.shuffle.rdma.transport", "tcp"));
+    Map<String, String> settings =
+        new java.util.HashMap<>(Map.of("spark.shuffle.rdma.transport", "tcp"));
     String perPeer = System.getProperty("bench.connectionsPerPeer");
     if (perPeer != null) {
       settings.put("spark.shuffle.rdma.connectionsPerPeer", perPeer);
     }
     RdmaConf conf = RdmaConf.of(BenchSettings.SCHEMA, settings);
-    server = TcpTransport.start(new TransportContext(
-        conf, ApplicationSecrets.of(APP, secret), "127.0.0.1", new TransportMetrics()));
-    client = TcpTransport.start(new TransportContext(
-        conf, ApplicationSecrets.of(APP, secret), "127.0.0.1", new TransportMetrics()));
+    server =
+        TcpTransport.start(
+            new TransportContext(
+                conf, ApplicationSecrets.of(APP, secret), "127.0.0.1", new TransportMetrics()));
+    client =
+        TcpTransport.start(
+            new TransportContext(
+                conf, ApplicationSecrets.of(APP, secret), "127.0.0.1", new TransportMetrics()));
     file = RegisteredFile.open(path, 1L << 30, server.registrar(), APP);
     pool = new BufferPool(client.registrar(), 4096, 16 << 20, 1L << 30);
     connections = new ConnectionPool(client, conf.get(RdmaShuffleConfig.CONNECTIONS_PER_PEER));
@@ -71,35 +76,51 @@ final class OursTcpFetcher implements FetchSide {
     AtomicReference<TransportException> failure = new AtomicReference<>();
     CountDownLatch done = new CountDownLatch(total);
     List<PooledBuffer> buffers = new ArrayList<>();
-    ReadListener listener = new ReadListener() {
-      @Override
-      public void onReadComplete(ReadOp op) {
-        bytes.addAndGet(op.length());
-        done.countDown();
-        int i = next.getAndIncrement();
-        if (i < total) {
-          PooledBuffer b = (PooledBuffer) op.attachment();
-          channelFor(i).post(op.set(piece.address() + (long) (i % blocks) * blockSize, piece.rkey(),
-              blockSize, b, 0, this));
-        }
-      }
+    ReadListener listener =
+        new ReadListener() {
+          @Override
+          public void onReadComplete(ReadOp op) {
+            bytes.addAndGet(op.length());
+            done.countDown();
+            int i = next.getAndIncrement();
+            if (i < total) {
+              PooledBuffer b = (PooledBuffer) op.attachment();
+              channelFor(i)
+                  .post(
+                      op.set(
+                          piece.address() + (long) (i % blocks) * blockSize,
+                          piece.rkey(),
+                          blockSize,
+                          b,
+                          0,
+                          this));
+            }
+          }
 
-      @Override
-      public void onReadFailed(ReadOp op, TransportException cause) {
-        failure.compareAndSet(null, cause);
-        while (done.getCount() > 0) {
-          done.countDown();
-        }
-      }
-    };
+          @Override
+          public void onReadFailed(ReadOp op, TransportException cause) {
+            failure.compareAndSet(null, cause);
+            while (done.getCount() > 0) {
+              done.countDown();
+            }
+          }
+        };
     try {
       List<ReadOp> first = new ArrayList<>();
       for (int w = 0; w < Math.min(window, total); w++) {
         PooledBuffer b = pool.allocate(blockSize, 10, TimeUnit.SECONDS);
         buffers.add(b);
         int i = next.getAndIncrement();
-        first.add(new ReadOp().set(piece.address() + (long) (i % blocks) * blockSize, piece.rkey(),
-            blockSize, b, 0, listener).attach(b));
+        first.add(
+            new ReadOp()
+                .set(
+                    piece.address() + (long) (i % blocks) * blockSize,
+                    piece.rkey(),
+                    blockSize,
+                    b,
+                    0,
+                    listener)
+                .attach(b));
       }
       for (ReadOp op : first) {
         channelFor(0).post(op);

@@ -20,9 +20,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * requests in flight and reads each block into one block-sized direct buffer, reused.
  *
  * <p>{@code -Dbench.rawChunk=65536} reads every block in 64 KiB pieces into one reused 64 KiB
- * buffer instead, as Netty receives (and as Spark's side of this benchmark then releases at
- * once): it shows how much of a large block's fetch time is writing the bytes into memory that
- * is not in the CPU cache.
+ * buffer instead, as Netty receives (and as Spark's side of this benchmark then releases at once):
+ * it shows how much of a large block's fetch time is writing the bytes into memory that is not in
+ * the CPU cache.
  */
 final class RawSendfileFetcher implements FetchSide {
   private final FileChannel file;
@@ -91,21 +91,24 @@ final class RawSendfileFetcher implements FetchSide {
     Semaphore room = new Semaphore(window);
     AtomicReference<Exception> failure = new AtomicReference<>();
     // requests go out from their own thread, as each block arrives the reader frees a slot
-    Thread requester = new Thread(() -> {
-      ByteBuffer request = ByteBuffer.allocate(4);
-      try {
-        for (int i = 0; i < total; i++) {
-          room.acquire();
-          request.clear();
-          request.putInt(0, i % blocks);
-          while (request.hasRemaining()) {
-            client.write(request);
-          }
-        }
-      } catch (IOException | InterruptedException e) {
-        failure.compareAndSet(null, e);
-      }
-    }, "raw-sendfile-requests");
+    Thread requester =
+        new Thread(
+            () -> {
+              ByteBuffer request = ByteBuffer.allocate(4);
+              try {
+                for (int i = 0; i < total; i++) {
+                  room.acquire();
+                  request.clear();
+                  request.putInt(0, i % blocks);
+                  while (request.hasRemaining()) {
+                    client.write(request);
+                  }
+                }
+              } catch (IOException | InterruptedException e) {
+                failure.compareAndSet(null, e);
+              }
+            },
+            "raw-sendfile-requests");
     requester.setDaemon(true);
     requester.start();
     int chunk = Math.min(size, Integer.getInteger("bench.rawChunk", size));

@@ -39,17 +39,18 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What the serving side of the tcp transport costs per connection: a serving JVM (started by
- * this runner with the same class path) is measured (live threads, heap used after a collection,
- * direct memory, open descriptors) idle, with 500 connections that have not handshaken (from five
- * loopback addresses, 100 each, within the default per-source bound), and with 300 authenticated
- * READ connections, each of which has completed one READ.
+ * What the serving side of the tcp transport costs per connection: a serving JVM (started by this
+ * runner with the same class path) is measured (live threads, heap used after a collection, direct
+ * memory, open descriptors) idle, with 500 connections that have not handshaken (from five loopback
+ * addresses, 100 each, within the default per-source bound), and with 300 authenticated READ
+ * connections, each of which has completed one READ.
  *
  * <pre>integration/bin/bench-server-footprint [--out FILE]</pre>
  */
 public final class ServerFootprint {
   private static final String APP = "footprint";
-  private static final byte[] SECRET = "footprint-secret-0123456789".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] SECRET =
+      "footprint-secret-0123456789".getBytes(StandardCharsets.UTF_8);
 
   private ServerFootprint() {}
 
@@ -61,17 +62,27 @@ public final class ServerFootprint {
     Path out = args.length == 2 && args[0].equals("--out") ? Paths.get(args[1]) : null;
     StringBuilder report = new StringBuilder("# Serving-side footprint per connection (tcp)\n\n");
     report.append(Machine.describe()).append('\n');
-    Process p = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx512m", "-XX:MaxDirectMemorySize=1g", "-cp", System.getProperty("java.class.path"),
-        ServerFootprint.class.getName(), "serve").redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    BufferedReader from = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    Process p =
+        new ProcessBuilder(
+                Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m",
+                "-XX:MaxDirectMemorySize=1g",
+                "-cp",
+                System.getProperty("java.class.path"),
+                ServerFootprint.class.getName(),
+                "serve")
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    BufferedReader from =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     OutputStream to = p.getOutputStream();
     try {
       String[] ready = line(from, "READY").split(" ");
       PeerAddress peer = new PeerAddress("127.0.0.1", Integer.parseInt(ready[1]));
       int rkey = Integer.parseInt(ready[2]);
       long address = Long.parseLong(ready[3]);
-      report.append("| state | threads | heap used MiB | direct MiB | descriptors |\n")
+      report
+          .append("| state | threads | heap used MiB | direct MiB | descriptors |\n")
           .append("| --- | --- | --- | --- | --- |\n");
       row(report, "serving, no connection", stats(from, to));
       List<Socket> idle = new ArrayList<>();
@@ -88,9 +99,16 @@ public final class ServerFootprint {
       }
       Thread.sleep(1000);
       row(report, "after they closed", stats(from, to));
-      RdmaConf conf = RdmaConf.of(BenchSettings.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp"));
-      try (Transport client = TransportSelector.standard().start(new TransportContext(conf,
-              ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
+      RdmaConf conf =
+          RdmaConf.of(BenchSettings.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp"));
+      try (Transport client =
+              TransportSelector.standard()
+                  .start(
+                      new TransportContext(
+                          conf,
+                          ApplicationSecrets.of(APP, SECRET),
+                          "127.0.0.1",
+                          new TransportMetrics()));
           BufferPool pool = new BufferPool(client.registrar(), 4096, 1 << 20, 64 << 20)) {
         List<ReadChannel> channels = new ArrayList<>();
         PooledBuffer b = pool.allocate(4096, 10, TimeUnit.SECONDS);
@@ -111,8 +129,9 @@ public final class ServerFootprint {
       p.destroyForcibly();
       p.waitFor(10, TimeUnit.SECONDS);
     }
-    report.append("\nHeap is measured after a full collection (`System.gc()`), so per-connection"
-        + " figures are differences of a few MiB and approximate.\n");
+    report.append(
+        "\nHeap is measured after a full collection (`System.gc()`), so per-connection"
+            + " figures are differences of a few MiB and approximate.\n");
     System.out.print(report);
     if (out != null) {
       Files.writeString(out, report);
@@ -124,16 +143,26 @@ public final class ServerFootprint {
       throws Exception {
     CountDownLatch done = new CountDownLatch(1);
     TransportException[] failed = new TransportException[1];
-    c.post(new ReadOp().set(address, rkey, 4096, b, 0, new ReadListener() {
-      @Override public void onReadComplete(ReadOp op) {
-        done.countDown();
-      }
+    c.post(
+        new ReadOp()
+            .set(
+                address,
+                rkey,
+                4096,
+                b,
+                0,
+                new ReadListener() {
+                  @Override
+                  public void onReadComplete(ReadOp op) {
+                    done.countDown();
+                  }
 
-      @Override public void onReadFailed(ReadOp op, TransportException cause) {
-        failed[0] = cause;
-        done.countDown();
-      }
-    }));
+                  @Override
+                  public void onReadFailed(ReadOp op, TransportException cause) {
+                    failed[0] = cause;
+                    done.countDown();
+                  }
+                }));
     if (!done.await(60, TimeUnit.SECONDS) || failed[0] != null) {
       throw new IllegalStateException("a READ failed", failed[0]);
     }
@@ -154,33 +183,48 @@ public final class ServerFootprint {
     to.write("STATS\n".getBytes(StandardCharsets.US_ASCII));
     to.flush();
     String[] f = line(from, "STATS").split(" ");
-    return new long[] {Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
-        Long.parseLong(f[4])};
+    return new long[] {
+      Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4])
+    };
   }
 
   private static void row(StringBuilder report, String state, long[] s) {
-    report.append(String.format("| %s | %d | %.1f | %.1f | %d |%n", state, s[0], s[1] / 1048576.0,
-        s[2] / 1048576.0, s[3]));
+    report.append(
+        String.format(
+            "| %s | %d | %.1f | %.1f | %d |%n",
+            state, s[0], s[1] / 1048576.0, s[2] / 1048576.0, s[3]));
   }
 
   /** The serving JVM: a tcp transport with one registered region; answers STATS lines. */
   private static void serve() throws Exception {
-    RdmaConf conf = RdmaConf.of(BenchSettings.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp"));
-    Transport t = TransportSelector.standard().start(new TransportContext(conf,
-        ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
+    RdmaConf conf =
+        RdmaConf.of(BenchSettings.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp"));
+    Transport t =
+        TransportSelector.standard()
+            .start(
+                new TransportContext(
+                    conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
     ByteBuffer memory = DirectMemory.allocate(1 << 20);
-    RegisteredRegion r = t.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP,
-        () -> { });
+    RegisteredRegion r =
+        t.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> {});
     System.out.println("READY " + t.localAddress().port() + " " + r.rkey() + " " + r.address());
     System.out.flush();
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String l;
     while ((l = in.readLine()) != null) {
       if (l.equals("STATS")) {
         System.gc();
         Runtime rt = Runtime.getRuntime();
-        System.out.println("STATS " + Thread.activeCount() + " " + (rt.totalMemory() - rt.freeMemory())
-            + " " + direct() + " " + descriptors());
+        System.out.println(
+            "STATS "
+                + Thread.activeCount()
+                + " "
+                + (rt.totalMemory() - rt.freeMemory())
+                + " "
+                + direct()
+                + " "
+                + descriptors());
         System.out.flush();
       }
     }

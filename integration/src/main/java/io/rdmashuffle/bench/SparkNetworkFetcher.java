@@ -24,9 +24,9 @@ import org.apache.spark.network.util.TransportConf;
 
 /**
  * Spark's own shuffle network stack with its default settings: a {@code TransportServer} whose
- * stream manager serves file segments ({@code FileSegmentManagedBuffer}, sent with sendfile as
- * in Spark's shuffle), and a {@code TransportClient} fetching them as chunks, with the same
- * window of requests in flight.
+ * stream manager serves file segments ({@code FileSegmentManagedBuffer}, sent with sendfile as in
+ * Spark's shuffle), and a {@code TransportClient} fetching them as chunks, with the same window of
+ * requests in flight.
  */
 final class SparkNetworkFetcher implements FetchSide {
   private final TransportContext context;
@@ -39,23 +39,27 @@ final class SparkNetworkFetcher implements FetchSide {
   SparkNetworkFetcher(Path path) throws Exception {
     conf = new TransportConf("shuffle", new MapConfigProvider(Map.of()));
     File file = path.toFile();
-    StreamManager streams = new StreamManager() {
-      @Override
-      public ManagedBuffer getChunk(long streamId, int chunkIndex) {
-        return new FileSegmentManagedBuffer(conf, file, (long) chunkIndex * blockSize, blockSize);
-      }
-    };
-    RpcHandler handler = new RpcHandler() {
-      @Override
-      public void receive(TransportClient c, java.nio.ByteBuffer message, RpcResponseCallback cb) {
-        cb.onFailure(new UnsupportedOperationException("no RPCs in this benchmark"));
-      }
+    StreamManager streams =
+        new StreamManager() {
+          @Override
+          public ManagedBuffer getChunk(long streamId, int chunkIndex) {
+            return new FileSegmentManagedBuffer(
+                conf, file, (long) chunkIndex * blockSize, blockSize);
+          }
+        };
+    RpcHandler handler =
+        new RpcHandler() {
+          @Override
+          public void receive(
+              TransportClient c, java.nio.ByteBuffer message, RpcResponseCallback cb) {
+            cb.onFailure(new UnsupportedOperationException("no RPCs in this benchmark"));
+          }
 
-      @Override
-      public StreamManager getStreamManager() {
-        return streams;
-      }
-    };
+          @Override
+          public StreamManager getStreamManager() {
+            return streams;
+          }
+        };
     context = new TransportContext(conf, handler);
     server = context.createServer("127.0.0.1", 0, List.of());
     factory = context.createClientFactory();
@@ -64,8 +68,11 @@ final class SparkNetworkFetcher implements FetchSide {
 
   @Override
   public String name() {
-    return "Spark network-common " + org.apache.spark.network.util.JavaUtils.class.getPackage()
-        .getImplementationVersion() + " (io.mode " + conf.ioMode() + ")";
+    return "Spark network-common "
+        + org.apache.spark.network.util.JavaUtils.class.getPackage().getImplementationVersion()
+        + " (io.mode "
+        + conf.ioMode()
+        + ")";
   }
 
   @Override
@@ -76,25 +83,26 @@ final class SparkNetworkFetcher implements FetchSide {
     AtomicLong bytes = new AtomicLong();
     AtomicReference<Throwable> failure = new AtomicReference<>();
     CountDownLatch done = new CountDownLatch(total);
-    ChunkReceivedCallback callback = new ChunkReceivedCallback() {
-      @Override
-      public void onSuccess(int chunkIndex, ManagedBuffer buffer) {
-        bytes.addAndGet(buffer.size());
-        done.countDown();
-        int i = next.getAndIncrement();
-        if (i < total) {
-          client.fetchChunk(0, i % blocks, this);
-        }
-      }
+    ChunkReceivedCallback callback =
+        new ChunkReceivedCallback() {
+          @Override
+          public void onSuccess(int chunkIndex, ManagedBuffer buffer) {
+            bytes.addAndGet(buffer.size());
+            done.countDown();
+            int i = next.getAndIncrement();
+            if (i < total) {
+              client.fetchChunk(0, i % blocks, this);
+            }
+          }
 
-      @Override
-      public void onFailure(int chunkIndex, Throwable e) {
-        failure.compareAndSet(null, e);
-        while (done.getCount() > 0) {
-          done.countDown();
-        }
-      }
-    };
+          @Override
+          public void onFailure(int chunkIndex, Throwable e) {
+            failure.compareAndSet(null, e);
+            while (done.getCount() > 0) {
+              done.countDown();
+            }
+          }
+        };
     for (int w = 0; w < Math.min(window, total); w++) {
       client.fetchChunk(0, next.getAndIncrement() % blocks, callback);
     }

@@ -15,11 +15,11 @@ import java.util.Random;
 
 /**
  * Two builds of the tcp transport against each other, in one process: each build's classes (the
- * integration classes and rdma-buffers' classes of that build, plus the shared dependencies) in
- * its own class loader, the same {@link OursTcpFetcher} block fetch over loopback, rounds
- * alternating between the builds, and the ratio taken per round. On a shared, loaded machine the
- * load changes between runs far more than between two neighbouring rounds, so the per-round
- * ratio is what can be compared.
+ * integration classes and rdma-buffers' classes of that build, plus the shared dependencies) in its
+ * own class loader, the same {@link OursTcpFetcher} block fetch over loopback, rounds alternating
+ * between the builds, and the ratio taken per round. On a shared, loaded machine the load changes
+ * between runs far more than between two neighbouring rounds, so the per-round ratio is what can be
+ * compared.
  *
  * <pre>integration/bin/bench-transport-ab OLD_CLASSES_DIRS NEW_CLASSES_DIRS [ROUNDS]</pre>
  *
@@ -44,8 +44,8 @@ public final class TransportAbBenchmark {
       }
     }
     for (int i = 0; i < 2; i++) {
-      ClassLoader l = new URLClassLoader(urls(args[i] + ":" + deps),
-          ClassLoader.getPlatformClassLoader());
+      ClassLoader l =
+          new URLClassLoader(urls(args[i] + ":" + deps), ClassLoader.getPlatformClassLoader());
       Class<?> c = l.loadClass(OursTcpFetcher.class.getName());
       Constructor<?> k = c.getDeclaredConstructor(Path.class);
       k.setAccessible(true);
@@ -53,9 +53,12 @@ public final class TransportAbBenchmark {
       fetch[i] = c.getMethod("fetchAll", int.class, int.class, int.class, int.class);
       fetch[i].setAccessible(true);
     }
-    StringBuilder out = new StringBuilder(Machine.describe()).append('\n')
-        .append("| block | old MB/s | new MB/s | new / old: median of the per-round ratios (each round) |\n")
-        .append("| --- | --- | --- | --- |\n");
+    StringBuilder out =
+        new StringBuilder(Machine.describe())
+            .append('\n')
+            .append(
+                "| block | old MB/s | new MB/s | new / old: median of the per-round ratios (each round) |\n")
+            .append("| --- | --- | --- | --- |\n");
     for (int block : new int[] {64 << 10, 256 << 10, 1 << 20, 4 << 20}) {
       int blocks = (int) (size / block);
       int passes = (int) Math.max(1, (1L << 30) / size);
@@ -80,8 +83,14 @@ public final class TransportAbBenchmark {
       for (double x : ratio) {
         each.append(String.format(" %.2f", x));
       }
-      out.append(String.format("| %d KiB | %.0f | %.0f | %.2f (%s) |%n", block >> 10,
-          median(mbps[0]), median(mbps[1]), median(ratio), each.toString().trim()));
+      out.append(
+          String.format(
+              "| %d KiB | %.0f | %.0f | %.2f (%s) |%n",
+              block >> 10,
+              median(mbps[0]),
+              median(mbps[1]),
+              median(ratio),
+              each.toString().trim()));
     }
     System.out.print(out);
     System.exit(0); // the fetchers' transports are left to the process

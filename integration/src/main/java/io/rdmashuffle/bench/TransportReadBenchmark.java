@@ -13,9 +13,9 @@ import java.util.Random;
  * Side-by-side throughput of fetching blocks of a file over loopback: our tcp transport (one-sided
  * READs from the mapped, registered file) against Spark's network stack (TransportServer serving
  * file segments to a TransportClient) and a bare request/sendfile loop on one TCP connection
- * ({@link RawSendfileFetcher}), in one process, rotating rounds, medians reported.
- * Both keep the same window of requests in flight: Spark's default {@code
- * spark.reducer.maxSizeInFlight} (48m) divided by the block size.
+ * ({@link RawSendfileFetcher}), in one process, rotating rounds, medians reported. Both keep the
+ * same window of requests in flight: Spark's default {@code spark.reducer.maxSizeInFlight} (48m)
+ * divided by the block size.
  *
  * <pre>integration/bin/bench-transport [--sizes 64k,256k,1m,4m] [--file 256m] [--rounds 7]
  *     [--bytes-per-round 1g] [--out FILE]</pre>
@@ -32,7 +32,11 @@ public final class TransportReadBenchmark {
     Path out = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
-        case "--sizes" -> sizes = Arrays.stream(args[++i].split(",")).mapToLong(TransportReadBenchmark::bytes).toArray();
+        case "--sizes" ->
+            sizes =
+                Arrays.stream(args[++i].split(","))
+                    .mapToLong(TransportReadBenchmark::bytes)
+                    .toArray();
         case "--file" -> fileSize = bytes(args[++i]);
         case "--bytes-per-round" -> perRound = bytes(args[++i]);
         case "--rounds" -> rounds = Integer.parseInt(args[++i]);
@@ -45,19 +49,32 @@ public final class TransportReadBenchmark {
     Path file = dir.resolve("blocks");
     writeFile(file, fileSize);
     StringBuilder report = new StringBuilder();
-    report.append("# Block fetch throughput over loopback: rdma-shuffle tcp vs Spark network-common\n\n");
+    report.append(
+        "# Block fetch throughput over loopback: rdma-shuffle tcp vs Spark network-common\n\n");
     report.append(Machine.describe());
-    report.append("file: ").append(fileSize >> 20).append(" MiB in the page cache; ")
-        .append(perRound >> 20).append(" MiB fetched per round; ").append(rounds)
-        .append(" measured rounds per side after ").append(warmup)
+    report
+        .append("file: ")
+        .append(fileSize >> 20)
+        .append(" MiB in the page cache; ")
+        .append(perRound >> 20)
+        .append(" MiB fetched per round; ")
+        .append(rounds)
+        .append(" measured rounds per side after ")
+        .append(warmup)
         .append(" warm-up rounds, each round starting with the next side;")
         .append(" window: 48 MiB in flight\n\n");
     try (FetchSide ours = new OursTcpFetcher(file);
         FetchSide spark = new SparkNetworkFetcher(file);
         FetchSide raw = new RawSendfileFetcher(file)) {
       FetchSide[] sides = {ours, spark, raw};
-      report.append("| block | ").append(ours.name()).append(" MB/s | ").append(spark.name())
-          .append(" MB/s | ").append(raw.name()).append(" MB/s | ratio | ours / bare |")
+      report
+          .append("| block | ")
+          .append(ours.name())
+          .append(" MB/s | ")
+          .append(spark.name())
+          .append(" MB/s | ")
+          .append(raw.name())
+          .append(" MB/s | ratio | ours / bare |")
           .append("\n| --- | --- | --- | --- | --- | --- |\n");
       for (long size : sizes) {
         int blockSize = (int) size;
@@ -78,10 +95,22 @@ public final class TransportReadBenchmark {
         double ma = median(mbps[0]);
         double mb = median(mbps[1]);
         double mc = median(mbps[2]);
-        String row = String.format("| %s | %.0f (%.0f..%.0f) | %.0f (%.0f..%.0f)"
-            + " | %.0f (%.0f..%.0f) | %.2f | %.2f |%n",
-            human(blockSize), ma, min(mbps[0]), max(mbps[0]), mb, min(mbps[1]), max(mbps[1]),
-            mc, min(mbps[2]), max(mbps[2]), ma / mb, ma / mc);
+        String row =
+            String.format(
+                "| %s | %.0f (%.0f..%.0f) | %.0f (%.0f..%.0f)"
+                    + " | %.0f (%.0f..%.0f) | %.2f | %.2f |%n",
+                human(blockSize),
+                ma,
+                min(mbps[0]),
+                max(mbps[0]),
+                mb,
+                min(mbps[1]),
+                max(mbps[1]),
+                mc,
+                min(mbps[2]),
+                max(mbps[2]),
+                ma / mb,
+                ma / mc);
         report.append(row);
         System.out.print(row);
       }
@@ -89,10 +118,11 @@ public final class TransportReadBenchmark {
       Files.deleteIfExists(file);
       Files.deleteIfExists(dir);
     }
-    report.append("\nMB/s = 10^6 bytes per second, median (min..max) of the rounds; ratio = ours /"
-        + " Spark. The bare loop (RawSendfileFetcher) is a request/sendfile loop on one connection"
-        + " with no protocol, reading each block into a block-sized buffer: what the bytes cost"
-        + " without any shuffle stack.\n");
+    report.append(
+        "\nMB/s = 10^6 bytes per second, median (min..max) of the rounds; ratio = ours /"
+            + " Spark. The bare loop (RawSendfileFetcher) is a request/sendfile loop on one connection"
+            + " with no protocol, reading each block into a block-sized buffer: what the bytes cost"
+            + " without any shuffle stack.\n");
     System.out.println();
     System.out.println(report);
     if (out != null) {

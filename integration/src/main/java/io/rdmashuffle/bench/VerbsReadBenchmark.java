@@ -32,21 +32,22 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Our verbs READ throughput and latency, measured the way perftest's {@code ib_read_bw} and
- * {@code ib_read_lat} measure theirs, so the two read as ratios in the same Soft-RoCE guest run
- * ({@code integration/softroce/verbs-benchmark.sh}): server transport on 198.18.100.1 (rxe0),
- * reader on 198.18.100.2 (rxe1); at 64 B, 4 KiB, 64 KiB and 1 MiB: bandwidth with 128 READs in
- * flight (perftest's default tx depth) moving as many messages as the baseline script does, in
- * MB/s of 2^20 bytes as perftest prints; latency of one READ at a time with the reader parked
- * until the completion listener wakes it (as a fetch task waits), typical (median) and average
- * in microseconds.
+ * Our verbs READ throughput and latency, measured the way perftest's {@code ib_read_bw} and {@code
+ * ib_read_lat} measure theirs, so the two read as ratios in the same Soft-RoCE guest run ({@code
+ * integration/softroce/verbs-benchmark.sh}): server transport on 198.18.100.1 (rxe0), reader on
+ * 198.18.100.2 (rxe1); at 64 B, 4 KiB, 64 KiB and 1 MiB: bandwidth with 128 READs in flight
+ * (perftest's default tx depth) moving as many messages as the baseline script does, in MB/s of
+ * 2^20 bytes as perftest prints; latency of one READ at a time with the reader parked until the
+ * completion listener wakes it (as a fetch task waits), typical (median) and average in
+ * microseconds.
  *
  * <pre>VerbsReadBenchmark [--bw-mb 16] [--bw-max-iters 20000] [--lat-iters 2000] [--window 128]
  *     [--sizes 64,4096,65536,1048576] [--out FILE]</pre>
  */
 public final class VerbsReadBenchmark {
   private static final String APP = "bench";
-  private static final byte[] SECRET = "verbs-bench-secret-0123456".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] SECRET =
+      "verbs-bench-secret-0123456".getBytes(StandardCharsets.UTF_8);
 
   private VerbsReadBenchmark() {}
 
@@ -63,8 +64,8 @@ public final class VerbsReadBenchmark {
       switch (args[i]) {
         case "--bw-mb" -> bwMb = Integer.parseInt(args[++i]);
         case "--bw-max-iters" -> bwMaxIters = Integer.parseInt(args[++i]);
-        case "--sizes" -> sizes =
-            Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
+        case "--sizes" ->
+            sizes = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
         case "--lat-iters" -> latIters = Integer.parseInt(args[++i]);
         case "--window" -> window = Integer.parseInt(args[++i]);
         case "--out" -> out = args[++i];
@@ -73,20 +74,24 @@ public final class VerbsReadBenchmark {
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    RdmaConf conf = RdmaConf.of(BenchSettings.SCHEMA, Map.of(
-        "spark.shuffle.rdma.transport", "verbs",
-        "spark.shuffle.rdma.read.timeout", "120s",
-        "spark.shuffle.rdma.connect.timeout", "120s",
-        "spark.shuffle.rdma.read.maxOutstandingBytes", "2g",
-        "spark.shuffle.rdma.buffers.maxBytes", "1g"));
+    RdmaConf conf =
+        RdmaConf.of(
+            BenchSettings.SCHEMA,
+            Map.of(
+                "spark.shuffle.rdma.transport", "verbs",
+                "spark.shuffle.rdma.read.timeout", "120s",
+                "spark.shuffle.rdma.connect.timeout", "120s",
+                "spark.shuffle.rdma.read.maxOutstandingBytes", "2g",
+                "spark.shuffle.rdma.buffers.maxBytes", "1g"));
     List<String> lines = new ArrayList<>();
-    try (Transport s = start(conf, server); Transport c = start(conf, client)) {
+    try (Transport s = start(conf, server);
+        Transport c = start(conf, client)) {
       ByteBuffer memory = DirectMemory.allocate(16 << 20);
       for (int i = 0; i < memory.capacity(); i++) {
         memory.put(i, (byte) i);
       }
       RegisteredRegion region =
-          s.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> { });
+          s.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> {});
       BufferPool pool = new BufferPool(c.registrar(), 4096, 16 << 20, 1L << 30);
       try (ReadChannel ch = c.connect(s.localAddress(), APP)) {
         for (int size : sizes) {
@@ -110,9 +115,12 @@ public final class VerbsReadBenchmark {
           lines.add(String.format(Locale.ROOT, "%st_typical_us=%.2f", key, lat[0]));
           lines.add(String.format(Locale.ROOT, "%st_avg_us=%.2f", key, lat[1]));
           lines.add(String.format(Locale.ROOT, "%st_min_us=%.2f", key, lat[2]));
-          System.out.printf(Locale.ROOT,
+          System.out.printf(
+              Locale.ROOT,
               "read latency %8d bytes (parked): typical %.2f us, average %.2f us%n",
-              size, lat[0], lat[1]);
+              size,
+              lat[0],
+              lat[1]);
         }
       } finally {
         region.close();
@@ -126,44 +134,59 @@ public final class VerbsReadBenchmark {
   }
 
   private static Transport start(RdmaConf conf, String host) throws Exception {
-    return TransportSelector.standard().start(new TransportContext(
-        conf, ApplicationSecrets.of(APP, SECRET), host, new TransportMetrics()));
+    return TransportSelector.standard()
+        .start(
+            new TransportContext(
+                conf, ApplicationSecrets.of(APP, SECRET), host, new TransportMetrics()));
   }
 
   /** Keeps {@code window} READs of {@code size} in flight until {@code iters} completed. */
-  static double bandwidth(ReadChannel ch, RegisteredRegion region, BufferPool pool,
-      int size, int iters, int window) throws Exception {
+  static double bandwidth(
+      ReadChannel ch, RegisteredRegion region, BufferPool pool, int size, int iters, int window)
+      throws Exception {
     int slots = Math.min(window, iters);
     List<PooledBuffer> buffers = new ArrayList<>();
     AtomicInteger posted = new AtomicInteger();
     CountDownLatch done = new CountDownLatch(iters);
     AtomicReference<TransportException> failure = new AtomicReference<>();
     int spread = Math.max(1, region.length() / size);
-    ReadListener again = new ReadListener() {
-      @Override public void onReadComplete(ReadOp op) {
-        done.countDown();
-        int i = posted.getAndIncrement();
-        if (i < iters) {
-          ch.post(op.set(region.address() + (long) (i % spread) * size, region.rkey(), size,
-              (PooledBuffer) op.attachment(), 0, this));
-        }
-      }
+    ReadListener again =
+        new ReadListener() {
+          @Override
+          public void onReadComplete(ReadOp op) {
+            done.countDown();
+            int i = posted.getAndIncrement();
+            if (i < iters) {
+              ch.post(
+                  op.set(
+                      region.address() + (long) (i % spread) * size,
+                      region.rkey(),
+                      size,
+                      (PooledBuffer) op.attachment(),
+                      0,
+                      this));
+            }
+          }
 
-      @Override public void onReadFailed(ReadOp op, TransportException e) {
-        failure.compareAndSet(null, e);
-        while (done.getCount() > 0) {
-          done.countDown();
-        }
-      }
-    };
+          @Override
+          public void onReadFailed(ReadOp op, TransportException e) {
+            failure.compareAndSet(null, e);
+            while (done.getCount() > 0) {
+              done.countDown();
+            }
+          }
+        };
     try {
       List<ReadOp> first = new ArrayList<>();
       for (int w = 0; w < slots; w++) {
         PooledBuffer b = pool.allocate(size, 10, TimeUnit.SECONDS);
         buffers.add(b);
         int i = posted.getAndIncrement();
-        first.add(new ReadOp().set(region.address() + (long) (i % spread) * size, region.rkey(),
-            size, b, 0, again).attach(b));
+        first.add(
+            new ReadOp()
+                .set(
+                    region.address() + (long) (i % spread) * size, region.rkey(), size, b, 0, again)
+                .attach(b));
       }
       long t0 = System.nanoTime();
       ch.postAll(first);
@@ -184,31 +207,36 @@ public final class VerbsReadBenchmark {
    * One READ of {@code size} at a time, the i-th at {@code (i * stride) % region length}; returns
    * typical (median), average and minimum in µs. The reader sleeps until the listener wakes it.
    */
-  static double[] latency(ReadChannel ch, RegisteredRegion region, BufferPool pool,
-      int size, int iters, int stride) throws Exception {
+  static double[] latency(
+      ReadChannel ch, RegisteredRegion region, BufferPool pool, int size, int iters, int stride)
+      throws Exception {
     Thread reader = Thread.currentThread();
     int spread = Math.max(1, region.length() / stride);
     PooledBuffer b = pool.allocate(size, 10, TimeUnit.SECONDS);
     long[] ns = new long[iters];
     try {
       ReadOp op = new ReadOp();
-      java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicBoolean done =
+          new java.util.concurrent.atomic.AtomicBoolean();
       AtomicReference<TransportException> failure = new AtomicReference<>();
-      ReadListener listener = new ReadListener() {
-        @Override public void onReadComplete(ReadOp o) {
-          done.set(true);
-          LockSupport.unpark(reader);
-        }
+      ReadListener listener =
+          new ReadListener() {
+            @Override
+            public void onReadComplete(ReadOp o) {
+              done.set(true);
+              LockSupport.unpark(reader);
+            }
 
-        @Override public void onReadFailed(ReadOp o, TransportException e) {
-          failure.set(e);
-          done.set(true);
-          LockSupport.unpark(reader);
-        }
-      };
+            @Override
+            public void onReadFailed(ReadOp o, TransportException e) {
+              failure.set(e);
+              done.set(true);
+              LockSupport.unpark(reader);
+            }
+          };
       for (int i = 0; i < iters; i++) {
-        op.set(region.address() + (long) (i % spread) * stride, region.rkey(), size, b, 0,
-            listener);
+        op.set(
+            region.address() + (long) (i % spread) * stride, region.rkey(), size, b, 0, listener);
         done.set(false);
         long t0 = System.nanoTime();
         ch.post(op);

@@ -24,18 +24,19 @@ import java.util.Map;
 
 /**
  * Served memory registered pinned against on-demand paging, on the Soft-RoCE devices of a guest
- * whose rxe has ODP ({@code integration/softroce/verbs-benchmark.sh} runs it only there): how
- * fast each registers (GB/s of 64 MiB regions, registered and deregistered), what the first READ
- * of a page costs in an on-demand region not prefetched, prefetched ({@code ibv_advise_mr}) and
- * pinned (4 KiB READs, each of a page not read before), and READ bandwidth from each (64 KiB and
- * 1 MiB, 128 in flight). Server transports on 198.18.100.1 (one pinned, one on demand), reader on
+ * whose rxe has ODP ({@code integration/softroce/verbs-benchmark.sh} runs it only there): how fast
+ * each registers (GB/s of 64 MiB regions, registered and deregistered), what the first READ of a
+ * page costs in an on-demand region not prefetched, prefetched ({@code ibv_advise_mr}) and pinned
+ * (4 KiB READs, each of a page not read before), and READ bandwidth from each (64 KiB and 1 MiB,
+ * 128 in flight). Server transports on 198.18.100.1 (one pinned, one on demand), reader on
  * 198.18.100.2.
  *
  * <pre>VerbsRegistrationBenchmark [--regions 16] [--pages 200] [--out FILE]</pre>
  */
 public final class VerbsRegistrationBenchmark {
   private static final String APP = "bench";
-  private static final byte[] SECRET = "verbs-bench-secret-0123456".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] SECRET =
+      "verbs-bench-secret-0123456".getBytes(StandardCharsets.UTF_8);
   private static final int REGION = 64 << 20;
   private static final int PAGE = 4096;
 
@@ -71,8 +72,10 @@ public final class VerbsRegistrationBenchmark {
       try {
         for (String kind : new String[] {"pinned", "odp_cold", "odp_prefetched"}) {
           Transport serving = kind.equals("pinned") ? pinned : odp;
-          RegisteredRegion r = serving.registrar().register(
-              MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> { });
+          RegisteredRegion r =
+              serving
+                  .registrar()
+                  .register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> {});
           try (ReadChannel ch = reader.connect(serving.localAddress(), APP)) {
             if (kind.equals("odp_prefetched")) {
               // registration prefetches a served region already; ask again, then let it finish
@@ -87,8 +90,10 @@ public final class VerbsRegistrationBenchmark {
               for (int size : new int[] {65536, 1048576}) {
                 int iters = Math.max(20, (int) (64L * 1048576 / size));
                 VerbsReadBenchmark.bandwidth(ch, r, pool, size, iters / 2, 128);
-                lines.add(fmt("read_bw." + mode + "." + size + ".bw_avg_MBps",
-                    VerbsReadBenchmark.bandwidth(ch, r, pool, size, iters, 128)));
+                lines.add(
+                    fmt(
+                        "read_bw." + mode + "." + size + ".bw_avg_MBps",
+                        VerbsReadBenchmark.bandwidth(ch, r, pool, size, iters, 128)));
               }
             }
           } finally {
@@ -112,31 +117,37 @@ public final class VerbsRegistrationBenchmark {
   }
 
   private static Transport start(String host, String registration) throws Exception {
-    Map<String, String> settings = new HashMap<>(Map.of(
-        "spark.shuffle.rdma.transport", "verbs",
-        "spark.shuffle.rdma.read.timeout", "120s",
-        "spark.shuffle.rdma.connect.timeout", "120s",
-        "spark.shuffle.rdma.read.maxOutstandingBytes", "2g",
-        "spark.shuffle.rdma.buffers.maxBytes", "1g",
-        "spark.shuffle.rdma.verbs.registration", registration));
-    return TransportSelector.standard().start(new TransportContext(
-        RdmaConf.of(BenchSettings.SCHEMA, settings), ApplicationSecrets.of(APP, SECRET), host,
-        new TransportMetrics()));
+    Map<String, String> settings =
+        new HashMap<>(
+            Map.of(
+                "spark.shuffle.rdma.transport", "verbs",
+                "spark.shuffle.rdma.read.timeout", "120s",
+                "spark.shuffle.rdma.connect.timeout", "120s",
+                "spark.shuffle.rdma.read.maxOutstandingBytes", "2g",
+                "spark.shuffle.rdma.buffers.maxBytes", "1g",
+                "spark.shuffle.rdma.verbs.registration", registration));
+    return TransportSelector.standard()
+        .start(
+            new TransportContext(
+                RdmaConf.of(BenchSettings.SCHEMA, settings),
+                ApplicationSecrets.of(APP, SECRET),
+                host,
+                new TransportMetrics()));
   }
 
   /** Registers and deregisters {@code count} times the memory; GB (10^9 bytes) per second. */
   private static double registerRate(Transport t, ByteBuffer memory, int count) throws Exception {
     long t0 = System.nanoTime();
     for (int i = 0; i < count; i++) {
-      t.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> { }).close();
+      t.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> {}).close();
     }
     long ns = System.nanoTime() - t0;
     return (double) count * memory.capacity() / ns;
   }
 
   /** One 4 KiB READ at a time, each of a page not read before (spread over the region). */
-  private static double[] firstReads(ReadChannel ch, RegisteredRegion r, BufferPool pool,
-      int pages) throws Exception {
+  private static double[] firstReads(ReadChannel ch, RegisteredRegion r, BufferPool pool, int pages)
+      throws Exception {
     int stride = Math.max(1, REGION / PAGE / pages) * PAGE;
     return VerbsReadBenchmark.latency(ch, r, pool, PAGE, pages, stride);
   }

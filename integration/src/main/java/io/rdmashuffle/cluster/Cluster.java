@@ -20,13 +20,13 @@ import java.util.stream.Stream;
  * A cluster of hosts on this machine, each a network namespace (see {@link Network}), with the
  * daemons of the engines the {@link ClusterSpec} asks for. The one entry point of the harness:
  * {@link #start} builds it, {@link #close} removes all of it (processes, namespaces, links,
- * qdiscs), and so does a JVM shutdown hook when the JVM ends first (a failed or interrupted
- * test). The instance owns its hosts, daemons and the engines' handles.
+ * qdiscs), and so does a JVM shutdown hook when the JVM ends first (a failed or interrupted test).
+ * The instance owns its hosts, daemons and the engines' handles.
  *
- * <p>Work folder {@code <work root>/<name>}: {@code hosts/rs-hN/} each host's local dirs,
- * {@code logs/rs-hN/} its daemons' logs, {@code logs/client/} the clients', {@code shared/} the
- * file system every host shares (a {@code file://} stand-in for HDFS), {@code state/} what
- * {@code integration/bin/cluster} needs to restart a daemon.
+ * <p>Work folder {@code <work root>/<name>}: {@code hosts/rs-hN/} each host's local dirs, {@code
+ * logs/rs-hN/} its daemons' logs, {@code logs/client/} the clients', {@code shared/} the file
+ * system every host shares (a {@code file://} stand-in for HDFS), {@code state/} what {@code
+ * integration/bin/cluster} needs to restart a daemon.
  */
 public final class Cluster implements AutoCloseable {
   private final ClusterSpec spec;
@@ -46,9 +46,14 @@ public final class Cluster implements AutoCloseable {
     this.work = paths.workRoot().resolve(spec.name()).toAbsolutePath();
     AddressPlan plan = spec.plan();
     for (int i : plan.indexes()) {
-      hosts.add(new Host(i, plan.hostName(i), plan.hostAddress(i),
-          work.resolve("hosts").resolve(plan.hostName(i)),
-          work.resolve("logs").resolve(plan.hostName(i)), spec.name()));
+      hosts.add(
+          new Host(
+              i,
+              plan.hostName(i),
+              plan.hostAddress(i),
+              work.resolve("hosts").resolve(plan.hostName(i)),
+              work.resolve("logs").resolve(plan.hostName(i)),
+              spec.name()));
     }
     this.edge = new Edge(plan.clientAddress(), work.resolve("hosts.txt"), spec.name());
     this.hook = new Thread(this::closeQuietly, "cluster-teardown-" + spec.name());
@@ -76,8 +81,9 @@ public final class Cluster implements AutoCloseable {
       }
       throw e;
     }
-    System.out.printf("cluster %s: %d hosts up in %.1f s (%s)%n", spec.name(), spec.hosts(),
-        (System.nanoTime() - t0) / 1e9, c.work);
+    System.out.printf(
+        "cluster %s: %d hosts up in %.1f s (%s)%n",
+        spec.name(), spec.hosts(), (System.nanoTime() - t0) / 1e9, c.work);
     return c;
   }
 
@@ -109,13 +115,14 @@ public final class Cluster implements AutoCloseable {
     Path state = work.resolve("state");
     try {
       Files.createDirectories(state);
-      Files.writeString(state.resolve("cluster.properties"), "name=" + spec.name()
-          + "\nhosts=" + spec.hosts() + "\nsubnet=" + spec.subnet() + "\n");
+      Files.writeString(
+          state.resolve("cluster.properties"),
+          "name=" + spec.name() + "\nhosts=" + spec.hosts() + "\nsubnet=" + spec.subnet() + "\n");
       for (Host h : hosts) {
         for (Daemon d : h.daemons()) {
           d.spec().save(state.resolve(h.name() + "." + d.name() + ".properties"));
-          Files.writeString(state.resolve(h.name() + "." + d.name() + ".pid"),
-              Long.toString(d.pid()));
+          Files.writeString(
+              state.resolve(h.name() + "." + d.name() + ".pid"), Long.toString(d.pid()));
         }
       }
     } catch (IOException e) {
@@ -130,8 +137,12 @@ public final class Cluster implements AutoCloseable {
    */
   public static Cluster attach(ClusterPaths paths) {
     Root.require();
-    Ownership.Owner o = Ownership.owner().orElseThrow(() -> new IllegalStateException(
-        "no harness cluster runs on this machine (`integration/bin/cluster up` starts one)"));
+    Ownership.Owner o =
+        Ownership.owner()
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "no harness cluster runs on this machine (`integration/bin/cluster up` starts one)"));
     Path state = Path.of(o.workDir()).resolve("state");
     if (!Files.exists(state.resolve("cluster.properties"))) {
       throw new IllegalStateException("the cluster of " + o + " is still starting (no state yet)");
@@ -142,14 +153,23 @@ public final class Cluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the state of " + o, e);
     }
-    ClusterSpec spec = ClusterSpec.builder(p.getProperty("name"))
-        .hosts(Integer.parseInt(p.getProperty("hosts"))).subnet(p.getProperty("subnet")).build();
+    ClusterSpec spec =
+        ClusterSpec.builder(p.getProperty("name"))
+            .hosts(Integer.parseInt(p.getProperty("hosts")))
+            .subnet(p.getProperty("subnet"))
+            .build();
     Cluster c = new Cluster(spec, paths.withWorkRoot(Path.of(o.workDir()).getParent()));
     c.network = Network.attach(spec.plan());
     for (Host h : c.hosts) {
       try (java.util.stream.Stream<Path> files = Files.list(state)) {
-        for (Path f : files.filter(f -> f.getFileName().toString().startsWith(h.name() + ".")
-            && f.getFileName().toString().endsWith(".properties")).sorted().toList()) {
+        for (Path f :
+            files
+                .filter(
+                    f ->
+                        f.getFileName().toString().startsWith(h.name() + ".")
+                            && f.getFileName().toString().endsWith(".properties"))
+                .sorted()
+                .toList()) {
           ProcessSpec ps = ProcessSpec.load(f);
           Path pidFile = state.resolve(h.name() + "." + ps.name() + ".pid");
           long pid = Files.exists(pidFile) ? Long.parseLong(Files.readString(pidFile).trim()) : -1;
@@ -164,8 +184,18 @@ public final class Cluster implements AutoCloseable {
 
   /** Restarts daemon {@code name} of host {@code i} (the "restart one daemon" fault). */
   public Daemon restart(int i, String name, long graceMillis) {
-    Daemon d = host(i).daemon(name).orElseThrow(() -> new IllegalArgumentException(
-        "daemon=" + name + ": host " + host(i).name() + " runs " + host(i).daemons()));
+    Daemon d =
+        host(i)
+            .daemon(name)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "daemon="
+                            + name
+                            + ": host "
+                            + host(i).name()
+                            + " runs "
+                            + host(i).daemons()));
     d.restart(graceMillis);
     saveState();
     return d;
@@ -265,8 +295,8 @@ public final class Cluster implements AutoCloseable {
     } finally {
       Ownership.release();
     }
-    System.out.printf("cluster %s: torn down in %.1f s%n", spec.name(),
-        (System.nanoTime() - t0) / 1e9);
+    System.out.printf(
+        "cluster %s: torn down in %.1f s%n", spec.name(), (System.nanoTime() - t0) / 1e9);
   }
 
   private void closeQuietly() {

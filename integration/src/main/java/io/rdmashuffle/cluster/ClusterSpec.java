@@ -6,8 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * What cluster to start: how many hosts, their link rate, which engines run on them and how
- * big their daemons' resources are. Built with {@link #builder}; immutable.
+ * What cluster to start: how many hosts, their link rate, which engines run on them and how big
+ * their daemons' resources are. Built with {@link #builder}; immutable.
  *
  * @param name the cluster's work folder under the work root (one per test class, {@code cli})
  * @param hosts number of hosts, rs-h1 .. rs-hN
@@ -24,10 +24,20 @@ import java.util.Map;
  * @param nodeManagerMemoryMb memory each NodeManager offers to containers
  * @param nodeManagerVcores vcores each NodeManager offers
  */
-public record ClusterSpec(String name, int hosts, String subnet, Rate rate, boolean spark,
-    boolean yarn, boolean ourShuffleService, Map<String, String> yarnSite,
-    Map<String, String> mapredSite, int workerCores, String workerMemory,
-    int nodeManagerMemoryMb, int nodeManagerVcores) {
+public record ClusterSpec(
+    String name,
+    int hosts,
+    String subnet,
+    Rate rate,
+    boolean spark,
+    boolean yarn,
+    boolean ourShuffleService,
+    Map<String, String> yarnSite,
+    Map<String, String> mapredSite,
+    int workerCores,
+    String workerMemory,
+    int nodeManagerMemoryMb,
+    int nodeManagerVcores) {
 
   public ClusterSpec {
     if (!name.matches("[A-Za-z0-9._-]+")) {
@@ -119,8 +129,20 @@ public record ClusterSpec(String name, int hosts, String subnet, Rate rate, bool
     }
 
     public ClusterSpec build() {
-      return new ClusterSpec(name, hosts, subnet, rate, spark, yarn, ourShuffleService, yarnSite,
-          mapredSite, workerCores, workerMemory, nodeManagerMemoryMb, nodeManagerVcores);
+      return new ClusterSpec(
+          name,
+          hosts,
+          subnet,
+          rate,
+          spark,
+          yarn,
+          ourShuffleService,
+          yarnSite,
+          mapredSite,
+          workerCores,
+          workerMemory,
+          nodeManagerMemoryMb,
+          nodeManagerVcores);
     }
   }
 }

@@ -7,8 +7,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * One long-running process of the cluster (a Spark Master or Worker, a ResourceManager, a
- * NodeManager, the job history server) in its place. Owned by the {@link Cluster} that started
- * it; {@link #restart} is the "restart one daemon" fault.
+ * NodeManager, the job history server) in its place. Owned by the {@link Cluster} that started it;
+ * {@link #restart} is the "restart one daemon" fault.
  */
 public final class Daemon {
   private final Place place;
@@ -58,8 +58,8 @@ public final class Daemon {
   /** Its memory now (resident set, bytes), if it runs. */
   public Optional<Long> residentBytes() {
     try {
-      for (String l : java.nio.file.Files.readAllLines(
-          java.nio.file.Path.of("/proc/" + pid() + "/status"))) {
+      for (String l :
+          java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/" + pid() + "/status"))) {
         if (l.startsWith("VmRSS:")) {
           return Optional.of(Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024);
         }

@@ -10,12 +10,13 @@ import java.util.List;
  * The cluster's client machine: the root namespace, whose address on the bridge lets the test JVM
  * and the clients it starts (spark-submit, a MapReduce job's client) reach every daemon. A client
  * runs with the cluster's {@code /etc/hosts} bind-mounted in a mount namespace of its own and the
- * host name {@code rs-client}, so it resolves the names hosts report (a MapReduce AM registers
- * as {@code rs-h2}) without touching this machine's {@code /etc/hosts}.
+ * host name {@code rs-client}, so it resolves the names hosts report (a MapReduce AM registers as
+ * {@code rs-h2}) without touching this machine's {@code /etc/hosts}.
  */
 public final class Edge implements Place {
-  private static final String BECOME = "mount --bind \"$1\" /etc/hosts"
-      + " && echo \"$0\" > /proc/sys/kernel/hostname && shift && exec \"$@\"";
+  private static final String BECOME =
+      "mount --bind \"$1\" /etc/hosts"
+          + " && echo \"$0\" > /proc/sys/kernel/hostname && shift && exec \"$@\"";
 
   private final String address;
   private final Path hostsFile;
@@ -39,8 +40,10 @@ public final class Edge implements Place {
 
   @Override
   public List<String> wrap(List<String> argv) {
-    List<String> c = new ArrayList<>(List.of("unshare", "--mount", "--uts", "sh", "-c", BECOME,
-        name(), hostsFile.toString()));
+    List<String> c =
+        new ArrayList<>(
+            List.of(
+                "unshare", "--mount", "--uts", "sh", "-c", BECOME, name(), hostsFile.toString()));
     c.addAll(argv);
     return c;
   }

@@ -14,8 +14,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * One host of the cluster: a network namespace with its own address, its own host name (a UTS
  * namespace per process tree, named like the namespace) and {@code /etc/hosts}, its own local
- * directories under the cluster's work dir, and the processes started in it. Owned by its
- * {@link Cluster}.
+ * directories under the cluster's work dir, and the processes started in it. Owned by its {@link
+ * Cluster}.
  */
 public final class Host implements Place {
   /** Sets the UTS namespace's host name to $0, then runs the command. */
@@ -70,8 +70,9 @@ public final class Host implements Place {
 
   @Override
   public List<String> wrap(List<String> argv) {
-    List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", name, "unshare", "--uts",
-        "sh", "-c", BECOME, name));
+    List<String> c =
+        new ArrayList<>(
+            List.of("ip", "netns", "exec", name, "unshare", "--uts", "sh", "-c", BECOME, name));
     c.addAll(argv);
     return c;
   }

@@ -13,10 +13,10 @@ import java.util.Map;
 
 /**
  * Starts the cluster's processes: in their place ({@link Place#wrap}), in a session of their own
- * ({@code setsid}: a Ctrl-C meant for the harness doesn't reach them, the harness stops them),
- * with the harness's environment mark ({@link Teardown#MARK}) that finds them and their children
- * after a crash, without the engine variables of the caller's environment, and with stdout and
- * stderr appended to their log.
+ * ({@code setsid}: a Ctrl-C meant for the harness doesn't reach them, the harness stops them), with
+ * the harness's environment mark ({@link Teardown#MARK}) that finds them and their children after a
+ * crash, without the engine variables of the caller's environment, and with stdout and stderr
+ * appended to their log.
  */
 public final class Launcher {
   /** Variables of the caller's environment that would mislead a daemon or client. */
@@ -30,15 +30,30 @@ public final class Launcher {
     cmd.addAll(place.wrap(spec.argv()));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     Map<String, String> env = pb.environment();
-    env.keySet().removeIf(k -> k.equals("CLASSPATH") || k.equals("JAVA_TOOL_OPTIONS")
-        || DROPPED_PREFIXES.stream().anyMatch(k::startsWith));
+    env.keySet()
+        .removeIf(
+            k ->
+                k.equals("CLASSPATH")
+                    || k.equals("JAVA_TOOL_OPTIONS")
+                    || DROPPED_PREFIXES.stream().anyMatch(k::startsWith));
     env.putAll(spec.env());
     env.put(Teardown.MARK, clusterName);
     try {
       Files.createDirectories(spec.log().getParent());
-      Files.writeString(spec.log(), "==== " + LocalDateTime.now() + " " + place.name() + " "
-          + spec.name() + ": " + String.join(" ", spec.argv()) + "\n", StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      Files.writeString(
+          spec.log(),
+          "==== "
+              + LocalDateTime.now()
+              + " "
+              + place.name()
+              + " "
+              + spec.name()
+              + ": "
+              + String.join(" ", spec.argv())
+              + "\n",
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
       pb.redirectErrorStream(true);
       pb.redirectOutput(ProcessBuilder.Redirect.appendTo(spec.log().toFile()));
       pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));

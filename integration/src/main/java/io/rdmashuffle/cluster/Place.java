@@ -4,8 +4,8 @@ import java.util.List;
 
 /**
  * Where the harness runs a process: inside a host ({@link Host}) or in the root namespace as the
- * cluster's client ({@link Edge}). Each wraps a command so it runs there with that place's own
- * host name and {@code /etc/hosts}.
+ * cluster's client ({@link Edge}). Each wraps a command so it runs there with that place's own host
+ * name and {@code /etc/hosts}.
  */
 public interface Place {
   /** The place's host name ({@code rs-h2}, {@code rs-client}). */

@@ -20,17 +20,22 @@ import java.util.function.Supplier;
  */
 public final class Probes {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient HTTP = HttpClient.newBuilder()
-      .connectTimeout(Duration.ofSeconds(2)).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   private Probes() {}
 
   /** The JSON at {@code url}, or null when it can't be had now. */
   public static JsonNode json(String url) {
     try {
-      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url))
-          .header("Accept", "application/json").timeout(Duration.ofSeconds(5)).GET().build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create(url))
+                  .header("Accept", "application/json")
+                  .timeout(Duration.ofSeconds(5))
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       return r.statusCode() == 200 ? JSON.readTree(r.body()) : null;
     } catch (IOException e) {
       return null;
@@ -43,11 +48,11 @@ public final class Probes {
   /**
    * Polls {@code ready} until it is true.
    *
-   * @throws IllegalStateException after {@code timeoutSeconds}, naming {@code what} and ending
-   *     with the last lines of {@code logs}
+   * @throws IllegalStateException after {@code timeoutSeconds}, naming {@code what} and ending with
+   *     the last lines of {@code logs}
    */
-  public static void await(String what, long timeoutSeconds, Supplier<Boolean> ready,
-      List<Daemon> logs) {
+  public static void await(
+      String what, long timeoutSeconds, Supplier<Boolean> ready, List<Daemon> logs) {
     long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
     while (!Boolean.TRUE.equals(ready.get())) {
       for (Daemon d : logs) {
@@ -56,8 +61,8 @@ public final class Probes {
         }
       }
       if (System.nanoTime() > deadline) {
-        StringBuilder b = new StringBuilder(what + " did not happen within " + timeoutSeconds
-            + " s");
+        StringBuilder b =
+            new StringBuilder(what + " did not happen within " + timeoutSeconds + " s");
         for (Daemon d : logs) {
           b.append("\n").append(tail(d.spec().log(), 15));
         }
@@ -76,8 +81,9 @@ public final class Probes {
   public static String tail(Path log, int n) {
     try {
       List<String> lines = Files.readAllLines(log);
-      return log + " ends with:\n  " + String.join("\n  ",
-          lines.subList(Math.max(0, lines.size() - n), lines.size()));
+      return log
+          + " ends with:\n  "
+          + String.join("\n  ", lines.subList(Math.max(0, lines.size() - n), lines.size()));
     } catch (IOException e) {
       return log + ": " + e;
     }

@@ -18,7 +18,8 @@ public final class Args {
     for (int i = from; i < args.length; i++) {
       String a = args[i];
       if (!a.startsWith("--")) {
-        throw new IllegalArgumentException("unexpected argument '" + a + "' (options are --name value)");
+        throw new IllegalArgumentException(
+            "unexpected argument '" + a + "' (options are --name value)");
       }
       String name;
       String value;

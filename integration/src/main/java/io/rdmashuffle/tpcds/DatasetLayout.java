@@ -10,6 +10,7 @@ import java.math.BigDecimal;
 public final class DatasetLayout {
   /** Written after the last table: its presence means the dataset can be reused. */
   public static final String MARKER = "_TPCDS_DATASET";
+
   /** The generator, recorded in the marker. */
   public static final String GENERATOR = "io.trino.tpcds:tpcds:1.4";
 

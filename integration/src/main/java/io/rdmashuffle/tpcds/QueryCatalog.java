@@ -23,14 +23,16 @@ import java.util.regex.Pattern;
 
 /**
  * The TPC-DS queries as Spark ships them in the spark-sql test-jar (carried in the runner's jar):
- * {@code tpcds/} (103 queries, q1 to q99 with 14a/b, 23a/b, 24a/b, 39a/b) and
- * {@code tpcds-v2.7.0/} (the 33 queries TPC-DS 2.7 added or changed).
+ * {@code tpcds/} (103 queries, q1 to q99 with 14a/b, 23a/b, 24a/b, 39a/b) and {@code tpcds-v2.7.0/}
+ * (the 33 queries TPC-DS 2.7 added or changed).
  */
 public final class QueryCatalog {
   /** Spark's {@code tpcds/} folder: the default set. */
   public static final String TPCDS = "tpcds";
+
   /** Spark's {@code tpcds-v2.7.0/} folder. */
   public static final String TPCDS_V27 = "tpcds-v2.7.0";
+
   static final String V27_SUFFIX = "-v2.7";
 
   /**
@@ -58,7 +60,8 @@ public final class QueryCatalog {
   /** Every query of a set, in natural order (q1, q2, ..., q14a, q14b, ..., q99). */
   public static List<Query> set(String set) {
     if (!TPCDS.equals(set) && !TPCDS_V27.equals(set)) {
-      throw new IllegalArgumentException("query set=" + set + ": expected " + TPCDS + " or " + TPCDS_V27);
+      throw new IllegalArgumentException(
+          "query set=" + set + ": expected " + TPCDS + " or " + TPCDS_V27);
     }
     List<Query> out = new ArrayList<>();
     for (String name : resourceNames(set)) {
@@ -124,8 +127,10 @@ public final class QueryCatalog {
   private static List<String> resourceNames(String folder) {
     URL url = QueryCatalog.class.getClassLoader().getResource(folder + "/");
     if (url == null) {
-      throw new IllegalStateException(folder + "/ is not on the class path (it comes from the "
-          + "spark-sql test-jar, inside the runner's jar)");
+      throw new IllegalStateException(
+          folder
+              + "/ is not on the class path (it comes from the "
+              + "spark-sql test-jar, inside the runner's jar)");
     }
     List<String> names = new ArrayList<>();
     try {
@@ -136,7 +141,9 @@ public final class QueryCatalog {
           String prefix = folder + "/";
           for (Enumeration<JarEntry> e = jar.entries(); e.hasMoreElements(); ) {
             String n = e.nextElement().getName();
-            if (n.startsWith(prefix) && n.length() > prefix.length() && n.indexOf('/', prefix.length()) < 0) {
+            if (n.startsWith(prefix)
+                && n.length() > prefix.length()
+                && n.indexOf('/', prefix.length()) < 0) {
               names.add(n.substring(prefix.length()));
             }
           }

@@ -10,8 +10,8 @@ import java.nio.file.Paths;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The TPC-DS comparison runner's entry point, for {@code spark-submit --class} and for
- * {@code integration/bin/tpcds}:
+ * The TPC-DS comparison runner's entry point, for {@code spark-submit --class} and for {@code
+ * integration/bin/tpcds}:
  *
  * <pre>
  * compare  [options]   the whole comparison: data, both sides alternating, report (a launcher:
@@ -66,10 +66,19 @@ public final class Tpcds {
 
   private static int run(Args a) throws Exception {
     String sets = a.get("query-set", QueryCatalog.TPCDS);
-    QueryRunner.Plan plan = new QueryRunner.Plan(a.require("app"), a.require("side"),
-        a.getInt("round", 1), a.getInt("batch", 1), a.require("data"), a.getDouble("scale", 1),
-        QueryCatalog.select(sets, a.get("queries", "all")), a.getInt("warmup", 0), a.require("out"),
-        a.getLong("rows-limit", 100_000), a.getLong("query-timeout", 0));
+    QueryRunner.Plan plan =
+        new QueryRunner.Plan(
+            a.require("app"),
+            a.require("side"),
+            a.getInt("round", 1),
+            a.getInt("batch", 1),
+            a.require("data"),
+            a.getDouble("scale", 1),
+            QueryCatalog.select(sets, a.get("queries", "all")),
+            a.getInt("warmup", 0),
+            a.require("out"),
+            a.getLong("rows-limit", 100_000),
+            a.getLong("query-timeout", 0));
     a.done();
     SparkSession spark = SparkSession.builder().getOrCreate();
     try {

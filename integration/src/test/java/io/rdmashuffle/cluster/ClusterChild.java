@@ -13,16 +13,18 @@ public final class ClusterChild {
   public static void main(String[] args) throws InterruptedException {
     Cluster c;
     try {
-      c = Cluster.start(ClusterSpec.builder("child").hosts(2).build(),
-          ClusterPaths.fromSystemProperties());
+      c =
+          Cluster.start(
+              ClusterSpec.builder("child").hosts(2).build(), ClusterPaths.fromSystemProperties());
     } catch (RuntimeException e) {
       System.out.println("FAILED " + e.getMessage());
       System.exit(3);
       return;
     }
     for (Host h : c.hosts()) {
-      h.start(new ProcessSpec("sleeper", java.util.List.of("sleep", "600"), Map.of(),
-          h.log("sleeper")));
+      h.start(
+          new ProcessSpec(
+              "sleeper", java.util.List.of("sleep", "600"), Map.of(), h.log("sleeper")));
     }
     System.out.println("UP");
     Thread.sleep(600_000);

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The harness's hosts and fault hooks on a cluster of three bare hosts (no engine): each host has
  * its own address, name and /etc/hosts; a link taken down makes its host unreachable from another
- * and up restores it; tbf limits a link's rate; killing a host leaves none of its processes;
- * a restarted daemon serves again; a second cluster is refused while one runs.
+ * and up restores it; tbf limits a link's rate; killing a host leaves none of its processes; a
+ * restarted daemon serves again; a second cluster is refused while one runs.
  */
 @Timeout(300)
 class ClusterHarnessIT {
@@ -25,8 +25,8 @@ class ClusterHarnessIT {
   @BeforeAll
   static void start() {
     ClusterTesting.assumeRoot();
-    cluster = Cluster.start(ClusterSpec.builder("harness-it").hosts(3).build(),
-        ClusterTesting.paths());
+    cluster =
+        Cluster.start(ClusterSpec.builder("harness-it").hosts(3).build(), ClusterTesting.paths());
   }
 
   @AfterAll
@@ -40,15 +40,29 @@ class ClusterHarnessIT {
   void everyHostHasItsOwnNameAddressAndHostsFile() {
     for (Host h : cluster.hosts()) {
       assertEquals(h.name(), Shell.lines(h.exec(List.of("hostname"), 30).check().out()).get(0));
-      assertTrue(h.exec(List.of("ip", "-4", "-o", "addr", "show", "dev", "eth0"), 30).check()
-          .out().contains(" " + h.address() + "/24 "), h.name());
+      assertTrue(
+          h.exec(List.of("ip", "-4", "-o", "addr", "show", "dev", "eth0"), 30)
+              .check()
+              .out()
+              .contains(" " + h.address() + "/24 "),
+          h.name());
       for (Host other : cluster.hosts()) {
-        assertTrue(h.exec(List.of("getent", "hosts", other.name()), 30).check().out()
-            .startsWith(other.address() + " "), h.name() + " resolves " + other.name());
+        assertTrue(
+            h.exec(List.of("getent", "hosts", other.name()), 30)
+                .check()
+                .out()
+                .startsWith(other.address() + " "),
+            h.name() + " resolves " + other.name());
       }
     }
-    assertTrue(cluster.edge().exec(List.of("getent", "hosts", "rs-h2"), 30).check().out()
-        .startsWith(cluster.host(2).address() + " "), "the client resolves the hosts");
+    assertTrue(
+        cluster
+            .edge()
+            .exec(List.of("getent", "hosts", "rs-h2"), 30)
+            .check()
+            .out()
+            .startsWith(cluster.host(2).address() + " "),
+        "the client resolves the hosts");
   }
 
   @Test
@@ -58,11 +72,17 @@ class ClusterHarnessIT {
       awaitConnect(cluster.host(2), cluster.host(1).address());
       cluster.linkDown(1);
       assertFalse(cluster.network().linkUp(1));
-      assertEquals(124, connect(cluster.host(2), cluster.host(1).address(), PORT),
+      assertEquals(
+          124,
+          connect(cluster.host(2), cluster.host(1).address(), PORT),
           "rs-h1 is reachable from rs-h2 with its link down");
-      assertEquals(124, connect(cluster.edge(), cluster.host(1).address(), PORT),
+      assertEquals(
+          124,
+          connect(cluster.edge(), cluster.host(1).address(), PORT),
           "rs-h1 is reachable from the client with its link down");
-      assertNotEquals(124, connect(cluster.host(2), cluster.host(3).address(), PORT),
+      assertNotEquals(
+          124,
+          connect(cluster.host(2), cluster.host(3).address(), PORT),
           "rs-h3 became unreachable from rs-h2 when rs-h1's link went down");
       cluster.linkUp(1);
       assertTrue(cluster.network().linkUp(1));
@@ -98,8 +118,12 @@ class ClusterHarnessIT {
   /** Seconds to send 8 MB from {@code from} to a sink; the command ends when the bytes are sent. */
   private static double send(Place from, String address, int port) {
     long t0 = System.nanoTime();
-    Shell.exec(from.wrap(List.of("bash", "-c", "head -c 8000000 /dev/zero > /dev/tcp/"
-        + address + "/" + port)), 60).check();
+    Shell.exec(
+            from.wrap(
+                List.of(
+                    "bash", "-c", "head -c 8000000 /dev/zero > /dev/tcp/" + address + "/" + port)),
+            60)
+        .check();
     return (System.nanoTime() - t0) / 1e9;
   }
 
@@ -107,9 +131,13 @@ class ClusterHarnessIT {
   void killingAHostLeavesNoneOfItsProcesses() {
     Host h3 = cluster.host(3);
     Daemon sink = ClusterTesting.startSink(h3, PORT + 2);
-    Daemon tree = h3.start(new ProcessSpec("sleepers",
-        List.of("sh", "-c", "sleep 600 & sleep 600 & wait"), java.util.Map.of(),
-        h3.log("sleepers")));
+    Daemon tree =
+        h3.start(
+            new ProcessSpec(
+                "sleepers",
+                List.of("sh", "-c", "sleep 600 & sleep 600 & wait"),
+                java.util.Map.of(),
+                h3.log("sleepers")));
     Daemon other = ClusterTesting.startSink(cluster.host(2), PORT + 2);
     try {
       awaitConnect(cluster.host(1), h3.address(), PORT + 2);
@@ -118,13 +146,16 @@ class ClusterHarnessIT {
       cluster.killHost(3);
       assertEquals(List.of(), h3.pids());
       for (long pid : before) {
-        assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
+        assertFalse(
+            ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
             "process " + pid + " of rs-h3 survived");
       }
       assertFalse(sink.alive());
       assertFalse(tree.alive());
       assertTrue(other.alive(), "rs-h2's process died with rs-h3");
-      assertEquals(1, connect(cluster.host(1), h3.address(), PORT + 2),
+      assertEquals(
+          1,
+          connect(cluster.host(1), h3.address(), PORT + 2),
           "rs-h3 itself stays reachable (its link is up): the port is closed");
     } finally {
       other.stop(1_000);
@@ -148,10 +179,16 @@ class ClusterHarnessIT {
 
   @Test
   void aSecondClusterIsRefusedWhileOneRuns() {
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> Cluster.start(
-        ClusterSpec.builder("second").hosts(1).build(), ClusterTesting.paths()));
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () ->
+                Cluster.start(
+                    ClusterSpec.builder("second").hosts(1).build(), ClusterTesting.paths()));
     assertTrue(e.getMessage().contains("a harness cluster is running"), e.getMessage());
-    assertEquals(3, io.rdmashuffle.cluster.net.Teardown.namespaces().size(),
+    assertEquals(
+        3,
+        io.rdmashuffle.cluster.net.Teardown.namespaces().size(),
         "the refused start touched the running cluster");
   }
 
@@ -163,8 +200,9 @@ class ClusterHarnessIT {
     long deadline = System.nanoTime() + 60_000_000_000L;
     int code;
     while ((code = connect(from, address, port)) != 0) {
-      assertTrue(System.nanoTime() < deadline, from.name() + " can't connect to " + address + ":"
-          + port + " (last exit " + code + ")");
+      assertTrue(
+          System.nanoTime() < deadline,
+          from.name() + " can't connect to " + address + ":" + port + " (last exit " + code + ")");
       pause();
     }
   }

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The harness leaves nothing behind: not after {@link Cluster#close}, not when its JVM gets
- * SIGTERM (the shutdown hook), and what a crashed run left is removed at the next start. It
- * refuses to start without root, saying root is needed. Each test builds its own small cluster.
+ * The harness leaves nothing behind: not after {@link Cluster#close}, not when its JVM gets SIGTERM
+ * (the shutdown hook), and what a crashed run left is removed at the next start. It refuses to
+ * start without root, saying root is needed. Each test builds its own small cluster.
  */
 @Timeout(300)
 class ClusterTeardownIT {
@@ -34,16 +34,26 @@ class ClusterTeardownIT {
 
   @Test
   void closeRemovesProcessesNamespacesLinksAndEtcEntries() {
-    Cluster c = Cluster.start(ClusterSpec.builder("teardown-it").hosts(2)
-        .rate(Rate.parse("100mbit")).build(), ClusterTesting.paths());
+    Cluster c =
+        Cluster.start(
+            ClusterSpec.builder("teardown-it").hosts(2).rate(Rate.parse("100mbit")).build(),
+            ClusterTesting.paths());
     List<Long> pids = new ArrayList<>();
     try {
       for (Host h : c.hosts()) {
-        pids.add(h.start(new ProcessSpec("sleeper", List.of("sleep", "600"), Map.of(),
-            h.log("sleeper"))).pid());
+        pids.add(
+            h.start(new ProcessSpec("sleeper", List.of("sleep", "600"), Map.of(), h.log("sleeper")))
+                .pid());
       }
-      pids.add(c.edge().start(new ProcessSpec("client-sleeper", List.of("sleep", "600"),
-          Map.of(), c.work().resolve("logs/client/sleeper.log"))).pid());
+      pids.add(
+          c.edge()
+              .start(
+                  new ProcessSpec(
+                      "client-sleeper",
+                      List.of("sleep", "600"),
+                      Map.of(),
+                      c.work().resolve("logs/client/sleeper.log")))
+              .pid());
       assertEquals(List.of("rs-h1", "rs-h2"), Teardown.namespaces().stream().sorted().toList());
       assertTrue(Teardown.links().contains("rs-br0"), Teardown.links().toString());
     } finally {
@@ -51,7 +61,8 @@ class ClusterTeardownIT {
     }
     assertNothingLeft();
     for (long pid : pids) {
-      assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
+      assertFalse(
+          ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
           "process " + pid + " survived the tear-down");
     }
     c.close(); // idempotent
@@ -64,8 +75,8 @@ class ClusterTeardownIT {
     ProcessBuilder pb = new ProcessBuilder("sleep", "600");
     pb.environment().put(Teardown.MARK, "crashed");
     Process orphan = pb.start();
-    Cluster c = Cluster.start(ClusterSpec.builder("leftovers-it").hosts(1).build(),
-        ClusterTesting.paths());
+    Cluster c =
+        Cluster.start(ClusterSpec.builder("leftovers-it").hosts(1).build(), ClusterTesting.paths());
     try {
       assertEquals(List.of("rs-h1"), Teardown.namespaces());
       assertFalse(Teardown.links().contains("rs-h7-br"), Teardown.links().toString());
@@ -81,8 +92,8 @@ class ClusterTeardownIT {
   void aJvmEndedBySigtermTearsItsClusterDown() throws Exception {
     Process child = child(List.of());
     List<String> out = new ArrayList<>();
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(),
-        StandardCharsets.UTF_8))) {
+    try (BufferedReader r =
+        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = r.readLine()) != null && !line.equals("UP")) {
         out.add(line);
@@ -114,11 +125,17 @@ class ClusterTeardownIT {
     List<String> cmd = new ArrayList<>(prefix);
     // another user can't read root's Maven repository: the child gets what it needs for the
     // start (the module's classes), and, as root, the rest
-    String cp = prefix.isEmpty() ? System.getProperty("java.class.path")
-        : String.join(java.io.File.pathSeparator, Stream.of(System.getProperty("java.class.path")
-            .split(java.io.File.pathSeparator)).filter(e -> !e.startsWith("/root/")).toList());
+    String cp =
+        prefix.isEmpty()
+            ? System.getProperty("java.class.path")
+            : String.join(
+                java.io.File.pathSeparator,
+                Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                    .filter(e -> !e.startsWith("/root/"))
+                    .toList());
     cmd.addAll(List.of(Launcher.java(), "-Xmx128m", "-cp", cp));
-    System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("cluster."))
+    System.getProperties().stringPropertyNames().stream()
+        .filter(k -> k.startsWith("cluster."))
         .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
     cmd.add(ClusterChild.class.getName());
     return new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -128,10 +145,12 @@ class ClusterTeardownIT {
     assertEquals(List.of(), Teardown.namespaces(), "namespaces left");
     assertEquals(List.of(), Teardown.links(), "links left");
     assertEquals(List.of(), Teardown.markedProcesses(), "processes left");
-    try (Stream<Path> etc = Files.exists(Path.of("/etc/netns")) ? Files.list(Path.of("/etc/netns"))
-        : Stream.empty()) {
-      assertEquals(List.of(), etc.filter(p -> p.getFileName().toString().startsWith("rs-"))
-          .toList(), "/etc/netns entries left");
+    try (Stream<Path> etc =
+        Files.exists(Path.of("/etc/netns")) ? Files.list(Path.of("/etc/netns")) : Stream.empty()) {
+      assertEquals(
+          List.of(),
+          etc.filter(p -> p.getFileName().toString().startsWith("rs-")).toList(),
+          "/etc/netns entries left");
     } catch (IOException e) {
       throw new AssertionError(e);
     }

@@ -28,11 +28,19 @@ final class ClusterTesting {
 
   /** A {@link TcpSink} as a daemon of {@code host}, listening on {@code port}. */
   static Daemon startSink(Host host, int port) {
-    List<String> cmd = new ArrayList<>(List.of(Launcher.java(), "-Xmx16m", "-XX:+UseSerialGC",
-        "-XX:TieredStopAtLevel=1", "-cp", testClasses().toString(), TcpSink.class.getName(),
-        Integer.toString(port)));
-    return host.start(new ProcessSpec("tcp-sink-" + port, cmd, Map.of(), host.log("tcp-sink-"
-        + port)));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                Launcher.java(),
+                "-Xmx16m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                testClasses().toString(),
+                TcpSink.class.getName(),
+                Integer.toString(port)));
+    return host.start(
+        new ProcessSpec("tcp-sink-" + port, cmd, Map.of(), host.log("tcp-sink-" + port)));
   }
 
   /**
@@ -40,8 +48,8 @@ final class ClusterTesting {
    * connected, 1 it was refused (reachable, nothing listens), 124 it timed out (unreachable).
    */
   static int connect(Place from, String address, int port) {
-    List<String> cmd = List.of("timeout", "3", "bash", "-c",
-        "exec 3<>/dev/tcp/" + address + "/" + port);
+    List<String> cmd =
+        List.of("timeout", "3", "bash", "-c", "exec 3<>/dev/tcp/" + address + "/" + port);
     return io.rdmashuffle.cluster.net.Shell.exec(from.wrap(cmd), 30).exitCode();
   }
 
@@ -50,8 +58,8 @@ final class ClusterTesting {
     StringBuilder b = new StringBuilder();
     for (Host h : c.hosts()) {
       for (Daemon d : h.daemons()) {
-        d.residentBytes().ifPresent(r -> b.append(String.format("%s/%s %d MiB; ", h.name(),
-            d.name(), r >> 20)));
+        d.residentBytes()
+            .ifPresent(r -> b.append(String.format("%s/%s %d MiB; ", h.name(), d.name(), r >> 20)));
       }
     }
     return b.toString();

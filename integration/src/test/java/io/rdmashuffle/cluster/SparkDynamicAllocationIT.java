@@ -23,16 +23,15 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Spark on YARN with dynamic allocation, as the README's section tells operators to set it up:
- * every NodeManager runs rdma-shuffle's Spark service as {@code spark_shuffle} (the plugin jar
- * on its class path, two yarn-site.xml properties), applications set {@code
- * spark.shuffle.service.enabled} and dynamic allocation with a short idle timeout. The
- * application shuffles, waits until every executor was removed, and reads the shuffle again on
- * new executors: with rdma-shuffle the map outputs are then served by the node services alone
- * (their locate answers counted in the NodeManagers' logs, none by a fallback), and both runs'
- * results equal those of the stock shuffle, which Spark's own handler in the same service serves.
- * Then the same with every NodeManager restarted (recovery on) while the application has no
- * executors: the restarted services recovered the application and its executors and serve the
- * second read.
+ * every NodeManager runs rdma-shuffle's Spark service as {@code spark_shuffle} (the plugin jar on
+ * its class path, two yarn-site.xml properties), applications set {@code
+ * spark.shuffle.service.enabled} and dynamic allocation with a short idle timeout. The application
+ * shuffles, waits until every executor was removed, and reads the shuffle again on new executors:
+ * with rdma-shuffle the map outputs are then served by the node services alone (their locate
+ * answers counted in the NodeManagers' logs, none by a fallback), and both runs' results equal
+ * those of the stock shuffle, which Spark's own handler in the same service serves. Then the same
+ * with every NodeManager restarted (recovery on) while the application has no executors: the
+ * restarted services recovered the application and its executors and serve the second read.
  */
 @Timeout(1800)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -40,20 +39,26 @@ class SparkDynamicAllocationIT {
   static final String APP = "io.rdmashuffle.cluster.apps.ShuffleAfterExecutorsLeftApp";
   static final String SERVICE = "io.rdmashuffle.hadoop.spark.SparkShuffleService";
   static Cluster cluster;
+
   /** The stock shuffle's result. */
   static List<String> expected;
 
   @BeforeAll
   static void start() throws InterruptedException {
     ClusterTesting.assumeRoot();
-    cluster = startWhenFree(ClusterSpec.builder("yarn-dynalloc").hosts(3).yarn()
-        .yarnSite("yarn.nodemanager.aux-services", "mapreduce_shuffle,spark_shuffle")
-        .yarnSite("yarn.nodemanager.aux-services.spark_shuffle.class", SERVICE)
-        .yarnSite("spark.shuffle.rdma.transport", "tcp")
-        // NodeManager recovery: restarted NodeManagers keep their containers and applications
-        .yarnSite("yarn.nodemanager.recovery.enabled", "true")
-        .yarnSite("yarn.nodemanager.recovery.supervised", "true")
-        .build());
+    cluster =
+        startWhenFree(
+            ClusterSpec.builder("yarn-dynalloc")
+                .hosts(3)
+                .yarn()
+                .yarnSite("yarn.nodemanager.aux-services", "mapreduce_shuffle,spark_shuffle")
+                .yarnSite("yarn.nodemanager.aux-services.spark_shuffle.class", SERVICE)
+                .yarnSite("spark.shuffle.rdma.transport", "tcp")
+                // NodeManager recovery: restarted NodeManagers keep their containers and
+                // applications
+                .yarnSite("yarn.nodemanager.recovery.enabled", "true")
+                .yarnSite("yarn.nodemanager.recovery.supervised", "true")
+                .build());
   }
 
   /**
@@ -83,7 +88,9 @@ class SparkDynamicAllocationIT {
   }
 
   private static SparkApplication app(String name, Path out) {
-    return cluster.yarn().sparkApplication(name, APP)
+    return cluster
+        .yarn()
+        .sparkApplication(name, APP)
         .conf("spark.shuffle.service.enabled", "true")
         .conf("spark.dynamicAllocation.enabled", "true")
         .conf("spark.dynamicAllocation.minExecutors", "0")
@@ -91,10 +98,10 @@ class SparkDynamicAllocationIT {
         .conf("spark.dynamicAllocation.maxExecutors", "2")
         .conf("spark.dynamicAllocation.executorIdleTimeout", "3s")
         .conf("spark.dynamicAllocation.schedulerBacklogTimeout", "1s")
-        .conf("spark.executor.memory", "512m").conf("spark.executor.cores", "2")
+        .conf("spark.executor.memory", "512m")
+        .conf("spark.executor.cores", "2")
         .conf("spark.ui.enabled", "false")
-        .conf("spark.metrics.conf.executor.sink.csv.class",
-            "org.apache.spark.metrics.sink.CsvSink")
+        .conf("spark.metrics.conf.executor.sink.csv.class", "org.apache.spark.metrics.sink.CsvSink")
         .conf("spark.metrics.conf.executor.sink.csv.period", "1")
         .conf("spark.metrics.conf.executor.sink.csv.directory", out.resolve("metrics").toString())
         .args(out.toString());
@@ -103,8 +110,8 @@ class SparkDynamicAllocationIT {
   @Test
   @Order(1)
   void theReduceStageAfterItsMapExecutorsLeftReadsFromTheNodeServices() throws Exception {
-    Path stockOut = Files.createDirectories(cluster.shared().resolve("dynalloc-stock/metrics"))
-        .getParent();
+    Path stockOut =
+        Files.createDirectories(cluster.shared().resolve("dynalloc-stock/metrics")).getParent();
     SparkApplication.Outcome stock = app("dynalloc-stock", stockOut).run(900);
     assertTrue(stock.ok(), "stock run failed: " + stock.tail());
     expected = Files.readAllLines(stockOut.resolve("first.txt"));
@@ -113,13 +120,16 @@ class SparkDynamicAllocationIT {
     long locatedBefore = located();
     assertEquals(0, locatedBefore, "the stock run located map outputs at the node services");
 
-    Path oursOut = Files.createDirectories(cluster.shared().resolve("dynalloc-ours/metrics"))
-        .getParent();
-    SparkApplication.Outcome ours = app("dynalloc-ours", oursOut).withRdmaShuffle()
-        .conf("spark.shuffle.rdma.transport", "tcp").run(900);
+    Path oursOut =
+        Files.createDirectories(cluster.shared().resolve("dynalloc-ours/metrics")).getParent();
+    SparkApplication.Outcome ours =
+        app("dynalloc-ours", oursOut)
+            .withRdmaShuffle()
+            .conf("spark.shuffle.rdma.transport", "tcp")
+            .run(900);
     assertTrue(ours.ok(), "rdma-shuffle run failed: " + ours.tail());
-    System.out.printf("dynamic allocation: stock %.1f s, ours %.1f s%n", stock.seconds(),
-        ours.seconds());
+    System.out.printf(
+        "dynamic allocation: stock %.1f s, ours %.1f s%n", stock.seconds(), ours.seconds());
     checkReadFromTheNodeServices(oursOut, locatedBefore);
   }
 
@@ -127,24 +137,33 @@ class SparkDynamicAllocationIT {
   @Order(2)
   void restartedNodeManagersRecoverTheApplicationAndItsExecutors() throws Exception {
     assertNotNull(expected, "the first test ran the stock shuffle");
-    Path out = Files.createDirectories(cluster.shared().resolve("dynalloc-recovery/metrics"))
-        .getParent();
-    SparkApplication a = app("dynalloc-recovery", out).withRdmaShuffle()
-        .conf("spark.shuffle.rdma.transport", "tcp").args("pause");
+    Path out =
+        Files.createDirectories(cluster.shared().resolve("dynalloc-recovery/metrics")).getParent();
+    SparkApplication a =
+        app("dynalloc-recovery", out)
+            .withRdmaShuffle()
+            .conf("spark.shuffle.rdma.transport", "tcp")
+            .args("pause");
     java.util.concurrent.CompletableFuture<SparkApplication.Outcome> run =
         java.util.concurrent.CompletableFuture.supplyAsync(() -> a.run(900));
-    Probes.await("the application's pause (every executor gone)", 600,
-        () -> Files.exists(out.resolve("paused")) || run.isDone(), List.of());
-    assertFalse(run.isDone(), () -> "the application ended before its pause: "
-        + run.join().tail());
+    Probes.await(
+        "the application's pause (every executor gone)",
+        600,
+        () -> Files.exists(out.resolve("paused")) || run.isDone(),
+        List.of());
+    assertFalse(run.isDone(), () -> "the application ended before its pause: " + run.join().tail());
     for (int i = 1; i <= cluster.spec().hosts(); i++) {
       Daemon nm = cluster.restart(i, "nodemanager", 10_000);
       // the new process's service start and registration (its log since the restart)
-      Probes.await("rs-h" + i + "'s restarted NodeManager", 180, () -> {
-        String log = sinceLastStart(nm);
-        return RECOVERED.matcher(log).find()
-            && log.contains("Registered with ResourceManager as rs-h");
-      }, List.of(nm));
+      Probes.await(
+          "rs-h" + i + "'s restarted NodeManager",
+          180,
+          () -> {
+            String log = sinceLastStart(nm);
+            return RECOVERED.matcher(log).find()
+                && log.contains("Registered with ResourceManager as rs-h");
+          },
+          List.of(nm));
     }
     long locatedBefore = located();
     int recovered = 0;
@@ -162,23 +181,24 @@ class SparkDynamicAllocationIT {
 
   /**
    * Both runs' results are the stock shuffle's; the second run ran the reduce stage only, on
-   * executors that started after the first run's had gone, and read every map output found at
-   * the node services without a fallback.
+   * executors that started after the first run's had gone, and read every map output found at the
+   * node services without a fallback.
    */
-  private static void checkReadFromTheNodeServices(Path out, long locatedBefore)
-      throws Exception {
+  private static void checkReadFromTheNodeServices(Path out, long locatedBefore) throws Exception {
     assertEquals(expected, Files.readAllLines(out.resolve("first.txt")));
     assertEquals(expected, Files.readAllLines(out.resolve("second.txt")));
-    List<String[]> tasks = Files.readAllLines(out.resolve("tasks.tsv")).stream()
-        .map(l -> l.split("\t")).toList();
+    List<String[]> tasks =
+        Files.readAllLines(out.resolve("tasks.tsv")).stream().map(l -> l.split("\t")).toList();
     Set<String> firstExecutors = executors(tasks, "1");
     Set<String> secondExecutors = executors(tasks, "2");
     assertFalse(secondExecutors.isEmpty());
-    assertTrue(tasks.stream().filter(t -> t[0].equals("2"))
-        .allMatch(t -> t[2].equals("ResultTask") && t[7].equals("Success")), "second run: "
-        + tasks.stream().filter(t -> t[0].equals("2")).map(List::of).toList());
-    assertTrue(tasks.stream().filter(t -> t[0].equals("1"))
-        .anyMatch(t -> t[2].equals("ShuffleMapTask")));
+    assertTrue(
+        tasks.stream()
+            .filter(t -> t[0].equals("2"))
+            .allMatch(t -> t[2].equals("ResultTask") && t[7].equals("Success")),
+        "second run: " + tasks.stream().filter(t -> t[0].equals("2")).map(List::of).toList());
+    assertTrue(
+        tasks.stream().filter(t -> t[0].equals("1")).anyMatch(t -> t[2].equals("ShuffleMapTask")));
     Set<String> both = new TreeSet<>(firstExecutors);
     both.retainAll(secondExecutors);
     assertTrue(both.isEmpty(), "executors of both runs: " + both);
@@ -189,7 +209,8 @@ class SparkDynamicAllocationIT {
       assertNotNull(x, "no rdmaShuffle metrics of executor " + e + ": " + m.keySet());
       assertEquals(0L, x.getOrDefault("fallbacks", -1L), e + ": " + x);
       assertTrue(x.getOrDefault("locates", 0L) > 0, e + " located nothing: " + x);
-      assertTrue(x.getOrDefault("blocksRemote", 0L) + x.getOrDefault("blocksLocal", 0L) > 0,
+      assertTrue(
+          x.getOrDefault("blocksRemote", 0L) + x.getOrDefault("blocksLocal", 0L) > 0,
           e + " read nothing: " + x);
     }
     // each NodeManager logs its count when the application's end reaches it
@@ -199,12 +220,15 @@ class SparkDynamicAllocationIT {
     }
     long served = located() - locatedBefore;
     assertTrue(served > 0, "the node services answered no locate request");
-    System.out.printf("node services located %d map outputs; second run on executors %s, first"
-        + " on %s%n", served, secondExecutors, firstExecutors);
+    System.out.printf(
+        "node services located %d map outputs; second run on executors %s, first" + " on %s%n",
+        served, secondExecutors, firstExecutors);
   }
 
   private static Set<String> executors(List<String[]> tasks, String run) {
-    return tasks.stream().filter(t -> t[0].equals(run)).map(t -> t[3])
+    return tasks.stream()
+        .filter(t -> t[0].equals(run))
+        .map(t -> t[3])
         .collect(Collectors.toCollection(TreeSet::new));
   }
 
@@ -218,11 +242,13 @@ class SparkDynamicAllocationIT {
     }
   }
 
-  private static final Pattern RECOVERED = Pattern.compile(
-      "rdma-shuffle Spark service: .* \\d+ applications and (\\d+) executors recovered");
-  private static final Pattern LOCATED = Pattern.compile(
-      "rdma-shuffle Spark service: application \\S+ ended; served so far: \\{[^}]*"
-          + "serve\\.located=(\\d+)");
+  private static final Pattern RECOVERED =
+      Pattern.compile(
+          "rdma-shuffle Spark service: .* \\d+ applications and (\\d+) executors recovered");
+  private static final Pattern LOCATED =
+      Pattern.compile(
+          "rdma-shuffle Spark service: application \\S+ ended; served so far: \\{[^}]*"
+              + "serve\\.located=(\\d+)");
 
   /** Map outputs located by every running NodeManager's service, from their logs. */
   private static long located() {

@@ -20,12 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Spark standalone across three hosts: a Master and a Worker per host, one executor per Worker.
- * The same application ({@code CrossHostShuffleApp}: groupByKey, reduceByKey, sortByKey, join)
- * runs on the stock shuffle and on rdma-shuffle with the {@code tcp} transport; the results are
- * equal, the executors ran on three different hosts, and our READs crossed hosts: every
- * executor's {@code rdmaShuffle} metrics source (written by Spark's CSV sink) counts blocks read
- * remotely and READs served, and no fallback.
+ * Spark standalone across three hosts: a Master and a Worker per host, one executor per Worker. The
+ * same application ({@code CrossHostShuffleApp}: groupByKey, reduceByKey, sortByKey, join) runs on
+ * the stock shuffle and on rdma-shuffle with the {@code tcp} transport; the results are equal, the
+ * executors ran on three different hosts, and our READs crossed hosts: every executor's {@code
+ * rdmaShuffle} metrics source (written by Spark's CSV sink) counts blocks read remotely and READs
+ * served, and no fallback.
  */
 @Timeout(900)
 class SparkStandaloneClusterIT {
@@ -35,8 +35,10 @@ class SparkStandaloneClusterIT {
   @BeforeAll
   static void start() {
     ClusterTesting.assumeRoot();
-    cluster = Cluster.start(ClusterSpec.builder("spark-standalone-it").hosts(3).spark()
-        .workers(2, "1g").build(), ClusterTesting.paths());
+    cluster =
+        Cluster.start(
+            ClusterSpec.builder("spark-standalone-it").hosts(3).spark().workers(2, "1g").build(),
+            ClusterTesting.paths());
     System.out.println("daemon memory after start: " + ClusterTesting.memory(cluster));
   }
 
@@ -48,11 +50,12 @@ class SparkStandaloneClusterIT {
   }
 
   private static SparkApplication app(String name, Path out) {
-    return cluster.spark().application(name, APP)
+    return cluster
+        .spark()
+        .application(name, APP)
         .conf("spark.executor.memory", "512m")
         .conf("spark.ui.enabled", "false")
-        .conf("spark.metrics.conf.executor.sink.csv.class",
-            "org.apache.spark.metrics.sink.CsvSink")
+        .conf("spark.metrics.conf.executor.sink.csv.class", "org.apache.spark.metrics.sink.CsvSink")
         .conf("spark.metrics.conf.executor.sink.csv.period", "1")
         .conf("spark.metrics.conf.executor.sink.csv.unit", "seconds")
         .conf("spark.metrics.conf.executor.sink.csv.directory", out.resolve("metrics").toString())
@@ -67,27 +70,35 @@ class SparkStandaloneClusterIT {
     Files.createDirectories(oursOut.resolve("metrics"));
     SparkApplication.Outcome stock = app("spark-stock", stockOut).run(600);
     assertTrue(stock.ok(), "the stock application failed: " + stock.tail());
-    SparkApplication.Outcome ours = app("spark-ours", oursOut).withRdmaShuffle()
-        .conf("spark.shuffle.rdma.transport", "tcp").run(600);
+    SparkApplication.Outcome ours =
+        app("spark-ours", oursOut)
+            .withRdmaShuffle()
+            .conf("spark.shuffle.rdma.transport", "tcp")
+            .run(600);
     assertTrue(ours.ok(), "the rdma-shuffle application failed: " + ours.tail());
-    System.out.printf("application times: stock %.1f s, ours %.1f s%n", stock.seconds(),
-        ours.seconds());
+    System.out.printf(
+        "application times: stock %.1f s, ours %.1f s%n", stock.seconds(), ours.seconds());
 
     List<String> expected = Files.readAllLines(stockOut.resolve("results.txt"));
     assertTrue(expected.size() > 100_000, "the stock run returned " + expected.size() + " rows");
-    assertEquals(expected, Files.readAllLines(oursOut.resolve("results.txt")),
+    assertEquals(
+        expected,
+        Files.readAllLines(oursOut.resolve("results.txt")),
         "results differ from the stock shuffle's");
 
-    Set<String> hostAddresses = cluster.hosts().stream().map(Host::address)
-        .collect(Collectors.toCollection(TreeSet::new));
+    Set<String> hostAddresses =
+        cluster.hosts().stream().map(Host::address).collect(Collectors.toCollection(TreeSet::new));
     for (Path out : List.of(stockOut, oursOut)) {
       Map<String, String> executors = executors(out);
       assertEquals(3, executors.size(), out + ": " + executors);
-      assertEquals(hostAddresses, new TreeSet<>(executors.values()),
+      assertEquals(
+          hostAddresses,
+          new TreeSet<>(executors.values()),
           out + ": executors not one per host: " + executors);
-      List<String[]> tasks = Files.readAllLines(out.resolve("tasks.tsv")).stream()
-          .map(l -> l.split("\t")).toList();
-      assertTrue(tasks.stream().anyMatch(t -> Long.parseLong(t[3]) > 0),
+      List<String[]> tasks =
+          Files.readAllLines(out.resolve("tasks.tsv")).stream().map(l -> l.split("\t")).toList();
+      assertTrue(
+          tasks.stream().anyMatch(t -> Long.parseLong(t[3]) > 0),
           out + ": no reduce task fetched a block from another executor");
     }
 
@@ -96,15 +107,16 @@ class SparkStandaloneClusterIT {
     assertEquals(3, m.size(), "executors with an rdmaShuffle source: " + m.keySet());
     for (Map.Entry<String, Map<String, Long>> e : m.entrySet()) {
       Map<String, Long> x = e.getValue();
-      assertTrue(x.getOrDefault("blocksRemote", 0L) > 0,
+      assertTrue(
+          x.getOrDefault("blocksRemote", 0L) > 0,
           "executor " + e.getKey() + " read no block from another host: " + x);
-      assertTrue(x.getOrDefault("readsServed", 0L) > 0,
+      assertTrue(
+          x.getOrDefault("readsServed", 0L) > 0,
           "executor " + e.getKey() + " served no READ to another host: " + x);
       assertEquals(0L, x.getOrDefault("fallbacks", -1L), "executor " + e.getKey() + ": " + x);
       assertEquals(0L, x.getOrDefault("checksumMismatches", -1L), e.getKey() + ": " + x);
     }
-    System.out.println("daemon memory after both applications: "
-        + ClusterTesting.memory(cluster));
+    System.out.println("daemon memory after both applications: " + ClusterTesting.memory(cluster));
   }
 
   /** Executor id to host, as the application's listener saw them. */

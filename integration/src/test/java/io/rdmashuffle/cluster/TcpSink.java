@@ -25,7 +25,8 @@ public final class TcpSink {
   }
 
   private static void drain(Socket s) {
-    try (s; InputStream in = s.getInputStream()) {
+    try (s;
+        InputStream in = s.getInputStream()) {
       byte[] b = new byte[64 * 1024];
       while (in.read(b) >= 0) {
         // discard

@@ -20,13 +20,13 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * YARN across three hosts: a ResourceManager and the job history server on rs-h1, a NodeManager
- * on every host running rdma-shuffle's service as {@code mapreduce_shuffle}, installed as the
- * README tells operators (the two yarn-site.xml properties, the plugin jar in
- * {@code share/hadoop/yarn/lib} and {@code share/hadoop/mapreduce/lib}). A word count runs with
- * the stock shuffle consumer and with ours: equal outputs, maps on more than one host, every map
- * output READ ({@code rdma-shuffle} counters). A Spark application on the same YARN reads
- * across hosts with rdma-shuffle. Then a NodeManager is restarted and registers again.
+ * YARN across three hosts: a ResourceManager and the job history server on rs-h1, a NodeManager on
+ * every host running rdma-shuffle's service as {@code mapreduce_shuffle}, installed as the README
+ * tells operators (the two yarn-site.xml properties, the plugin jar in {@code
+ * share/hadoop/yarn/lib} and {@code share/hadoop/mapreduce/lib}). A word count runs with the stock
+ * shuffle consumer and with ours: equal outputs, maps on more than one host, every map output READ
+ * ({@code rdma-shuffle} counters). A Spark application on the same YARN reads across hosts with
+ * rdma-shuffle. Then a NodeManager is restarted and registers again.
  */
 @Timeout(900)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -40,8 +40,9 @@ class YarnClusterIT {
   @BeforeAll
   static void start() throws IOException {
     ClusterTesting.assumeRoot();
-    cluster = Cluster.start(ClusterSpec.builder("yarn-it").hosts(3).yarn().build(),
-        ClusterTesting.paths());
+    cluster =
+        Cluster.start(
+            ClusterSpec.builder("yarn-it").hosts(3).yarn().build(), ClusterTesting.paths());
     System.out.println("daemon memory after start: " + ClusterTesting.memory(cluster));
     input = words(cluster.shared().resolve("in/words"), MAPS);
   }
@@ -72,13 +73,20 @@ class YarnClusterIT {
   @Test
   @Order(1)
   void wordCountOnOurShuffleAcrossHostsEqualsTheStockOne() {
-    JobReport stock = cluster.yarn().job("wordcount-stock", "wordcount").input(input)
-        .reducers(REDUCES).run(600);
+    JobReport stock =
+        cluster.yarn().job("wordcount-stock", "wordcount").input(input).reducers(REDUCES).run(600);
     assertTrue(stock.succeeded(), stock.describe());
-    JobReport ours = cluster.yarn().job("wordcount-ours", "wordcount").input(input)
-        .reducers(REDUCES).withRdmaShuffle().run(600);
+    JobReport ours =
+        cluster
+            .yarn()
+            .job("wordcount-ours", "wordcount")
+            .input(input)
+            .reducers(REDUCES)
+            .withRdmaShuffle()
+            .run(600);
     assertTrue(ours.succeeded(), ours.describe());
-    System.out.printf("job times: stock %.1f s, ours %.1f s; ours ran maps on %s, reduces on %s%n",
+    System.out.printf(
+        "job times: stock %.1f s, ours %.1f s; ours ran maps on %s, reduces on %s%n",
         stock.seconds(), ours.seconds(), ours.hosts("MAP"), ours.hosts("REDUCE"));
 
     byte[] expected = stock.output();
@@ -86,52 +94,69 @@ class YarnClusterIT {
     assertArrayEquals(expected, ours.output(), "outputs differ");
 
     assertEquals(MAPS, ours.hosts("MAP").size(), ours.describe());
-    assertTrue(new TreeSet<>(ours.hosts("MAP")).size() >= 2,
+    assertTrue(
+        new TreeSet<>(ours.hosts("MAP")).size() >= 2,
         "every map ran on one host, no READ had to cross hosts: " + ours.hosts("MAP"));
-    assertEquals((long) MAPS * REDUCES, ours.counter(GROUP, "MAPS_READ"),
+    assertEquals(
+        (long) MAPS * REDUCES,
+        ours.counter(GROUP, "MAPS_READ"),
         "one READ copy per map output and reduce: " + ours.describe());
     assertEquals(0, ours.counter(GROUP, "FALLBACK_NODES"), ours.describe());
     assertEquals(0, ours.counter(GROUP, "FALLBACK_FETCHES"), ours.describe());
     assertEquals(0, ours.counter(GROUP, "READ_FAILURES"), ours.describe());
-    assertEquals(ours.counter("org.apache.hadoop.mapreduce.TaskCounter", "REDUCE_SHUFFLE_BYTES"),
-        ours.counter(GROUP, "BYTES_READ"), "bytes READ against Hadoop's shuffle bytes");
+    assertEquals(
+        ours.counter("org.apache.hadoop.mapreduce.TaskCounter", "REDUCE_SHUFFLE_BYTES"),
+        ours.counter(GROUP, "BYTES_READ"),
+        "bytes READ against Hadoop's shuffle bytes");
     assertEquals(0, stock.counter(GROUP, "MAPS_READ"), "the stock run used our consumer");
     System.out.println("daemon memory after both jobs: " + ClusterTesting.memory(cluster));
   }
 
   /**
-   * Spark on the same YARN ({@code --master yarn}, Spark 4.2.0's jars: see the Spark home for
-   * YARN) with rdma-shuffle over tcp: two executors in containers of two hosts, our READs
-   * crossed between them.
+   * Spark on the same YARN ({@code --master yarn}, Spark 4.2.0's jars: see the Spark home for YARN)
+   * with rdma-shuffle over tcp: two executors in containers of two hosts, our READs crossed between
+   * them.
    */
   @Test
   @Order(2)
   void sparkOnYarnWithOurShuffleReadsAcrossHosts() throws Exception {
     Path out = cluster.shared().resolve("spark-on-yarn");
     Files.createDirectories(out.resolve("metrics"));
-    SparkApplication.Outcome o = cluster.yarn().sparkApplication("spark-on-yarn-ours",
-            SparkStandaloneClusterIT.APP)
-        .withRdmaShuffle().conf("spark.shuffle.rdma.transport", "tcp")
-        // one executor per host: a host has room for one beside the AM, and not for two
-        .conf("spark.executor.instances", "2").conf("spark.executor.memory", "512m")
-        .conf("spark.executor.cores", "2").conf("spark.ui.enabled", "false")
-        .conf("spark.metrics.conf.executor.sink.csv.class",
-            "org.apache.spark.metrics.sink.CsvSink")
-        .conf("spark.metrics.conf.executor.sink.csv.period", "1")
-        .conf("spark.metrics.conf.executor.sink.csv.directory", out.resolve("metrics").toString())
-        .args(out.toString(), "2").run(600);
+    SparkApplication.Outcome o =
+        cluster
+            .yarn()
+            .sparkApplication("spark-on-yarn-ours", SparkStandaloneClusterIT.APP)
+            .withRdmaShuffle()
+            .conf("spark.shuffle.rdma.transport", "tcp")
+            // one executor per host: a host has room for one beside the AM, and not for two
+            .conf("spark.executor.instances", "2")
+            .conf("spark.executor.memory", "512m")
+            .conf("spark.executor.cores", "2")
+            .conf("spark.ui.enabled", "false")
+            .conf(
+                "spark.metrics.conf.executor.sink.csv.class",
+                "org.apache.spark.metrics.sink.CsvSink")
+            .conf("spark.metrics.conf.executor.sink.csv.period", "1")
+            .conf(
+                "spark.metrics.conf.executor.sink.csv.directory", out.resolve("metrics").toString())
+            .args(out.toString(), "2")
+            .run(600);
     assertTrue(o.ok(), "Spark on YARN failed: " + o.tail());
     System.out.printf("Spark on YARN (ours): %.1f s%n", o.seconds());
     List<String> hosts = Files.readAllLines(out.resolve("executors.txt"));
-    assertEquals(2, new TreeSet<>(hosts.stream().map(l -> l.split("\t")[1]).toList()).size(),
+    assertEquals(
+        2,
+        new TreeSet<>(hosts.stream().map(l -> l.split("\t")[1]).toList()).size(),
         "executors not on two hosts: " + hosts);
     assertTrue(Files.readAllLines(out.resolve("results.txt")).size() > 100_000);
     var m = SparkStandaloneClusterIT.metrics(out.resolve("metrics"));
     assertEquals(2, m.size(), "executors with an rdmaShuffle source: " + m.keySet());
-    m.forEach((executor, x) -> {
-      assertTrue(x.getOrDefault("blocksRemote", 0L) > 0, executor + " read nothing remote: " + x);
-      assertEquals(0L, x.getOrDefault("fallbacks", -1L), executor + ": " + x);
-    });
+    m.forEach(
+        (executor, x) -> {
+          assertTrue(
+              x.getOrDefault("blocksRemote", 0L) > 0, executor + " read nothing remote: " + x);
+          assertEquals(0L, x.getOrDefault("fallbacks", -1L), executor + ": " + x);
+        });
   }
 
   @Test
@@ -144,11 +169,14 @@ class YarnClusterIT {
     assertNotEquals(pid, nm.pid());
     assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
     // the new process's own registration (its log since the restart), then the RM's count
-    Probes.await("the restarted NodeManager's registration", 180, () -> sinceLastStart(nm)
-        .contains("Registered with ResourceManager as rs-h3:"), List.of(nm));
+    Probes.await(
+        "the restarted NodeManager's registration",
+        180,
+        () -> sinceLastStart(nm).contains("Registered with ResourceManager as rs-h3:"),
+        List.of(nm));
     cluster.yarn().awaitNodeManagers(3, 180);
-    System.out.printf("NodeManager restarted and registered in %.1f s%n",
-        (System.nanoTime() - t0) / 1e9);
+    System.out.printf(
+        "NodeManager restarted and registered in %.1f s%n", (System.nanoTime() - t0) / 1e9);
     assertTrue(nm.alive(), nm.toString());
   }
 

@@ -40,8 +40,8 @@ class QueryCatalogTest {
 
   @Test
   void unknownQueriesAndSetsAreRejectedByName() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> QueryCatalog.select("tpcds", "q1,q100"));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> QueryCatalog.select("tpcds", "q1,q100"));
     assertTrue(e.getMessage().contains("q100"));
     assertThrows(IllegalArgumentException.class, () -> QueryCatalog.set("tpch"));
   }
@@ -57,13 +57,17 @@ class QueryCatalogTest {
 
   @Test
   void argsReadRepeatedAndEqualsFormsAndRejectUnknownOnes() {
-    Args a = new Args(new String[] {"x", "--scale", "0.1", "--conf", "a=1", "--conf=b=2", "--oops", "1"}, 1);
+    Args a =
+        new Args(
+            new String[] {"x", "--scale", "0.1", "--conf", "a=1", "--conf=b=2", "--oops", "1"}, 1);
     assertEquals(0.1, a.getDouble("scale", 1), 0);
     assertEquals(List.of("a=1", "b=2"), a.all("conf"));
     assertEquals("2", a.pairs("conf").get("b"));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, a::done);
     assertTrue(e.getMessage().contains("--oops"));
     assertThrows(IllegalArgumentException.class, () -> new Args(new String[] {"--reps"}, 0));
-    assertThrows(IllegalArgumentException.class, () -> new Args(new String[] {"--reps", "x"}, 0).getInt("reps", 1));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new Args(new String[] {"--reps", "x"}, 0).getInt("reps", 1));
   }
 }

@@ -26,7 +26,8 @@ class TpcdsComparisonIT {
   private static String prop(String name) {
     String v = System.getProperty(name);
     if (v == null || v.isBlank()) {
-      throw new IllegalStateException("system property " + name + " is not set (run through Maven: mvn verify)");
+      throw new IllegalStateException(
+          "system property " + name + " is not set (run through Maven: mvn verify)");
     }
     return v;
   }
@@ -36,16 +37,37 @@ class TpcdsComparisonIT {
   void everyQueryReturnsTheSameResultOnTheStockShuffleAndOnOurs() throws Exception {
     Path out = Path.of(prop("tpcds.out"));
     String queries = System.getProperty("tpcds.queries", "all");
-    List<String> args = new ArrayList<>(List.of(
-        "--scale", prop("tpcds.scale"), "--reps", "1", "--warmup", "0",
-        "--queries", queries.isBlank() ? "all" : queries,
-        "--data", prop("tpcds.data"), "--out", out.toString(),
-        "--spark-home", prop("tpcds.sparkHome"), "--app-jar", prop("tpcds.appJar"),
-        "--ours-class", prop("tpcds.oursClass"), "--ours-jar", prop("tpcds.oursJar"),
-        "--query-timeout", "600", "--stall-timeout", "900"));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--scale",
+                prop("tpcds.scale"),
+                "--reps",
+                "1",
+                "--warmup",
+                "0",
+                "--queries",
+                queries.isBlank() ? "all" : queries,
+                "--data",
+                prop("tpcds.data"),
+                "--out",
+                out.toString(),
+                "--spark-home",
+                prop("tpcds.sparkHome"),
+                "--app-jar",
+                prop("tpcds.appJar"),
+                "--ours-class",
+                prop("tpcds.oursClass"),
+                "--ours-jar",
+                prop("tpcds.oursJar"),
+                "--query-timeout",
+                "600",
+                "--stall-timeout",
+                "900"));
     int code = CompareLauncher.main(args.toArray(String[]::new), 0);
-    assertTrue(Files.exists(out.resolve(Report.RUN)), "the comparison never ran (exit code " + code
-        + "): see " + out.resolve("logs"));
+    assertTrue(
+        Files.exists(out.resolve(Report.RUN)),
+        "the comparison never ran (exit code " + code + "): see " + out.resolve("logs"));
 
     Report report = Report.load(out);
     Summary s = report.summary();

@@ -10,8 +10,8 @@ import java.util.function.Predicate;
  * configuration page are generated from them (module {@code conf}).
  *
  * <p>The key is engine-neutral ({@code transport}); each schema reads it under its own prefix:
- * {@code spark.shuffle.rdma.transport} in a SparkConf, {@code mapreduce.shuffle.rdma.transport}
- * in a Hadoop {@code Configuration}.
+ * {@code spark.shuffle.rdma.transport} in a SparkConf, {@code mapreduce.shuffle.rdma.transport} in
+ * a Hadoop {@code Configuration}.
  */
 public final class ConfigEntry<T> {
   private final String key;
@@ -28,8 +28,8 @@ public final class ConfigEntry<T> {
   /**
    * Which side of a shuffle reads a setting: the process that serves map outputs, the one that
    * fetches them, or both. A Spark executor is both; in Hadoop the serving side is the
-   * NodeManager's auxiliary service ({@code yarn-site.xml}) and the fetching side the reduce
-   * task ({@code mapred-site.xml}), so each Hadoop template lists only its side's settings.
+   * NodeManager's auxiliary service ({@code yarn-site.xml}) and the fetching side the reduce task
+   * ({@code mapred-site.xml}), so each Hadoop template lists only its side's settings.
    */
   public enum Side {
     /** Read where map outputs are served (Hadoop: the NodeManager service). */

@@ -8,11 +8,11 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The settings one reader of our configuration understands and the prefix it reads them under:
- * the core's own settings ({@link RdmaShuffleConfig#ALL}) plus those its engine adapter declares.
- * The core knows no engine; each adapter declares its schema once (Spark's ShuffleManager reads
- * {@code spark.shuffle.rdma.*} from a SparkConf, a NodeManager service may read the same keys
- * from {@code yarn-site.xml}, MapReduce reads {@code mapreduce.shuffle.rdma.*}).
+ * The settings one reader of our configuration understands and the prefix it reads them under: the
+ * core's own settings ({@link RdmaShuffleConfig#ALL}) plus those its engine adapter declares. The
+ * core knows no engine; each adapter declares its schema once (Spark's ShuffleManager reads {@code
+ * spark.shuffle.rdma.*} from a SparkConf, a NodeManager service may read the same keys from {@code
+ * yarn-site.xml}, MapReduce reads {@code mapreduce.shuffle.rdma.*}).
  */
 public final class ConfigSchema {
   private final String name;

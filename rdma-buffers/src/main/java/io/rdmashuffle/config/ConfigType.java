@@ -6,9 +6,9 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
- * How the text of a setting becomes a typed value and back. One instance per value type; the
- * parse methods throw {@link IllegalArgumentException} with a message saying what was expected,
- * which {@link ConfigEntry} turns into a {@link ConfigException} naming key and value.
+ * How the text of a setting becomes a typed value and back. One instance per value type; the parse
+ * methods throw {@link IllegalArgumentException} with a message saying what was expected, which
+ * {@link ConfigEntry} turns into a {@link ConfigException} naming key and value.
  */
 public abstract class ConfigType<T> {
   private final String name;
@@ -152,9 +152,7 @@ public abstract class ConfigType<T> {
         }
       };
 
-  /**
-   * A duration: a number with a unit {@code ms, s, min, h}; a plain number is milliseconds.
-   */
+  /** A duration: a number with a unit {@code ms, s, min, h}; a plain number is milliseconds. */
   public static final ConfigType<Duration> DURATION =
       new ConfigType<>("duration") {
         @Override

@@ -9,17 +9,17 @@ import java.util.TreeMap;
 
 /**
  * The values of every entry of a {@link ConfigSchema} as one engine's configuration sets them,
- * parsed and validated once, when the plugin starts. A bad value, or a key under our prefix that
- * no entry declares (a typo), fails here with a message naming the key and the value; nothing
- * falls back to a default silently. Immutable and thread-safe.
+ * parsed and validated once, when the plugin starts. A bad value, or a key under our prefix that no
+ * entry declares (a typo), fails here with a message naming the key and the value; nothing falls
+ * back to a default silently. Immutable and thread-safe.
  */
 public final class RdmaConf {
   private final ConfigSchema schema;
   private final Map<ConfigEntry<?>, Object> values;
   private final Map<String, String> explicitlySet;
 
-  private RdmaConf(ConfigSchema schema, Map<ConfigEntry<?>, Object> values,
-      Map<String, String> set) {
+  private RdmaConf(
+      ConfigSchema schema, Map<ConfigEntry<?>, Object> values, Map<String, String> set) {
     this.schema = schema;
     this.values = values;
     this.explicitlySet = set;
@@ -45,8 +45,13 @@ public final class RdmaConf {
       Collections.sort(unknown);
       String key = unknown.get(0);
       throw new ConfigException(
-          key + "=" + source.get(key) + ": unknown setting (see docs/configuration.md for the"
-              + " settings under " + schema.prefix() + ")");
+          key
+              + "="
+              + source.get(key)
+              + ": unknown setting (see docs/configuration.md for the"
+              + " settings under "
+              + schema.prefix()
+              + ")");
     }
     Map<ConfigEntry<?>, Object> values = new HashMap<>();
     Map<String, String> set = new TreeMap<>();
@@ -74,7 +79,9 @@ public final class RdmaConf {
     return load(schema, ConfigSource.of(values));
   }
 
-  /** @throws IllegalArgumentException when the schema does not declare {@code entry} */
+  /**
+   * @throws IllegalArgumentException when the schema does not declare {@code entry}
+   */
   @SuppressWarnings("unchecked")
   public <T> T get(ConfigEntry<T> entry) {
     if (!schema.declares(entry)) {
@@ -112,14 +119,22 @@ public final class RdmaConf {
     long max = get(RdmaShuffleConfig.BUFFERS_MAX_BYTES);
     if (chunk < min) {
       throw new ConfigException(
-          keyOf(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE) + "=" + ConfigType.BYTES.format(chunk)
-              + ": must be at least " + keyOf(RdmaShuffleConfig.BUFFERS_MIN_SIZE) + "="
+          keyOf(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE)
+              + "="
+              + ConfigType.BYTES.format(chunk)
+              + ": must be at least "
+              + keyOf(RdmaShuffleConfig.BUFFERS_MIN_SIZE)
+              + "="
               + ConfigType.BYTES.format(min));
     }
     if (max < chunk) {
       throw new ConfigException(
-          keyOf(RdmaShuffleConfig.BUFFERS_MAX_BYTES) + "=" + ConfigType.BYTES.format(max)
-              + ": must be at least " + keyOf(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE) + "="
+          keyOf(RdmaShuffleConfig.BUFFERS_MAX_BYTES)
+              + "="
+              + ConfigType.BYTES.format(max)
+              + ": must be at least "
+              + keyOf(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE)
+              + "="
               + ConfigType.BYTES.format(chunk));
     }
   }

@@ -4,11 +4,11 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The core's settings, declared once: those of the transport, the buffers, the serving side and
- * the connection server, read by every engine. An engine adapter declares its own few settings
- * beside its {@link ConfigSchema}. Engines read them through {@link RdmaConf}; the operator
- * templates in {@code conf/} and {@code docs/configuration.md} are generated from the schemas
- * (module {@code conf}), and a test fails when they drift.
+ * The core's settings, declared once: those of the transport, the buffers, the serving side and the
+ * connection server, read by every engine. An engine adapter declares its own few settings beside
+ * its {@link ConfigSchema}. Engines read them through {@link RdmaConf}; the operator templates in
+ * {@code conf/} and {@code docs/configuration.md} are generated from the schemas (module {@code
+ * conf}), and a test fails when they drift.
  */
 public final class RdmaShuffleConfig {
   private RdmaShuffleConfig() {}
@@ -255,30 +255,31 @@ public final class RdmaShuffleConfig {
           .build();
 
   /** Every core setting: the above, then the connection server's ({@link ServerConfig}). */
-  public static final List<ConfigEntry<?>> ALL = concat(
-      List.of(
-          TRANSPORT,
-          HOST,
-          PORT,
-          CONNECT_TIMEOUT,
-          READ_TIMEOUT,
-          CONNECTIONS_PER_PEER,
-          MAX_OUTSTANDING_READS,
-          MAX_OUTSTANDING_BYTES,
-          BUFFERS_MAX_BYTES,
-          BUFFERS_CHUNK_SIZE,
-          BUFFERS_MIN_SIZE,
-          PIECE_SIZE,
-          SERVE_MAX_OPEN_OUTPUTS,
-          SERVE_MAX_PINNED_BYTES,
-          VERBS_NATIVE_LIBRARY,
-          DEBUG_LEAK_DETECTION,
+  public static final List<ConfigEntry<?>> ALL =
+      concat(
+          List.of(
+              TRANSPORT,
+              HOST,
+              PORT,
+              CONNECT_TIMEOUT,
+              READ_TIMEOUT,
+              CONNECTIONS_PER_PEER,
+              MAX_OUTSTANDING_READS,
+              MAX_OUTSTANDING_BYTES,
+              BUFFERS_MAX_BYTES,
+              BUFFERS_CHUNK_SIZE,
+              BUFFERS_MIN_SIZE,
+              PIECE_SIZE,
+              SERVE_MAX_OPEN_OUTPUTS,
+              SERVE_MAX_PINNED_BYTES,
+              VERBS_NATIVE_LIBRARY,
+              DEBUG_LEAK_DETECTION,
 
-          // verbs: registration and served queue pairs
-          VERBS_REGISTRATION,
-          VERBS_SERVED_QUEUE_PAIRS,
-          VERBS_SERVED_QUEUE_PAIRS_PER_PEER),
-      ServerConfig.ALL);
+              // verbs: registration and served queue pairs
+              VERBS_REGISTRATION,
+              VERBS_SERVED_QUEUE_PAIRS,
+              VERBS_SERVED_QUEUE_PAIRS_PER_PEER),
+          ServerConfig.ALL);
 
   private static List<ConfigEntry<?>> concat(List<ConfigEntry<?>> a, List<ConfigEntry<?>> b) {
     List<ConfigEntry<?>> all = new java.util.ArrayList<>(a);

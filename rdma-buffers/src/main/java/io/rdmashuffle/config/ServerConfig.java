@@ -4,16 +4,15 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The connection server's settings, declared once: the bounds and timeouts of the one server
- * every process runs (tcp READs, calls, verbs announcements). Part of the core's settings
- * ({@link RdmaShuffleConfig#ALL}).
+ * The connection server's settings, declared once: the bounds and timeouts of the one server every
+ * process runs (tcp READs, calls, verbs announcements). Part of the core's settings ({@link
+ * RdmaShuffleConfig#ALL}).
  */
 public final class ServerConfig {
   private ServerConfig() {}
 
   private static final long KIB = 1024L;
   private static final long MIB = 1024L * KIB;
-
 
   public static final ConfigEntry<Integer> SERVER_IO_THREADS =
       ConfigEntry.builder("server.ioThreads", ConfigType.INT)
@@ -185,21 +184,22 @@ public final class ServerConfig {
           .build();
 
   /** Every setting above, in order. */
-  public static final List<ConfigEntry<?>> ALL = List.of(
-      SERVER_IO_THREADS,
-      SERVER_MAX_HANDSHAKES,
-      SERVER_MAX_HANDSHAKES_PER_SOURCE,
-      SERVER_MAX_CONNECTIONS,
-      SERVER_MAX_CONNECTIONS_PER_SOURCE,
-      SERVER_MAX_CONNECTIONS_PER_APPLICATION,
-      SERVER_IDLE_TIMEOUT,
-      SERVER_SEND_TIMEOUT,
-      SERVER_WITHDRAW_TIMEOUT,
-      SERVER_SENDFILE,
-      CALL_WORKERS,
-      CALL_QUEUE,
-      CALL_MAX_REQUEST_BYTES,
-      CALL_MAX_ANSWER_BYTES,
-      VERBS_MAX_ANNOUNCEMENTS,
-      VERBS_MAX_ANNOUNCEMENTS_PER_PEER);
+  public static final List<ConfigEntry<?>> ALL =
+      List.of(
+          SERVER_IO_THREADS,
+          SERVER_MAX_HANDSHAKES,
+          SERVER_MAX_HANDSHAKES_PER_SOURCE,
+          SERVER_MAX_CONNECTIONS,
+          SERVER_MAX_CONNECTIONS_PER_SOURCE,
+          SERVER_MAX_CONNECTIONS_PER_APPLICATION,
+          SERVER_IDLE_TIMEOUT,
+          SERVER_SEND_TIMEOUT,
+          SERVER_WITHDRAW_TIMEOUT,
+          SERVER_SENDFILE,
+          CALL_WORKERS,
+          CALL_QUEUE,
+          CALL_MAX_REQUEST_BYTES,
+          CALL_MAX_ANSWER_BYTES,
+          VERBS_MAX_ANNOUNCEMENTS,
+          VERBS_MAX_ANNOUNCEMENTS_PER_PEER);
 }

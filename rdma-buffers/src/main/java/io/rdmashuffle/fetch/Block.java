@@ -3,10 +3,10 @@ package io.rdmashuffle.fetch;
 import java.io.InputStream;
 
 /**
- * One block (a partition of one map output) handed to a reduce task by a {@link BlockFetcher}:
- * read its {@link #stream()} once, then close the stream (or {@link #release()} the block).
- * After a release the stream fails with an {@code IOException}: it never touches memory or
- * files that were given back, whichever thread still reads it.
+ * One block (a partition of one map output) handed to a reduce task by a {@link BlockFetcher}: read
+ * its {@link #stream()} once, then close the stream (or {@link #release()} the block). After a
+ * release the stream fails with an {@code IOException}: it never touches memory or files that were
+ * given back, whichever thread still reads it.
  */
 public abstract class Block {
   private final BlockFetcher.Source source;

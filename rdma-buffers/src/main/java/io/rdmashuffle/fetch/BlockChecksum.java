@@ -5,9 +5,9 @@ import java.nio.ByteBuffer;
 import java.util.zip.Checksum;
 
 /**
- * The checksum check of one block, the same for every kind of block: the bytes are fed as they
- * are read (or all at once), and {@link #verify} compares with the value published at commit. A
- * block without a checksum (verification off, algorithm NONE) checks nothing.
+ * The checksum check of one block, the same for every kind of block: the bytes are fed as they are
+ * read (or all at once), and {@link #verify} compares with the value published at commit. A block
+ * without a checksum (verification off, algorithm NONE) checks nothing.
  */
 final class BlockChecksum {
   private final Checksum running;
@@ -49,9 +49,18 @@ final class BlockChecksum {
     }
     int actual = (int) running.getValue();
     if (actual != expected) {
-      throw counters.failure(BlockFetchException.Kind.CHECKSUM, block.source(), block.partition(),
-          algorithm + " of the " + block.size() + " bytes read is " + Integer.toHexString(actual)
-              + ", published " + Integer.toHexString(expected), null);
+      throw counters.failure(
+          BlockFetchException.Kind.CHECKSUM,
+          block.source(),
+          block.partition(),
+          algorithm
+              + " of the "
+              + block.size()
+              + " bytes read is "
+              + Integer.toHexString(actual)
+              + ", published "
+              + Integer.toHexString(expected),
+          null);
     }
   }
 }

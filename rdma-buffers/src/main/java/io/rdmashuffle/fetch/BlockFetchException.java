@@ -5,9 +5,9 @@ import java.io.IOException;
 /**
  * A block could not be read: which map output, which partition, why, and whose fault that is.
  * Engine adapters turn a failure of the map output ({@link Kind#blamesMapOutput()}) into their
- * fetch failure (Spark: {@code FetchFailedException} naming the block manager, shuffle, map id,
- * map index and reduce id from the {@link BlockFetcher.Source}'s tag), so the engine re-runs the
- * map; the reader's own shortage into a plain task failure, which blames nobody else.
+ * fetch failure (Spark: {@code FetchFailedException} naming the block manager, shuffle, map id, map
+ * index and reduce id from the {@link BlockFetcher.Source}'s tag), so the engine re-runs the map;
+ * the reader's own shortage into a plain task failure, which blames nobody else.
  */
 public final class BlockFetchException extends IOException {
   private static final long serialVersionUID = 1L;
@@ -27,8 +27,8 @@ public final class BlockFetchException extends IOException {
     /** The map output's file on this host could not be read (gone, truncated, damaged). */
     LOCAL(true),
     /**
-     * The engine could not decode a block's bytes (its decompressor or deserializer failed):
-     * bad bytes caught before the block's checksum was, as the engine's own reader treats them.
+     * The engine could not decode a block's bytes (its decompressor or deserializer failed): bad
+     * bytes caught before the block's checksum was, as the engine's own reader treats them.
      */
     STREAM(true),
     /** The reader's own resources ran out (buffers, memory): nobody else's fault. */

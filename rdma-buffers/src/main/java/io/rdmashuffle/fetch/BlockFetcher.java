@@ -18,18 +18,18 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Reads the blocks (partitions of map outputs) one reduce task needs and hands them over one at
- * a time, in the order they become available. The engine-neutral core of the Spark reader.
+ * Reads the blocks (partitions of map outputs) one reduce task needs and hands them over one at a
+ * time, in the order they become available. The engine-neutral core of the Spark reader.
  *
  * <ul>
  *   <li>Map outputs this process serves are read from their files, and so are those of other
  *       processes on this host when their owner says where the file is ({@code readLocal}).
- *   <li>Others are located ({@link Locates}: one call per batch of an owner's outputs), then
- *       READ into pooled registered buffers through a {@link SegmentFetcher} ({@link
- *       ReadPlanner}: small consecutive blocks together, large ones streamed in segments).
- *   <li>Every block's checksum is verified: before the consumer sees it for a block READ whole,
- *       as it is consumed (and at the latest when closed) for a streamed or local one. A mismatch
- *       is a {@link BlockFetchException}, never wrong data.
+ *   <li>Others are located ({@link Locates}: one call per batch of an owner's outputs), then READ
+ *       into pooled registered buffers through a {@link SegmentFetcher} ({@link ReadPlanner}: small
+ *       consecutive blocks together, large ones streamed in segments).
+ *   <li>Every block's checksum is verified: before the consumer sees it for a block READ whole, as
+ *       it is consumed (and at the latest when closed) for a streamed or local one. A mismatch is a
+ *       {@link BlockFetchException}, never wrong data.
  *   <li>Failures say whose they are ({@link BlockFetchException.Kind}): a lost or unreachable map
  *       output after every retry blames it; the reader's own shortage of buffers blames nobody
  *       else. A withdrawn registration is located again, not failed.
@@ -41,6 +41,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class BlockFetcher implements AutoCloseable {
   private static final long WAIT_SLICE_MILLIS = 100;
+
   /** Handed-over blocks tracked before released ones are dropped from the set. */
   private static final int PRUNE_AT = 1024;
 
@@ -66,8 +67,8 @@ public final class BlockFetcher implements AutoCloseable {
       long retryWaitMillis) {}
 
   /**
-   * The process serving some map outputs: its transport address, whether it runs on this host,
-   * and whether it is this very process.
+   * The process serving some map outputs: its transport address, whether it runs on this host, and
+   * whether it is this very process.
    */
   public record Owner(PeerAddress address, boolean sameHost, boolean thisProcess) {}
 
@@ -88,7 +89,10 @@ public final class BlockFetcher implements AutoCloseable {
 
     @Override
     public String toString() {
-      return "map output " + map + (shuffle.isEmpty() ? "" : " of shuffle " + shuffle) + " at "
+      return "map output "
+          + map
+          + (shuffle.isEmpty() ? "" : " of shuffle " + shuffle)
+          + " at "
           + owner.address();
     }
   }
@@ -112,18 +116,31 @@ public final class BlockFetcher implements AutoCloseable {
    * @param onWait called about every 100 ms while the consumer waits (engines check for task
    *     cancellation there; it may throw)
    */
-  public BlockFetcher(String application, Locator locator, OutputCatalog own,
-      ConnectionPool connections, BufferPool buffers, Options options, ReadCounters counters,
+  public BlockFetcher(
+      String application,
+      Locator locator,
+      OutputCatalog own,
+      ConnectionPool connections,
+      BufferPool buffers,
+      Options options,
+      ReadCounters counters,
       Runnable onWait) {
     this.application = application;
     this.own = own;
     this.options = options;
     this.counters = counters;
     this.onWait = onWait;
-    this.segments = new SegmentFetcher(connections, buffers,
-        new SegmentLimits(options.maxBytesInFlight(), options.maxRequestsInFlight(),
-            options.allocationWaitMillis(), options.maxRetries(), options.retryWaitMillis()),
-        counters.retries::increment);
+    this.segments =
+        new SegmentFetcher(
+            connections,
+            buffers,
+            new SegmentLimits(
+                options.maxBytesInFlight(),
+                options.maxRequestsInFlight(),
+                options.allocationWaitMillis(),
+                options.maxRetries(),
+                options.retryWaitMillis()),
+            counters.retries::increment);
     this.ctx = new FetchContext(application, segments, ready, counters, options, this::pump);
     this.locates = new Locates(ctx, locator);
   }
@@ -139,8 +156,8 @@ public final class BlockFetcher implements AutoCloseable {
   }
 
   /**
-   * Queues the blocks of one map output. This process's own are looked up at once; the others
-   * are located when {@link #next} is first called.
+   * Queues the blocks of one map output. This process's own are looked up at once; the others are
+   * located when {@link #next} is first called.
    */
   public void add(Source s) throws BlockFetchException {
     if (started) {
@@ -151,11 +168,11 @@ public final class BlockFetcher implements AutoCloseable {
       try {
         d = own.describe(new OutputId(application, s.shuffle(), s.map()));
       } catch (NoSuchFileException e) {
-        throw counters.failure(Kind.MISSING, s, s.partitions()[0],
-            "this process does not serve the map output", e);
+        throw counters.failure(
+            Kind.MISSING, s, s.partitions()[0], "this process does not serve the map output", e);
       } catch (IOException | IllegalArgumentException e) {
-        throw counters.failure(Kind.LOCAL, s, s.partitions()[0],
-            "the map output can't be read here: " + e, e);
+        throw counters.failure(
+            Kind.LOCAL, s, s.partitions()[0], "the map output can't be read here: " + e, e);
       }
       ReadPlanner.planLocal(ctx, s, d.table(), d.path());
       return;
@@ -221,9 +238,9 @@ public final class BlockFetcher implements AutoCloseable {
 
   /**
    * Waits for one result (a READ, a locate answer, a retry coming due) and puts it where it
-   * belongs. Also run by streams waiting for their next segment, naming it as {@code needed}.
-   * Holds this fetcher's lock only a wait slice at a time, so a {@link #close()} from another
-   * thread gets in within one slice.
+   * belongs. Also run by streams waiting for their next segment, naming it as {@code needed}. Holds
+   * this fetcher's lock only a wait slice at a time, so a {@link #close()} from another thread gets
+   * in within one slice.
    */
   private void pump(SegmentRequest needed) throws IOException {
     long t0 = System.nanoTime();
@@ -233,8 +250,7 @@ public final class BlockFetcher implements AutoCloseable {
           if (closed) {
             throw new IOException("block fetcher closed while a block was read");
           }
-          SegmentFetcher.Result r =
-              segments.take(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS, needed);
+          SegmentFetcher.Result r = segments.take(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS, needed);
           if (r != null) {
             dispatch(r);
             return;
@@ -268,16 +284,24 @@ public final class BlockFetcher implements AutoCloseable {
   private void failed(PendingRead read, SegmentFetcher.Failed f) throws BlockFetchException {
     Source s = read.source();
     if (f.shortage()) {
-      throw counters.failure(Kind.SHORTAGE, s, read.partition(),
-          "this task could not get READ buffers: " + f.cause().getMessage(), f.cause());
+      throw counters.failure(
+          Kind.SHORTAGE,
+          s,
+          read.partition(),
+          "this task could not get READ buffers: " + f.cause().getMessage(),
+          f.cause());
     }
     if (f.refusedByOwner()) {
       // withdrawn (the owner deregistered it to make room, or restarted): ask where it is now
       locates.relocate(read, f.cause());
       return;
     }
-    throw counters.failure(Kind.TRANSPORT, s, read.partition(),
-        "READ from " + s.owner().address() + " failed: " + f.cause().getMessage(), f.cause());
+    throw counters.failure(
+        Kind.TRANSPORT,
+        s,
+        read.partition(),
+        "READ from " + s.owner().address() + " failed: " + f.cause().getMessage(),
+        f.cause());
   }
 
   /** Releases every block, handed over or not, and stops READing. Idempotent; any thread. */

@@ -3,9 +3,9 @@ package io.rdmashuffle.fetch;
 import java.util.ArrayDeque;
 
 /**
- * What the parts of one {@link BlockFetcher} share: the application READs are made for, the
- * segment fetcher they go through, the queue of blocks ready for the consumer, the counters, and
- * the way to wait for a READ (pumping the fetcher's results). Consumer thread only.
+ * What the parts of one {@link BlockFetcher} share: the application READs are made for, the segment
+ * fetcher they go through, the queue of blocks ready for the consumer, the counters, and the way to
+ * wait for a READ (pumping the fetcher's results). Consumer thread only.
  */
 final class FetchContext {
   /** Waits for one result and dispatches it; used by streams waiting for their next segment. */
@@ -20,8 +20,13 @@ final class FetchContext {
   final BlockFetcher.Options options;
   final Pump pump;
 
-  FetchContext(String application, SegmentFetcher segments, ArrayDeque<Block> ready,
-      ReadCounters counters, BlockFetcher.Options options, Pump pump) {
+  FetchContext(
+      String application,
+      SegmentFetcher segments,
+      ArrayDeque<Block> ready,
+      ReadCounters counters,
+      BlockFetcher.Options options,
+      Pump pump) {
     this.application = application;
     this.segments = segments;
     this.ready = ready;

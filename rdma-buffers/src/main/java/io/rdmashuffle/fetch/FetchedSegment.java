@@ -6,14 +6,17 @@ import io.rdmashuffle.memory.RefCounted;
 import java.nio.ByteBuffer;
 
 /**
- * A segment a {@link SegmentFetcher} fetched: its bytes, counted: the consumer holds the first reference; a reader that must
- * keep the bytes valid while it copies them takes another ({@link #tryRetain()}), which fails
- * once the segment was released. The buffer goes back to the pool with the last reference.
+ * A segment a {@link SegmentFetcher} fetched: its bytes, counted: the consumer holds the first
+ * reference; a reader that must keep the bytes valid while it copies them takes another ({@link
+ * #tryRetain()}), which fails once the segment was released. The buffer goes back to the pool with
+ * the last reference.
  */
 public final class FetchedSegment implements SegmentFetcher.Result, RefCounted {
   private final SegmentRequest request;
+
   /** Told the bytes and requests given back when the last reference goes. */
   private final Runnable onRelease;
+
   private final PooledBuffer buffer;
   private final ByteBuffer data;
   private final RefCount refs = RefCount.open("fetched segment");

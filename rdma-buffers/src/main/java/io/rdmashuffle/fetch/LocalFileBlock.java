@@ -9,13 +9,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * A block of a map output on this host (this process's own, or another process's on the same
- * host), read straight from its data file, as Spark's stock shuffle reads host-local blocks: no
- * transport, no registration, and no mapping (a file truncated under a mapping raises SIGBUS; a
- * read of it fails with an {@code IOException}). The file is opened when the block is first read
- * and closed when it is released, so a task holds one open file per block it is reading, not one
- * per map output it will read. The checksum is checked as the bytes are consumed, and at the
- * latest when the stream is closed (the rest is read for it).
+ * A block of a map output on this host (this process's own, or another process's on the same host),
+ * read straight from its data file, as Spark's stock shuffle reads host-local blocks: no transport,
+ * no registration, and no mapping (a file truncated under a mapping raises SIGBUS; a read of it
+ * fails with an {@code IOException}). The file is opened when the block is first read and closed
+ * when it is released, so a task holds one open file per block it is reading, not one per map
+ * output it will read. The checksum is checked as the bytes are consumed, and at the latest when
+ * the stream is closed (the rest is read for it).
  */
 final class LocalFileBlock extends Block {
   private static final int BUFFER = 64 * 1024;
@@ -28,8 +28,14 @@ final class LocalFileBlock extends Block {
   private FileChannel channel;
   private volatile boolean released;
 
-  LocalFileBlock(BlockFetcher.Source source, int partition, Path file, long start, long length,
-      BlockChecksum checksum, ReadCounters counters) {
+  LocalFileBlock(
+      BlockFetcher.Source source,
+      int partition,
+      Path file,
+      long start,
+      long length,
+      BlockChecksum checksum,
+      ReadCounters counters) {
     super(source, partition, length, false);
     this.file = file;
     this.start = start;
@@ -116,13 +122,21 @@ final class LocalFileBlock extends Block {
         if (released) {
           throw releasedException(); // closed under this read: nothing wrong with the file
         }
-        throw counters.failure(BlockFetchException.Kind.LOCAL, source(), partition(),
-            "reading " + file + " failed: " + e, e);
+        throw counters.failure(
+            BlockFetchException.Kind.LOCAL,
+            source(),
+            partition(),
+            "reading " + file + " failed: " + e,
+            e);
       }
       if (n <= 0) {
         EOFException eof = new EOFException(file + " ends before byte " + (start + size()));
-        throw counters.failure(BlockFetchException.Kind.LOCAL, source(), partition(),
-            "map output file is shorter than its index says (truncated?)", eof);
+        throw counters.failure(
+            BlockFetchException.Kind.LOCAL,
+            source(),
+            partition(),
+            "map output file is shorter than its index says (truncated?)",
+            eof);
       }
       buf.flip();
       checksum.update(buf);

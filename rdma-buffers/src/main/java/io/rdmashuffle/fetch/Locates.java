@@ -18,13 +18,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The locate calls of one {@link BlockFetcher}: it asks each owner where to READ its map
- * outputs in batches (one call per {@value #BATCH} map outputs of an owner), keeps at most
- * {@value #ACTIVE_PER_OWNER} batches of an owner being read at once (an owner registers what it
- * is asked for, so asking for everything at once would make it deregister outputs before they
- * are read), plans the READs of each answer, and asks again when an owner could not answer or
- * withdrew a registration meanwhile. Answers arrive on transport threads and are handed to the
- * consumer's thread as signals of the segment fetcher. Consumer thread only.
+ * The locate calls of one {@link BlockFetcher}: it asks each owner where to READ its map outputs in
+ * batches (one call per {@value #BATCH} map outputs of an owner), keeps at most {@value
+ * #ACTIVE_PER_OWNER} batches of an owner being read at once (an owner registers what it is asked
+ * for, so asking for everything at once would make it deregister outputs before they are read),
+ * plans the READs of each answer, and asks again when an owner could not answer or withdrew a
+ * registration meanwhile. Answers arrive on transport threads and are handed to the consumer's
+ * thread as signals of the segment fetcher. Consumer thread only.
  */
 final class Locates {
   static final int BATCH = 32;
@@ -34,8 +34,10 @@ final class Locates {
   private final Locator locator;
   private final Map<BlockFetcher.Owner, OwnerQueue> owners = new LinkedHashMap<>();
   private final IdentityHashMap<BlockFetcher.Source, Batch> batchOf = new IdentityHashMap<>();
+
   /** How often each READ was located again. */
   private final IdentityHashMap<PendingRead, Integer> relocations = new IdentityHashMap<>();
+
   private int outstanding;
 
   Locates(FetchContext ctx, Locator locator) {
@@ -56,7 +58,8 @@ final class Locates {
     void issue() {
       while (active < ACTIVE_PER_OWNER && !waiting.isEmpty()) {
         List<BlockFetcher.Source> sources = new ArrayList<>();
-        while (sources.size() < BATCH && !waiting.isEmpty()
+        while (sources.size() < BATCH
+            && !waiting.isEmpty()
             && (sources.isEmpty() || sources.get(0).shuffle().equals(waiting.peek().shuffle()))) {
           sources.add(waiting.poll());
         }
@@ -82,8 +85,8 @@ final class Locates {
   }
 
   /**
-   * One locate call: its map outputs, whether it asks for local paths, the READ to issue again
-   * from the answer (a relocation) or null (plan every block), and its outcome.
+   * One locate call: its map outputs, whether it asks for local paths, the READ to issue again from
+   * the answer (a relocation) or null (plan every block), and its outcome.
    */
   final class Call {
     final BlockFetcher.Owner owner;
@@ -94,8 +97,12 @@ final class Locates {
     LocateAnswer answer;
     Throwable failure;
 
-    Call(BlockFetcher.Owner owner, List<BlockFetcher.Source> sources, boolean local,
-        PendingRead reissue, int attempt) {
+    Call(
+        BlockFetcher.Owner owner,
+        List<BlockFetcher.Source> sources,
+        boolean local,
+        PendingRead reissue,
+        int attempt) {
       this.owner = owner;
       this.sources = sources;
       this.local = local;
@@ -158,8 +165,12 @@ final class Locates {
     int n = relocations.merge(r, 1, Integer::sum);
     BlockFetcher.Source s = r.source();
     if (n > ctx.options.maxRetries() + 1) {
-      throw ctx.counters.failure(Kind.UNAVAILABLE, s, r.partition(), s.owner().address()
-          + " withdrew the map output " + n + " times while it was READ", why);
+      throw ctx.counters.failure(
+          Kind.UNAVAILABLE,
+          s,
+          r.partition(),
+          s.owner().address() + " withdrew the map output " + n + " times while it was READ",
+          why);
     }
     ctx.counters.relocates.increment();
     call(new Call(s.owner(), List.of(s), false, r, 0));
@@ -174,20 +185,27 @@ final class Locates {
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
-    f.whenComplete((a, t) -> {
-      c.answer = a;
-      c.failure = t;
-      ctx.segments.signal(c);
-    });
+    f.whenComplete(
+        (a, t) -> {
+          c.answer = a;
+          c.failure = t;
+          ctx.segments.signal(c);
+        });
   }
 
   /** Asks again after the retry wait, or gives up with {@code failure}. */
-  private void retry(Call c, List<BlockFetcher.Source> sources, boolean local, Kind kind,
-      String why, Throwable cause) throws BlockFetchException {
+  private void retry(
+      Call c,
+      List<BlockFetcher.Source> sources,
+      boolean local,
+      Kind kind,
+      String why,
+      Throwable cause)
+      throws BlockFetchException {
     if (c.attempt >= ctx.options.maxRetries()) {
       BlockFetcher.Source s = sources.get(0);
-      throw ctx.counters.failure(kind, s, s.partitions()[0],
-          why + " (after " + (c.attempt + 1) + " attempts)", cause);
+      throw ctx.counters.failure(
+          kind, s, s.partitions()[0], why + " (after " + (c.attempt + 1) + " attempts)", cause);
     }
     ctx.counters.retries.increment();
     outstanding++;
@@ -208,16 +226,24 @@ final class Locates {
 
   /**
    * The consumer's thread: a call was answered (or failed). Plans the READs (or local reads) of
-   * every map output it located, asks again where the owner could not answer, and fails where a
-   * map output is lost.
+   * every map output it located, asks again where the owner could not answer, and fails where a map
+   * output is lost.
    */
   void answered(Call c) throws BlockFetchException {
     outstanding--;
     if (c.failure != null) {
-      Throwable t = c.failure instanceof java.util.concurrent.CompletionException
-          && c.failure.getCause() != null ? c.failure.getCause() : c.failure;
-      retry(c, c.sources, c.local, Kind.TRANSPORT,
-          "could not ask " + c.owner.address() + " where to READ: " + t, t);
+      Throwable t =
+          c.failure instanceof java.util.concurrent.CompletionException
+                  && c.failure.getCause() != null
+              ? c.failure.getCause()
+              : c.failure;
+      retry(
+          c,
+          c.sources,
+          c.local,
+          Kind.TRANSPORT,
+          "could not ask " + c.owner.address() + " where to READ: " + t,
+          t);
       return;
     }
     LocateAnswer a = c.answer;
@@ -227,12 +253,27 @@ final class Locates {
       Located e = a.maps().get(i);
       switch (e.status()) {
         case OK -> located(c, s, e, a);
-        case UNAVAILABLE -> retry(c, List.of(s), c.local, Kind.UNAVAILABLE,
-            c.owner.address() + " can't serve map output " + s.map() + " now: " + e.message(),
-            null);
-        default -> throw ctx.counters.failure(Kind.MISSING, s, s.partitions()[0],
-            c.owner.address() + " answered " + e.status() + " for map output " + s.map() + ": "
-                + e.message(), null);
+        case UNAVAILABLE ->
+            retry(
+                c,
+                List.of(s),
+                c.local,
+                Kind.UNAVAILABLE,
+                c.owner.address() + " can't serve map output " + s.map() + " now: " + e.message(),
+                null);
+        default ->
+            throw ctx.counters.failure(
+                Kind.MISSING,
+                s,
+                s.partitions()[0],
+                c.owner.address()
+                    + " answered "
+                    + e.status()
+                    + " for map output "
+                    + s.map()
+                    + ": "
+                    + e.message(),
+                null);
       }
     }
   }
@@ -244,15 +285,15 @@ final class Locates {
     } else {
       for (int i = 0; i < c.sources.size() && problem == null; i++) {
         if (!a.maps().get(i).map().equals(c.sources.get(i).map())) {
-          problem = "answered map output " + a.maps().get(i).map() + " for "
-              + c.sources.get(i).map();
+          problem =
+              "answered map output " + a.maps().get(i).map() + " for " + c.sources.get(i).map();
         }
       }
     }
     if (problem != null) {
       BlockFetcher.Source s = c.sources.get(0);
-      throw ctx.counters.failure(Kind.INVALID, s, s.partitions()[0],
-          c.owner.address() + " " + problem, null);
+      throw ctx.counters.failure(
+          Kind.INVALID, s, s.partitions()[0], c.owner.address() + " " + problem, null);
     }
   }
 
@@ -260,8 +301,16 @@ final class Locates {
       throws BlockFetchException {
     for (int p : s.partitions()) {
       if (p < e.partitions().first() || p >= e.partitions().end()) {
-        throw ctx.counters.failure(Kind.INVALID, s, p, c.owner.address()
-            + " answered partitions " + e.partitions() + " without partition " + p, null);
+        throw ctx.counters.failure(
+            Kind.INVALID,
+            s,
+            p,
+            c.owner.address()
+                + " answered partitions "
+                + e.partitions()
+                + " without partition "
+                + p,
+            null);
       }
     }
     if (e.data() == null) {

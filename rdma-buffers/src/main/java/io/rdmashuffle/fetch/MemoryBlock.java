@@ -7,10 +7,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A block READ whole into (part of) a pooled registered buffer. It holds a reference to the
- * buffer's segment until released; every read of its stream takes another for the time of the
- * copy, so a stream read by another thread after the block was released fails with an {@code
- * IOException} instead of reading a buffer already lent again. Its checksum is checked before
- * the consumer sees a byte.
+ * buffer's segment until released; every read of its stream takes another for the time of the copy,
+ * so a stream read by another thread after the block was released fails with an {@code IOException}
+ * instead of reading a buffer already lent again. Its checksum is checked before the consumer sees
+ * a byte.
  */
 final class MemoryBlock extends Block {
   private final FetchedSegment segment;
@@ -20,15 +20,23 @@ final class MemoryBlock extends Block {
   private final AtomicBoolean released = new AtomicBoolean();
 
   /**
-   * @param segment the READ buffer holding the block (this block takes its own reference), or
-   *     null for an empty block
+   * @param segment the READ buffer holding the block (this block takes its own reference), or null
+   *     for an empty block
    */
-  MemoryBlock(BlockFetcher.Source source, int partition, FetchedSegment segment,
-      int offset, int length, BlockChecksum checksum, ReadCounters counters) {
+  MemoryBlock(
+      BlockFetcher.Source source,
+      int partition,
+      FetchedSegment segment,
+      int offset,
+      int length,
+      BlockChecksum checksum,
+      ReadCounters counters) {
     super(source, partition, length, true);
     this.segment = segment == null ? null : segment.retain();
-    this.bytes = segment == null ? ByteBuffer.allocate(0)
-        : segment.data().slice(offset, length).asReadOnlyBuffer();
+    this.bytes =
+        segment == null
+            ? ByteBuffer.allocate(0)
+            : segment.data().slice(offset, length).asReadOnlyBuffer();
     this.checksum = checksum;
     this.counters = counters;
   }

@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * What the block readers of one process did: blocks and bytes read on this host and through the
  * transport, locate calls (and locates again after an owner withdrew a registration), retries,
- * checksum mismatches, failures by kind. Lock-free; engines publish {@link
- * #snapshot()} next to the transport's counters.
+ * checksum mismatches, failures by kind. Lock-free; engines publish {@link #snapshot()} next to the
+ * transport's counters.
  */
 public final class ReadCounters {
   final LongAdder localBlocks = new LongAdder();
@@ -36,8 +36,12 @@ public final class ReadCounters {
   }
 
   /** Counts a failure and builds its exception. */
-  BlockFetchException failure(BlockFetchException.Kind kind, BlockFetcher.Source source,
-      int partition, String message, Throwable cause) {
+  BlockFetchException failure(
+      BlockFetchException.Kind kind,
+      BlockFetcher.Source source,
+      int partition,
+      String message,
+      Throwable cause) {
     failures.get(kind).increment();
     if (kind == BlockFetchException.Kind.CHECKSUM) {
       checksumMismatches.increment();

@@ -6,17 +6,21 @@ import io.rdmashuffle.transport.PeerAddress;
 import java.nio.file.Path;
 
 /**
- * Turns a located map output into blocks for the consumer: empty blocks at once; consecutive
- * small blocks READ together up to the segment size ({@link RunRead}); larger blocks READ in
- * segments and streamed ({@link StreamedBlock}); or, for a file on this host, blocks read from
- * the file ({@link LocalFileBlock}). Stateless.
+ * Turns a located map output into blocks for the consumer: empty blocks at once; consecutive small
+ * blocks READ together up to the segment size ({@link RunRead}); larger blocks READ in segments and
+ * streamed ({@link StreamedBlock}); or, for a file on this host, blocks read from the file ({@link
+ * LocalFileBlock}). Stateless.
  */
 final class ReadPlanner {
   private ReadPlanner() {}
 
   /** Queues the READs of {@code s}'s blocks from {@code data}, served by {@code responder}. */
-  static void planReads(FetchContext ctx, BlockFetcher.Source s, PartitionTable table,
-      PeerAddress responder, RegisteredFileDescriptor data) {
+  static void planReads(
+      FetchContext ctx,
+      BlockFetcher.Source s,
+      PartitionTable table,
+      PeerAddress responder,
+      RegisteredFileDescriptor data) {
     int segmentSize = ctx.options.segmentSize();
     RunRead run = null;
     for (int p : s.partitions()) {
@@ -46,11 +50,11 @@ final class ReadPlanner {
   }
 
   /** Queues {@code s}'s blocks as reads of {@code file} on this host. */
-  static void planLocal(FetchContext ctx, BlockFetcher.Source s, PartitionTable table,
-      Path file) {
+  static void planLocal(FetchContext ctx, BlockFetcher.Source s, PartitionTable table, Path file) {
     for (int p : s.partitions()) {
-      ctx.ready.add(new LocalFileBlock(s, p, file, table.start(p), table.length(p),
-          ctx.checksum(table, p), ctx.counters));
+      ctx.ready.add(
+          new LocalFileBlock(
+              s, p, file, table.start(p), table.length(p), ctx.checksum(table, p), ctx.counters));
     }
   }
 }

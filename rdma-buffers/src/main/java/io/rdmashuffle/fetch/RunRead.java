@@ -6,9 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One READ of consecutive small blocks of one map output (up to the segment size), split into
- * one {@link MemoryBlock} per partition when it arrives; the blocks share the READ's buffer,
- * which goes back to the pool when the last of them is released.
+ * One READ of consecutive small blocks of one map output (up to the segment size), split into one
+ * {@link MemoryBlock} per partition when it arrives; the blocks share the READ's buffer, which goes
+ * back to the pool when the last of them is released.
  */
 final class RunRead implements PendingRead {
   private final FetchContext ctx;
@@ -39,8 +39,8 @@ final class RunRead implements PendingRead {
   }
 
   void submit(PeerAddress responder, RegisteredFileDescriptor data) {
-    ctx.segments.add(new SegmentRequest(responder, ctx.application, data, from,
-        (int) (to - from), this));
+    ctx.segments.add(
+        new SegmentRequest(responder, ctx.application, data, from, (int) (to - from), this));
   }
 
   @Override
@@ -59,8 +59,15 @@ final class RunRead implements PendingRead {
       for (int i = 0; i < partitions.size(); i++) {
         long start = starts.get(i);
         long end = i + 1 < partitions.size() ? starts.get(i + 1) : to;
-        ctx.ready.add(new MemoryBlock(source, partitions.get(i), segment, (int) (start - from),
-            (int) (end - start), checksums.get(i), ctx.counters));
+        ctx.ready.add(
+            new MemoryBlock(
+                source,
+                partitions.get(i),
+                segment,
+                (int) (start - from),
+                (int) (end - start),
+                checksums.get(i),
+                ctx.counters));
       }
     } finally {
       segment.release(); // each block holds its own reference

@@ -21,27 +21,27 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Fetches byte ranges ("segments") of files that peers registered, into pooled registered
- * buffers, for one consumer: a Spark reduce task, a MapReduce fetcher thread. The engine-neutral
- * core of both readers.
+ * Fetches byte ranges ("segments") of files that peers registered, into pooled registered buffers,
+ * for one consumer: a Spark reduce task, a MapReduce fetcher thread. The engine-neutral core of
+ * both readers.
  *
- * <p>The consumer {@link #add}s requests and {@link #take}s results, on its own thread: that
- * thread admits requests (allocates buffers, posts READs) as the bounds allow, so transport
- * threads never block. Bytes count as held from admission until the consumer releases the
- * segment ({@link FetchedSegment#release()}): the fetcher's registered memory never exceeds its byte
- * bound plus one segment, whatever order segments arrive in and however slowly the consumer
- * reads them. The one segment beyond the bound is what the consumer can't go on without: the
- * segment it names in {@link #take} (the next one of a stream it reads), or, when nothing is in
- * flight, the next request in line.
+ * <p>The consumer {@link #add}s requests and {@link #take}s results, on its own thread: that thread
+ * admits requests (allocates buffers, posts READs) as the bounds allow, so transport threads never
+ * block. Bytes count as held from admission until the consumer releases the segment ({@link
+ * FetchedSegment#release()}): the fetcher's registered memory never exceeds its byte bound plus one
+ * segment, whatever order segments arrive in and however slowly the consumer reads them. The one
+ * segment beyond the bound is what the consumer can't go on without: the segment it names in {@link
+ * #take} (the next one of a stream it reads), or, when nothing is in flight, the next request in
+ * line.
  *
  * <p>Failures, and whose they are. A READ that fails in the transport (connection lost,
  * unreachable, timeout) is retried on a fresh connection up to {@code maxRetries} times, {@code
- * retryWait} apart (as Spark's {@code spark.shuffle.io.maxRetries}/{@code retryWait}), then
- * handed to the consumer as {@link Failed}. A READ the owner refused ({@link
- * RemoteAccessException}: the registration was withdrawn) is handed over at once: the consumer
- * asks the owner where to READ it now. When no buffer can be had within the allocation wait, the
- * consumer gets a {@link Failed} whose cause is a {@link Shortage}: the reader's own problem,
- * never the peer's. Other threads may hand the consumer events through {@link #signal}.
+ * retryWait} apart (as Spark's {@code spark.shuffle.io.maxRetries}/{@code retryWait}), then handed
+ * to the consumer as {@link Failed}. A READ the owner refused ({@link RemoteAccessException}: the
+ * registration was withdrawn) is handed over at once: the consumer asks the owner where to READ it
+ * now. When no buffer can be had within the allocation wait, the consumer gets a {@link Failed}
+ * whose cause is a {@link Shortage}: the reader's own problem, never the peer's. Other threads may
+ * hand the consumer events through {@link #signal}.
  *
  * <p>Not thread-safe except {@link #signal} and {@link FetchedSegment#release()}.
  */
@@ -50,19 +50,24 @@ public final class SegmentFetcher implements AutoCloseable {
   private final BufferPool buffers;
   private final SegmentLimits limits;
   private final ArrayDeque<Entry> waiting = new ArrayDeque<>();
+
   /** Failed READs waiting for their retry, in order of when they may go. */
   private final ArrayDeque<Entry> retrying = new ArrayDeque<>();
+
   private final LinkedBlockingQueue<Object> done = new LinkedBlockingQueue<>();
   private final AtomicLong bytesHeld = new AtomicLong();
   private final AtomicInteger requestsHeld = new AtomicInteger();
+
   /** Requests posted whose READs have not all ended. Consumer thread only. */
   private int inFlight;
+
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Runnable onRetry;
   private int outstanding;
 
   /** A result of {@link #take}. */
-  public sealed interface Result permits FetchedSegment, SegmentFetcher.Failed, SegmentFetcher.Signal {}
+  public sealed interface Result
+      permits FetchedSegment, SegmentFetcher.Failed, SegmentFetcher.Signal {}
 
   /** The segment could not be fetched; {@code cause} says why and whose fault it is. */
   public record Failed(SegmentRequest request, IOException cause) implements Result {
@@ -115,9 +120,11 @@ public final class SegmentFetcher implements AutoCloseable {
     }
   }
 
-  /** @param onRetry told each time a READ is tried again (counters) */
-  public SegmentFetcher(ConnectionPool connections, BufferPool buffers, SegmentLimits limits,
-      Runnable onRetry) {
+  /**
+   * @param onRetry told each time a READ is tried again (counters)
+   */
+  public SegmentFetcher(
+      ConnectionPool connections, BufferPool buffers, SegmentLimits limits, Runnable onRetry) {
     this.connections = connections;
     this.buffers = buffers;
     this.limits = limits;
@@ -144,11 +151,11 @@ public final class SegmentFetcher implements AutoCloseable {
   }
 
   /**
-   * Admits what the bounds allow, then returns the next finished segment (in completion order)
-   * or signal, or null when none came within the timeout.
+   * Admits what the bounds allow, then returns the next finished segment (in completion order) or
+   * signal, or null when none came within the timeout.
    *
-   * @throws InterruptedException when the consumer's thread is interrupted (it stops waiting
-   *     for buffers and READs at once)
+   * @throws InterruptedException when the consumer's thread is interrupted (it stops waiting for
+   *     buffers and READs at once)
    */
   public Result take(long timeout, TimeUnit unit) throws InterruptedException {
     return take(timeout, unit, null);
@@ -158,7 +165,8 @@ public final class SegmentFetcher implements AutoCloseable {
    * {@link #take(long, TimeUnit)}, for a consumer that can't go on without {@code needed} (a
    * request it added): that one is admitted at once, beyond the bounds if it must be.
    */
-  public Result take(long timeout, TimeUnit unit, SegmentRequest needed) throws InterruptedException {
+  public Result take(long timeout, TimeUnit unit, SegmentRequest needed)
+      throws InterruptedException {
     if (closed.get()) {
       throw new IllegalStateException("segment fetcher is closed");
     }
@@ -191,8 +199,8 @@ public final class SegmentFetcher implements AutoCloseable {
 
   /**
    * Posts retries that are due, then {@code needed} if it waits, then waiting requests while the
-   * bounds allow (the first of them beyond the bounds when nothing is in flight: else nothing
-   * would ever arrive).
+   * bounds allow (the first of them beyond the bounds when nothing is in flight: else nothing would
+   * ever arrive).
    */
   private Result admit(SegmentRequest needed) throws InterruptedException {
     long now = System.nanoTime();
@@ -218,8 +226,9 @@ public final class SegmentFetcher implements AutoCloseable {
     }
     while (!waiting.isEmpty()) {
       Entry head = waiting.peekFirst();
-      boolean room = requestsHeld.get() < limits.maxRequests()
-          && bytesHeld.get() + head.request.length() <= limits.maxBytes();
+      boolean room =
+          requestsHeld.get() < limits.maxRequests()
+              && bytesHeld.get() + head.request.length() <= limits.maxBytes();
       // nothing would ever arrive unless the head goes: then it goes, waiting for a buffer
       boolean stuck = needed == null && inFlight == 0;
       if (!room && !stuck) {
@@ -235,34 +244,45 @@ public final class SegmentFetcher implements AutoCloseable {
   }
 
   /**
-   * Admits the first waiting request: allocates its buffer (waiting for one when {@code
-   * mustGo}, else only if one is free now) and posts it. Returns a result that needs no READ
-   * (empty segment, failure), or null.
+   * Admits the first waiting request: allocates its buffer (waiting for one when {@code mustGo},
+   * else only if one is free now) and posts it. Returns a result that needs no READ (empty segment,
+   * failure), or null.
    */
   private Result admitHead(boolean mustGo) throws InterruptedException {
     Entry e = waiting.peekFirst();
     int len = e.request.length();
     if (len == 0) {
       waiting.pollFirst();
-      return new FetchedSegment(e.request, null, () -> { });
+      return new FetchedSegment(e.request, null, () -> {});
     }
     PooledBuffer b;
     try {
-      b = mustGo ? buffers.allocate(len, limits.allocationWaitMillis(), TimeUnit.MILLISECONDS)
-          : buffers.tryAllocate(len);
+      b =
+          mustGo
+              ? buffers.allocate(len, limits.allocationWaitMillis(), TimeUnit.MILLISECONDS)
+              : buffers.tryAllocate(len);
     } catch (RegistrationException | IllegalArgumentException ex) {
       waiting.pollFirst();
-      return new Failed(e.request, new Shortage(
-          "no registered buffer for a segment of " + len + " bytes: " + ex.getMessage(), ex));
+      return new Failed(
+          e.request,
+          new Shortage(
+              "no registered buffer for a segment of " + len + " bytes: " + ex.getMessage(), ex));
     }
     if (b == null) {
       if (!mustGo) {
         return null;
       }
       waiting.pollFirst();
-      return new Failed(e.request, new Shortage("no registered buffer of " + len
-          + " bytes within " + limits.allocationWaitMillis() + " ms (the process's READ"
-          + " buffers are all in use)", null));
+      return new Failed(
+          e.request,
+          new Shortage(
+              "no registered buffer of "
+                  + len
+                  + " bytes within "
+                  + limits.allocationWaitMillis()
+                  + " ms (the process's READ"
+                  + " buffers are all in use)",
+              null));
     }
     waiting.pollFirst();
     e.buffer = b;
@@ -276,17 +296,25 @@ public final class SegmentFetcher implements AutoCloseable {
     e.failure.set(null);
     try {
       // a retry goes to a freshly opened connection when the failure broke the old one
-      e.channel = e.channel == null || e.channel.isOpen()
-          ? connections.channel(e.request.peer(), e.request.application())
-          : connections.replace(e.channel);
+      e.channel =
+          e.channel == null || e.channel.isOpen()
+              ? connections.channel(e.request.peer(), e.request.application())
+              : connections.replace(e.channel);
     } catch (TransportException ex) {
       return retryOrFail(e, ex);
     }
     List<ReadOp> ops = new ArrayList<>(2);
     long start = e.request.offset();
-    e.request.file().segments(start, e.request.length(), (fileOffset, address, rkey, n) ->
-        ops.add(new ReadOp().set(address, rkey, n, e.buffer, (int) (fileOffset - start), e)
-            .attach(e.request.tag())));
+    e.request
+        .file()
+        .segments(
+            start,
+            e.request.length(),
+            (fileOffset, address, rkey, n) ->
+                ops.add(
+                    new ReadOp()
+                        .set(address, rkey, n, e.buffer, (int) (fileOffset - start), e)
+                        .attach(e.request.tag())));
     e.parts.set(ops.size());
     inFlight++;
     e.channel.postAll(ops);

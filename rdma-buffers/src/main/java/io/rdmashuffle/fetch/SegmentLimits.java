@@ -9,14 +9,30 @@ package io.rdmashuffle.fetch;
  * @param maxRetries how often a READ that failed in the transport is tried again
  * @param retryWaitMillis how long before each retry
  */
-public record SegmentLimits(long maxBytes, int maxRequests, long allocationWaitMillis, int maxRetries,
+public record SegmentLimits(
+    long maxBytes,
+    int maxRequests,
+    long allocationWaitMillis,
+    int maxRetries,
     long retryWaitMillis) {
   public SegmentLimits {
-    if (maxBytes <= 0 || maxRequests <= 0 || allocationWaitMillis < 0 || maxRetries < 0
+    if (maxBytes <= 0
+        || maxRequests <= 0
+        || allocationWaitMillis < 0
+        || maxRetries < 0
         || retryWaitMillis < 0) {
-      throw new IllegalArgumentException("maxBytes=" + maxBytes + ", maxRequests=" + maxRequests
-          + ", allocationWaitMillis=" + allocationWaitMillis + ", maxRetries=" + maxRetries
-          + ", retryWaitMillis=" + retryWaitMillis + ": out of range");
+      throw new IllegalArgumentException(
+          "maxBytes="
+              + maxBytes
+              + ", maxRequests="
+              + maxRequests
+              + ", allocationWaitMillis="
+              + allocationWaitMillis
+              + ", maxRetries="
+              + maxRetries
+              + ", retryWaitMillis="
+              + retryWaitMillis
+              + ": out of range");
     }
   }
 }

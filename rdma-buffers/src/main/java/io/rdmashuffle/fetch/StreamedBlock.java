@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * A block larger than a segment, READ in segments and streamed: handed to the consumer when its
  * first segment arrives; its stream waits for later ones (naming the one it needs, so it is
- * admitted even when the task's other blocks fill its bounds), gives each segment's buffer back
- * as soon as it is consumed, and checks the checksum when the last byte is consumed (or, when the
+ * admitted even when the task's other blocks fill its bounds), gives each segment's buffer back as
+ * soon as it is consumed, and checks the checksum when the last byte is consumed (or, when the
  * consumer closes it early, after reading the rest). Reads after a release fail with an {@code
  * IOException}.
  */
@@ -20,15 +20,22 @@ final class StreamedBlock extends Block {
   private final FetchContext ctx;
   private final long start;
   private final SegmentRequest[] requests;
+
   /** Arrived segments not yet consumed; whoever takes one out releases it. */
   private final AtomicReferenceArray<FetchedSegment> segments;
+
   private final BlockChecksum checksum;
   private int current;
   private boolean delivered;
   private volatile boolean released;
 
-  StreamedBlock(FetchContext ctx, BlockFetcher.Source source, int partition, long start,
-      long length, BlockChecksum checksum) {
+  StreamedBlock(
+      FetchContext ctx,
+      BlockFetcher.Source source,
+      int partition,
+      long start,
+      long length,
+      BlockChecksum checksum) {
     super(source, partition, length, true);
     this.ctx = ctx;
     this.start = start;
@@ -50,8 +57,7 @@ final class StreamedBlock extends Block {
     int segmentSize = ctx.options.segmentSize();
     long off = start + (long) i * segmentSize;
     int n = (int) Math.min(segmentSize, start + size() - off);
-    requests[i] = new SegmentRequest(responder, ctx.application, data, off, n,
-        new Segment(i));
+    requests[i] = new SegmentRequest(responder, ctx.application, data, off, n, new Segment(i));
     ctx.segments.add(requests[i]);
   }
 

@@ -9,10 +9,10 @@ import java.util.zip.CRC32C;
 import java.util.zip.Checksum;
 
 /**
- * The per-partition checksum a map output publishes for its blocks. The first three are the
- * JDK algorithms Spark's shuffle checksums use ({@code spark.shuffle.checksum.algorithm}), so a
- * map output can publish Spark's own values; when it can't, it computes {@link #CRC32C}. All
- * produce 32-bit values. {@link #NONE} means the map side computed nothing (verification off).
+ * The per-partition checksum a map output publishes for its blocks. The first three are the JDK
+ * algorithms Spark's shuffle checksums use ({@code spark.shuffle.checksum.algorithm}), so a map
+ * output can publish Spark's own values; when it can't, it computes {@link #CRC32C}. All produce
+ * 32-bit values. {@link #NONE} means the map side computed nothing (verification off).
  */
 public enum ChecksumAlgorithm {
   NONE(0),

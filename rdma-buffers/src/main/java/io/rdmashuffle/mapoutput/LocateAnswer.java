@@ -6,11 +6,11 @@ import io.rdmashuffle.transport.PeerAddress;
 import java.util.List;
 
 /**
- * The one wire description of "where to READ", whatever the engine: a serving process's answer
- * to a {@link LocateRequest}. It names the transport and responder that serve the READs, and per
- * map (in the order asked) either the registered data file with the asked partitions' places and
- * checksums, or why not. Spark readers get it over a transport call, MapReduce reducers over the
- * stock shuffle port's HTTP; its bytes are {@link LocateLayout}'s either way.
+ * The one wire description of "where to READ", whatever the engine: a serving process's answer to a
+ * {@link LocateRequest}. It names the transport and responder that serve the READs, and per map (in
+ * the order asked) either the registered data file with the asked partitions' places and checksums,
+ * or why not. Spark readers get it over a transport call, MapReduce reducers over the stock shuffle
+ * port's HTTP; its bytes are {@link LocateLayout}'s either way.
  */
 public record LocateAnswer(TransportKind transport, PeerAddress responder, List<Located> maps) {
 
@@ -55,10 +55,10 @@ public record LocateAnswer(TransportKind transport, PeerAddress responder, List<
   }
 
   /**
-   * One map's answer. For {@link Status#OK}: the asked partitions, and the registered data file
-   * to READ them from, or, when the reader asked for local paths, the data file's path instead
-   * (the reader reads it on this host; it asks again without local paths if it can't). Otherwise
-   * {@code message} says why, and the rest is null or empty.
+   * One map's answer. For {@link Status#OK}: the asked partitions, and the registered data file to
+   * READ them from, or, when the reader asked for local paths, the data file's path instead (the
+   * reader reads it on this host; it asks again without local paths if it can't). Otherwise {@code
+   * message} says why, and the rest is null or empty.
    */
   public record Located(
       String map,
@@ -70,20 +70,25 @@ public record LocateAnswer(TransportKind transport, PeerAddress responder, List<
 
     public Located {
       if (map == null || map.isEmpty()) {
-        throw new IllegalArgumentException("map=" + (map == null ? "null" : "''") + ": must not be empty");
+        throw new IllegalArgumentException(
+            "map=" + (map == null ? "null" : "''") + ": must not be empty");
       }
       message = message == null ? "" : message;
       localPath = localPath == null ? "" : localPath;
       if (status == Status.OK) {
         if (partitions == null || (data == null) == localPath.isEmpty()) {
-          throw new IllegalArgumentException("map " + map + " status=OK: needs partitions and"
-              + " either a descriptor or a local path");
+          throw new IllegalArgumentException(
+              "map "
+                  + map
+                  + " status=OK: needs partitions and"
+                  + " either a descriptor or a local path");
         }
         if (data != null) {
           partitions.checkWithin(data.fileLength());
         }
       } else if (data != null || partitions != null || !localPath.isEmpty()) {
-        throw new IllegalArgumentException("map " + map + ": status=" + status + " carries no file");
+        throw new IllegalArgumentException(
+            "map " + map + ": status=" + status + " carries no file");
       }
     }
 

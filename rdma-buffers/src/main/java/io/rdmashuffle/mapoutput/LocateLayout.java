@@ -80,7 +80,9 @@ public final class LocateLayout {
       size += 2 + b.length;
     }
     ByteBuffer b = ByteBuffer.allocate(size);
-    b.putInt(REQUEST_MAGIC).putShort(VERSION).putShort((short) (r.localPaths() ? FLAG_LOCAL_PATHS : 0));
+    b.putInt(REQUEST_MAGIC)
+        .putShort(VERSION)
+        .putShort((short) (r.localPaths() ? FLAG_LOCAL_PATHS : 0));
     b.putInt(r.startPartition()).putInt(r.endPartition()).putShort((short) maps.size());
     putString(b, shuffle);
     for (byte[] m : maps) {
@@ -104,8 +106,8 @@ public final class LocateLayout {
     int end = f.b.getInt();
     int count = f.b.getShort() & 0xffff;
     if (count == 0 || count > LocateRequest.MAX_MAPS) {
-      throw new IllegalArgumentException("map count=" + count + ": must be in 1 .. "
-          + LocateRequest.MAX_MAPS);
+      throw new IllegalArgumentException(
+          "map count=" + count + ": must be in 1 .. " + LocateRequest.MAX_MAPS);
     }
     String shuffle = f.string("shuffle", OutputId.MAX_NAME_BYTES);
     List<String> maps = new ArrayList<>(count);
@@ -127,7 +129,9 @@ public final class LocateLayout {
       size += entry.length;
     }
     ByteBuffer b = ByteBuffer.allocate(size);
-    b.putInt(ANSWER_MAGIC).putShort(VERSION).putShort(kindCode(a.transport()))
+    b.putInt(ANSWER_MAGIC)
+        .putShort(VERSION)
+        .putShort(kindCode(a.transport()))
         .putShort((short) a.maps().size());
     a.responder().writeTo(b);
     for (byte[] p : parts) {
@@ -149,8 +153,8 @@ public final class LocateLayout {
       if (path.length > MAX_PATH_BYTES) {
         throw new IllegalArgumentException("local path of " + path.length + " bytes: too long");
       }
-      int per = 16 + (t.hasRawLengths() ? 8 : 0)
-          + (t.algorithm() == ChecksumAlgorithm.NONE ? 0 : 4);
+      int per =
+          16 + (t.hasRawLengths() ? 8 : 0) + (t.algorithm() == ChecksumAlgorithm.NONE ? 0 : 4);
       size += 4 + descriptor.length + 2 + path.length + 4 + 4 + 1 + 1 + t.size() * per;
     }
     ByteBuffer b = ByteBuffer.allocate(size);
@@ -160,7 +164,9 @@ public final class LocateLayout {
     if (e.ok()) {
       b.putInt(descriptor.length).put(descriptor);
       putString(b, path);
-      b.putInt(t.first()).putInt(t.size()).put((byte) t.algorithm().id())
+      b.putInt(t.first())
+          .putInt(t.size())
+          .put((byte) t.algorithm().id())
           .put((byte) (t.hasRawLengths() ? PARTITIONS_FLAG_RAW_LENGTHS : 0));
       for (int p = t.first(); p < t.end(); p++) {
         b.putLong(t.start(p)).putLong(t.length(p));
@@ -245,7 +251,12 @@ public final class LocateLayout {
         sums[p] = f.b.getInt();
       }
     }
-    return new LocateAnswer.Located(map, LocateAnswer.Status.OK, message, data, path,
+    return new LocateAnswer.Located(
+        map,
+        LocateAnswer.Status.OK,
+        message,
+        data,
+        path,
         new PartitionTable(first, starts, lengths, raws, alg, sums));
   }
 
@@ -270,7 +281,10 @@ public final class LocateLayout {
   private static void expect(String field, int value, int expected) {
     if (value != expected) {
       throw new IllegalArgumentException(
-          field + "=0x" + Integer.toHexString(value) + ": expected 0x"
+          field
+              + "=0x"
+              + Integer.toHexString(value)
+              + ": expected 0x"
               + Integer.toHexString(expected));
     }
   }
@@ -299,8 +313,17 @@ public final class LocateLayout {
 
     void need(int n, String field) {
       if (b.remaining() < n) {
-        throw new IllegalArgumentException(what + " " + field + ": truncated at offset="
-            + b.position() + " (remaining=" + b.remaining() + ", needed=" + n + ")");
+        throw new IllegalArgumentException(
+            what
+                + " "
+                + field
+                + ": truncated at offset="
+                + b.position()
+                + " (remaining="
+                + b.remaining()
+                + ", needed="
+                + n
+                + ")");
       }
     }
 

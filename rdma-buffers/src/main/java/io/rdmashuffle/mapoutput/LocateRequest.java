@@ -9,12 +9,11 @@ import java.util.List;
  *
  * @param shuffle the shuffle, as {@link OutputId#shuffle()} names it
  * @param maps the maps, as {@link OutputId#map()} names them; the answer keeps their order
- * @param localPaths whether the reader runs on the serving host and wants each data file's
- *     path to read it without the transport
+ * @param localPaths whether the reader runs on the serving host and wants each data file's path to
+ *     read it without the transport
  */
 public record LocateRequest(
-    String shuffle, List<String> maps, int startPartition, int endPartition,
-    boolean localPaths) {
+    String shuffle, List<String> maps, int startPartition, int endPartition, boolean localPaths) {
 
   /** At most this many maps per request; readers ask in batches. */
   public static final int MAX_MAPS = 1024;
@@ -26,12 +25,21 @@ public record LocateRequest(
     }
     if (startPartition < 0 || endPartition <= startPartition) {
       throw new IllegalArgumentException(
-          "startPartition=" + startPartition + ", endPartition=" + endPartition
+          "startPartition="
+              + startPartition
+              + ", endPartition="
+              + endPartition
               + ": empty or negative range");
     }
     if (endPartition - startPartition > MetaFileLayout.MAX_PARTITIONS) {
-      throw new IllegalArgumentException("startPartition=" + startPartition + ", endPartition="
-          + endPartition + ": more than " + MetaFileLayout.MAX_PARTITIONS + " partitions");
+      throw new IllegalArgumentException(
+          "startPartition="
+              + startPartition
+              + ", endPartition="
+              + endPartition
+              + ": more than "
+              + MetaFileLayout.MAX_PARTITIONS
+              + " partitions");
     }
     for (String m : maps) {
       new OutputId("-", shuffle, m); // validates both names

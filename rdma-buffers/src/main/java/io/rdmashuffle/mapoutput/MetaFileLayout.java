@@ -5,10 +5,10 @@ import java.nio.ByteBuffer;
 /**
  * The meta file a Spark map output gets beside its data file when it is committed ({@code
  * shuffle_1_2_0.data.rdma-meta}): where each partition ends in the data file and the checksum
- * computed (or taken from Spark) at commit, so that whoever serves the output later (the
- * executor after an eviction, the NodeManager service after the executor is gone) hands readers
- * the checksums of the bytes as committed. Read and written on the serving host only; never
- * READ remotely. Big-endian:
+ * computed (or taken from Spark) at commit, so that whoever serves the output later (the executor
+ * after an eviction, the NodeManager service after the executor is gone) hands readers the
+ * checksums of the bytes as committed. Read and written on the serving host only; never READ
+ * remotely. Big-endian:
  *
  * <pre>
  *  0               4               8               12              16
@@ -38,6 +38,7 @@ public final class MetaFileLayout {
   public static final int ENTRY_END_OFFSET = 0;
   public static final int ENTRY_CHECKSUM_OFFSET = ENTRY_END_OFFSET + Long.BYTES;
   public static final int ENTRY_BYTES = ENTRY_CHECKSUM_OFFSET + Integer.BYTES;
+
   /** More partitions than this is not a file we wrote (Spark's own limit is 2^24 partitions). */
   public static final int MAX_PARTITIONS = 1 << 24;
 
@@ -48,13 +49,18 @@ public final class MetaFileLayout {
   }
 
   /** The whole meta file of a committed map output, contiguous partitions of {@code lengths}. */
-  public static ByteBuffer encode(int shuffleId, long mapId, long[] lengths,
-      ChecksumAlgorithm algorithm, int[] checksums) {
+  public static ByteBuffer encode(
+      int shuffleId, long mapId, long[] lengths, ChecksumAlgorithm algorithm, int[] checksums) {
     int n = lengths.length;
     if ((checksums == null) != (algorithm == ChecksumAlgorithm.NONE)
         || (checksums != null && checksums.length != n)) {
-      throw new IllegalArgumentException("checksums=" + (checksums == null ? "none"
-          : checksums.length) + " with algorithm=" + algorithm + " for partitions=" + n);
+      throw new IllegalArgumentException(
+          "checksums="
+              + (checksums == null ? "none" : checksums.length)
+              + " with algorithm="
+              + algorithm
+              + " for partitions="
+              + n);
     }
     ByteBuffer b = ByteBuffer.allocate(fileLength(n));
     b.putInt(MAGIC_OFFSET, MAGIC);
@@ -81,8 +87,7 @@ public final class MetaFileLayout {
    *
    * @throws IllegalArgumentException naming the bad field and value
    */
-  public static PartitionTable decode(ByteBuffer file, int shuffleId, long mapId,
-      long dataLength) {
+  public static PartitionTable decode(ByteBuffer file, int shuffleId, long mapId, long dataLength) {
     if (file.remaining() < HEADER_BYTES) {
       throw new IllegalArgumentException(
           "meta file length=" + file.remaining() + ": shorter than its header");
@@ -100,8 +105,8 @@ public final class MetaFileLayout {
       throw new IllegalArgumentException("meta file partitions=" + n + ": out of range");
     }
     if (file.remaining() != fileLength(n)) {
-      throw new IllegalArgumentException("meta file length=" + file.remaining() + ": "
-          + n + " partitions need " + fileLength(n));
+      throw new IllegalArgumentException(
+          "meta file length=" + file.remaining() + ": " + n + " partitions need " + fileLength(n));
     }
     ChecksumAlgorithm algorithm =
         ChecksumAlgorithm.fromId(file.getInt(base + CHECKSUM_ALGORITHM_OFFSET));
@@ -111,8 +116,14 @@ public final class MetaFileLayout {
       int at = base + HEADER_BYTES + p * ENTRY_BYTES;
       ends[p] = file.getLong(at + ENTRY_END_OFFSET);
       if (ends[p] > dataLength) {
-        throw new IllegalArgumentException("meta file partition " + p + " end=" + ends[p]
-            + ": beyond the data file of " + dataLength + " bytes");
+        throw new IllegalArgumentException(
+            "meta file partition "
+                + p
+                + " end="
+                + ends[p]
+                + ": beyond the data file of "
+                + dataLength
+                + " bytes");
       }
       if (sums != null) {
         sums[p] = file.getInt(at + ENTRY_CHECKSUM_OFFSET);

@@ -5,8 +5,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * Names one map output, engine-neutrally: the application whose peers may read it, the shuffle it
  * belongs to within that application, and the map that wrote it. Spark: the application id, the
- * shuffle id and the map id (a task attempt id) in decimal. MapReduce: the job id, an empty
- * shuffle (a job has one), and the map attempt id ({@code attempt_..._m_000003_0}).
+ * shuffle id and the map id (a task attempt id) in decimal. MapReduce: the job id, an empty shuffle
+ * (a job has one), and the map attempt id ({@code attempt_..._m_000003_0}).
  */
 public record OutputId(String application, String shuffle, String map) {
   /** Longest application, shuffle or map name, in UTF-8 bytes. */
@@ -29,7 +29,11 @@ public record OutputId(String application, String shuffle, String map) {
     }
     if (value.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
       throw new IllegalArgumentException(
-          field + " of " + value.length() + " characters: longer than " + MAX_NAME_BYTES
+          field
+              + " of "
+              + value.length()
+              + " characters: longer than "
+              + MAX_NAME_BYTES
               + " bytes");
     }
   }

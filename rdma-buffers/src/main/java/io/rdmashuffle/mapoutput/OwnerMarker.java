@@ -5,11 +5,11 @@ import io.rdmashuffle.transport.PeerAddress;
 import java.util.Locale;
 
 /**
- * Says who serves a map output and over which transport, in the small text an engine carries
- * with the map's status (Spark: {@code BlockManagerId.topologyInfo}). It is the same for every
- * output of one serving process, so the engine sees one location per process (locality and
- * batching work as with the stock shuffle), and it holds nothing secret: a reader asks the owner
- * where to READ ({@link LocateRequest}) over an authenticated connection.
+ * Says who serves a map output and over which transport, in the small text an engine carries with
+ * the map's status (Spark: {@code BlockManagerId.topologyInfo}). It is the same for every output of
+ * one serving process, so the engine sees one location per process (locality and batching work as
+ * with the stock shuffle), and it holds nothing secret: a reader asks the owner where to READ
+ * ({@link LocateRequest}) over an authenticated connection.
  *
  * <pre>
  *   rdma-shuffle/2 &lt;transport&gt; &lt;port&gt; &lt;host&gt;       e.g.  rdma-shuffle/2 verbs 41234 node7.example
@@ -27,7 +27,11 @@ public record OwnerMarker(TransportKind transport, PeerAddress address) {
   }
 
   public String toText() {
-    return PREFIX + transport.name().toLowerCase(Locale.ROOT) + " " + address.port() + " "
+    return PREFIX
+        + transport.name().toLowerCase(Locale.ROOT)
+        + " "
+        + address.port()
+        + " "
         + address.host();
   }
 
@@ -43,12 +47,17 @@ public record OwnerMarker(TransportKind transport, PeerAddress address) {
    */
   public static OwnerMarker parse(String text) {
     if (text == null || !text.startsWith(PREFIX)) {
-      throw new IllegalArgumentException("owner marker '" + text + "': does not start with '"
-          + PREFIX.trim() + "' (another version of rdma-shuffle, or not ours)");
+      throw new IllegalArgumentException(
+          "owner marker '"
+              + text
+              + "': does not start with '"
+              + PREFIX.trim()
+              + "' (another version of rdma-shuffle, or not ours)");
     }
     String[] parts = text.substring(PREFIX.length()).split(" ", 3);
     if (parts.length != 3) {
-      throw new IllegalArgumentException("owner marker '" + text + "': needs transport, port, host");
+      throw new IllegalArgumentException(
+          "owner marker '" + text + "': needs transport, port, host");
     }
     TransportKind kind;
     try {

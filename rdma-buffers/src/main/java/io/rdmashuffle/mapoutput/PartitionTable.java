@@ -23,25 +23,47 @@ public final class PartitionTable {
    * @param checksums one per partition, or null when {@code algorithm} is NONE
    * @throws IllegalArgumentException naming the bad field and value
    */
-  public PartitionTable(int first, long[] starts, long[] lengths, long[] rawLengths,
-      ChecksumAlgorithm algorithm, int[] checksums) {
+  public PartitionTable(
+      int first,
+      long[] starts,
+      long[] lengths,
+      long[] rawLengths,
+      ChecksumAlgorithm algorithm,
+      int[] checksums) {
     int n = starts.length;
     if (first < 0) {
       throw new IllegalArgumentException("first partition=" + first + ": must not be negative");
     }
     if (lengths.length != n || (rawLengths != null && rawLengths.length != n)) {
-      throw new IllegalArgumentException("lengths=" + lengths.length + ", rawLengths="
-          + (rawLengths == null ? "none" : rawLengths.length) + ": must match starts=" + n);
+      throw new IllegalArgumentException(
+          "lengths="
+              + lengths.length
+              + ", rawLengths="
+              + (rawLengths == null ? "none" : rawLengths.length)
+              + ": must match starts="
+              + n);
     }
     if ((algorithm == ChecksumAlgorithm.NONE) != (checksums == null)
         || (checksums != null && checksums.length != n)) {
-      throw new IllegalArgumentException("checksums=" + (checksums == null ? "none"
-          : checksums.length) + " with algorithm=" + algorithm + " for " + n + " partitions");
+      throw new IllegalArgumentException(
+          "checksums="
+              + (checksums == null ? "none" : checksums.length)
+              + " with algorithm="
+              + algorithm
+              + " for "
+              + n
+              + " partitions");
     }
     for (int i = 0; i < n; i++) {
       if (starts[i] < 0 || lengths[i] < 0 || starts[i] > Long.MAX_VALUE - lengths[i]) {
-        throw new IllegalArgumentException("partition " + (first + i) + " start=" + starts[i]
-            + " length=" + lengths[i] + ": out of range");
+        throw new IllegalArgumentException(
+            "partition "
+                + (first + i)
+                + " start="
+                + starts[i]
+                + " length="
+                + lengths[i]
+                + ": out of range");
       }
       if (rawLengths != null && rawLengths[i] < 0) {
         throw new IllegalArgumentException(
@@ -131,8 +153,14 @@ public final class PartitionTable {
   public void checkWithin(long fileLength) {
     for (int i = 0; i < starts.length; i++) {
       if (starts[i] + lengths[i] > fileLength) {
-        throw new IllegalArgumentException("partition " + (first + i) + " end="
-            + (starts[i] + lengths[i]) + ": beyond the data file of " + fileLength + " bytes");
+        throw new IllegalArgumentException(
+            "partition "
+                + (first + i)
+                + " end="
+                + (starts[i] + lengths[i])
+                + ": beyond the data file of "
+                + fileLength
+                + " bytes");
       }
     }
   }
@@ -140,31 +168,47 @@ public final class PartitionTable {
   /** Partitions {@code [from, to)} of this table. */
   public PartitionTable slice(int from, int to) {
     if (from < first || to > end() || from > to) {
-      throw new IllegalArgumentException("from=" + from + ", to=" + to + ": outside the table's"
-          + " partitions [" + first + ", " + end() + ")");
+      throw new IllegalArgumentException(
+          "from="
+              + from
+              + ", to="
+              + to
+              + ": outside the table's"
+              + " partitions ["
+              + first
+              + ", "
+              + end()
+              + ")");
     }
     int a = from - first;
     int b = to - first;
-    return new PartitionTable(from, Arrays.copyOfRange(starts, a, b),
+    return new PartitionTable(
+        from,
+        Arrays.copyOfRange(starts, a, b),
         Arrays.copyOfRange(lengths, a, b),
-        rawLengths == null ? null : Arrays.copyOfRange(rawLengths, a, b), algorithm,
+        rawLengths == null ? null : Arrays.copyOfRange(rawLengths, a, b),
+        algorithm,
         checksums == null ? null : Arrays.copyOfRange(checksums, a, b));
   }
 
   private int index(int partition) {
     int i = partition - first;
     if (i < 0 || i >= starts.length) {
-      throw new IllegalArgumentException("partition=" + partition + ": outside [" + first + ", "
-          + end() + ")");
+      throw new IllegalArgumentException(
+          "partition=" + partition + ": outside [" + first + ", " + end() + ")");
     }
     return i;
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof PartitionTable t && first == t.first && Arrays.equals(starts, t.starts)
-        && Arrays.equals(lengths, t.lengths) && Arrays.equals(rawLengths, t.rawLengths)
-        && algorithm == t.algorithm && Arrays.equals(checksums, t.checksums);
+    return o instanceof PartitionTable t
+        && first == t.first
+        && Arrays.equals(starts, t.starts)
+        && Arrays.equals(lengths, t.lengths)
+        && Arrays.equals(rawLengths, t.rawLengths)
+        && algorithm == t.algorithm
+        && Arrays.equals(checksums, t.checksums);
   }
 
   @Override

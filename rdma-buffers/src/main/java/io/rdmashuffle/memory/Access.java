@@ -5,8 +5,8 @@ public enum Access {
   /** Local memory that READs write into (the destination of a READ). Not remotely accessible. */
   LOCAL_WRITE,
   /**
-   * Served to remote READs of authenticated peers of the region's owner application. Never
-   * remotely writable.
+   * Served to remote READs of authenticated peers of the region's owner application. Never remotely
+   * writable.
    */
   REMOTE_READ
 }

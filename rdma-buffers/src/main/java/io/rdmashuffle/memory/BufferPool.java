@@ -11,18 +11,17 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Registered buffers by power-of-two size class, carved from large registered chunks
- * (registration is the expensive part, so a chunk is registered once and re-carved for another
- * size class when it is wholly free). A buffer larger than a chunk gets a registration of its
- * own. Total registered bytes never exceed {@code maxBytes}: beyond it {@link #tryAllocate}
- * returns null and {@link #allocate} waits (back-pressure, not a crash).
+ * Registered buffers by power-of-two size class, carved from large registered chunks (registration
+ * is the expensive part, so a chunk is registered once and re-carved for another size class when it
+ * is wholly free). A buffer larger than a chunk gets a registration of its own. Total registered
+ * bytes never exceed {@code maxBytes}: beyond it {@link #tryAllocate} returns null and {@link
+ * #allocate} waits (back-pressure, not a crash).
  *
- * <p>Thread-safe; one pool per process and registrar. A tracking pool (the default while the
- * {@link LeakDetector} is on) lends a fresh handle each time and tracks it until it comes back, so
- * a buffer dropped without its release is reported, a release of a handle already given back
- * always fails (it never meets the slot's next borrower), and {@link #leaks()} lists where the
- * buffers still out were lent. Otherwise each slot's handle is reused and lending makes no
- * garbage.
+ * <p>Thread-safe; one pool per process and registrar. A tracking pool (the default while the {@link
+ * LeakDetector} is on) lends a fresh handle each time and tracks it until it comes back, so a
+ * buffer dropped without its release is reported, a release of a handle already given back always
+ * fails (it never meets the slot's next borrower), and {@link #leaks()} lists where the buffers
+ * still out were lent. Otherwise each slot's handle is reused and lending makes no garbage.
  */
 public final class BufferPool implements AutoCloseable {
   private final MemoryRegistrar registrar;
@@ -33,13 +32,16 @@ public final class BufferPool implements AutoCloseable {
   private final LeakDetector.Tracker tracker;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
+
   /** Per size class: chunks carved for it that have a free slot. */
   private final List<ArrayDeque<Chunk>> partial = new ArrayList<>();
+
   /** Registered chunks not carved for any class. */
   private final ArrayDeque<Chunk> idle = new ArrayDeque<>();
+
   /** Tracking pools: the trackers of buffers lent. */
-  private final Set<LeakDetector.Tracker> lent =
-      Collections.newSetFromMap(new IdentityHashMap<>());
+  private final Set<LeakDetector.Tracker> lent = Collections.newSetFromMap(new IdentityHashMap<>());
+
   private long registeredBytes;
   private long lentBytes;
   private int chunks;
@@ -65,19 +67,25 @@ public final class BufferPool implements AutoCloseable {
   }
 
   /**
-   * @param tracking lend a fresh, tracked handle each time (see the class comment), whether or
-   *     not the leak detector is on
+   * @param tracking lend a fresh, tracked handle each time (see the class comment), whether or not
+   *     the leak detector is on
    */
   public BufferPool(
       MemoryRegistrar registrar, long minSize, long chunkSize, long maxBytes, boolean tracking) {
     if (Long.bitCount(minSize) != 1 || Long.bitCount(chunkSize) != 1 || minSize > chunkSize) {
       throw new IllegalArgumentException(
-          "minSize=" + minSize + ", chunkSize=" + chunkSize
+          "minSize="
+              + minSize
+              + ", chunkSize="
+              + chunkSize
               + ": both must be powers of two, minSize <= chunkSize");
     }
     if (chunkSize > (1 << 30) || maxBytes < chunkSize) {
       throw new IllegalArgumentException(
-          "chunkSize=" + chunkSize + ", maxBytes=" + maxBytes
+          "chunkSize="
+              + chunkSize
+              + ", maxBytes="
+              + maxBytes
               + ": chunkSize must be <= 1g and <= maxBytes");
     }
     this.registrar = registrar;
@@ -89,9 +97,10 @@ public final class BufferPool implements AutoCloseable {
       partial.add(new ArrayDeque<>());
     }
     String what = "buffer pool of up to " + maxBytes + " bytes";
-    this.tracker = tracking
-        ? LeakDetector.trackAlways(this, LeakDetector.Kind.POOL, what)
-        : LeakDetector.track(this, LeakDetector.Kind.POOL, what);
+    this.tracker =
+        tracking
+            ? LeakDetector.trackAlways(this, LeakDetector.Kind.POOL, what)
+            : LeakDetector.track(this, LeakDetector.Kind.POOL, what);
   }
 
   /** A pool that tracks its buffers when the {@link LeakDetector} is on. */
@@ -108,8 +117,8 @@ public final class BufferPool implements AutoCloseable {
   }
 
   /**
-   * Lends a buffer of at least {@code size} bytes, or returns null when that would take the
-   * pool's registered memory beyond its bound (back-pressure).
+   * Lends a buffer of at least {@code size} bytes, or returns null when that would take the pool's
+   * registered memory beyond its bound (back-pressure).
    *
    * @throws RegistrationException when the transport refuses to register more memory
    */
@@ -124,8 +133,8 @@ public final class BufferPool implements AutoCloseable {
   }
 
   /**
-   * Lends a buffer of at least {@code size} bytes, waiting up to {@code timeout} for other
-   * buffers to be released when the pool is at its bound.
+   * Lends a buffer of at least {@code size} bytes, waiting up to {@code timeout} for other buffers
+   * to be released when the pool is at its bound.
    *
    * @return the buffer, or null when the wait timed out
    * @throws IllegalArgumentException when {@code size} exceeds the pool's bound
@@ -175,8 +184,11 @@ public final class BufferPool implements AutoCloseable {
       b.lend(size);
       lentBytes += b.capacity();
       if (tracking) {
-        b.tracker = LeakDetector.trackAlways(b, LeakDetector.Kind.BUFFER,
-            "pooled buffer of " + size + " bytes (capacity " + b.capacity() + ")");
+        b.tracker =
+            LeakDetector.trackAlways(
+                b,
+                LeakDetector.Kind.BUFFER,
+                "pooled buffer of " + size + " bytes (capacity " + b.capacity() + ")");
         lent.add(b.tracker);
       }
     }
@@ -361,8 +373,8 @@ public final class BufferPool implements AutoCloseable {
   }
 
   /**
-   * Deregisters every chunk that is not lent; chunks with lent buffers are deregistered when
-   * their last buffer comes back. Idempotent.
+   * Deregisters every chunk that is not lent; chunks with lent buffers are deregistered when their
+   * last buffer comes back. Idempotent.
    */
   @Override
   public void close() {

@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeakDetector {
   private static final Logger LOG = LoggerFactory.getLogger(LeakDetector.class);
+
   /** Reported leaks kept for {@link #drainReported}; beyond it they are only logged and counted. */
   private static final int MAX_KEPT = 1000;
 
@@ -62,12 +63,11 @@ public final class LeakDetector {
    *     leak); false for one merely still live
    * @param sequence when it was tracked, in the order {@link #mark()} counts
    */
-  public record Leak(Kind kind, String what, Throwable createdAt, boolean unreachable,
-      long sequence) {
+  public record Leak(
+      Kind kind, String what, Throwable createdAt, boolean unreachable, long sequence) {
     @Override
     public String toString() {
-      return what + (unreachable ? " was dropped without being " : " is not yet ")
-          + kind.expected;
+      return what + (unreachable ? " was dropped without being " : " is not yet ") + kind.expected;
     }
   }
 
@@ -77,6 +77,7 @@ public final class LeakDetector {
     private final String what;
     private final Throwable createdAt;
     private final long sequence;
+
     /** Set for memory a longer-lived owner accounts for (a pool's chunks): not listed as live. */
     private volatile boolean heldByOwner;
 
@@ -111,8 +112,9 @@ public final class LeakDetector {
   public static void enable() {
     if (!enabled) {
       enabled = true;
-      LOG.info("leak detection is on: registered memory, lent buffers and registered files are"
-          + " tracked (a stack trace per resource)");
+      LOG.info(
+          "leak detection is on: registered memory, lent buffers and registered files are"
+              + " tracked (a stack trace per resource)");
     }
   }
 

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class MemoryAccounting {
   private final AtomicLong bytes = new AtomicLong();
   private final AtomicLong regions = new AtomicLong();
+
   /** The part of {@link #bytes} registered with on-demand paging (not pinned). */
   private final AtomicLong onDemandBytes = new AtomicLong();
 
@@ -53,7 +54,12 @@ public final class MemoryAccounting {
 
   @Override
   public String toString() {
-    return "registered " + registeredRegions() + " regions, " + registeredBytes() + " bytes ("
-        + onDemandBytes() + " on demand)";
+    return "registered "
+        + registeredRegions()
+        + " regions, "
+        + registeredBytes()
+        + " bytes ("
+        + onDemandBytes()
+        + " on demand)";
   }
 }

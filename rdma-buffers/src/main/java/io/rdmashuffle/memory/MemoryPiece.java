@@ -6,9 +6,9 @@ import java.nio.channels.FileChannel;
 import java.util.Objects;
 
 /**
- * A contiguous piece of memory that a transport can register: a direct buffer, or one mapped
- * piece of a file (read-only). Below 2 GiB by construction ({@link ByteBuffer} capacity is an
- * int). The piece does not own its memory; whoever created it frees it after deregistration.
+ * A contiguous piece of memory that a transport can register: a direct buffer, or one mapped piece
+ * of a file (read-only). Below 2 GiB by construction ({@link ByteBuffer} capacity is an int). The
+ * piece does not own its memory; whoever created it frees it after deregistration.
  */
 public final class MemoryPiece {
   private final ByteBuffer buffer;
@@ -32,13 +32,15 @@ public final class MemoryPiece {
   }
 
   /**
-   * A mapped piece of {@code file} starting at {@code fileOffset}. A writable mapping is only
-   * ever read: {@link #buffer()} hands out a read-only view of it.
+   * A mapped piece of {@code file} starting at {@code fileOffset}. A writable mapping is only ever
+   * read: {@link #buffer()} hands out a read-only view of it.
    */
   public static MemoryPiece ofMappedFile(MappedByteBuffer mapped, FileChannel file, long offset) {
     return new MemoryPiece(
-        mapped.isReadOnly() ? mapped : mapped.asReadOnlyBuffer(), Objects.requireNonNull(file),
-        offset, !mapped.isReadOnly());
+        mapped.isReadOnly() ? mapped : mapped.asReadOnlyBuffer(),
+        Objects.requireNonNull(file),
+        offset,
+        !mapped.isReadOnly());
   }
 
   /**

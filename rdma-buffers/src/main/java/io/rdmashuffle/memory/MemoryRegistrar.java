@@ -1,9 +1,8 @@
 package io.rdmashuffle.memory;
 
 /**
- * Registers memory with a transport (a NIC's protection domain for verbs, a table of served
- * regions for tcp). Implemented by each transport; everything above it only sees
- * {@link RegisteredRegion}s.
+ * Registers memory with a transport (a NIC's protection domain for verbs, a table of served regions
+ * for tcp). Implemented by each transport; everything above it only sees {@link RegisteredRegion}s.
  */
 public interface MemoryRegistrar {
   /**
@@ -11,8 +10,8 @@ public interface MemoryRegistrar {
    *
    * @param owner the application whose authenticated peers may READ it ({@link
    *     Access#REMOTE_READ}); ignored for {@link Access#LOCAL_WRITE}
-   * @param onFreed run once after the region is deregistered (after its last in-flight use), so
-   *     the caller can release the memory
+   * @param onFreed run once after the region is deregistered (after its last in-flight use), so the
+   *     caller can release the memory
    * @throws RegistrationException when the transport refuses (e.g. memlock limit, device error)
    */
   RegisteredRegion register(MemoryPiece piece, Access access, String owner, Runnable onFreed)
@@ -23,9 +22,9 @@ public interface MemoryRegistrar {
 
   /**
    * Whether files must be mapped writable to be registered. The Linux kernel (6.1 measured here)
-   * refuses to pin a read-only shared file mapping for a NIC ({@code ibv_reg_mr} fails with
-   * EFAULT even for remote READ only access), so verbs needs the mapping writable; nothing ever
-   * writes through it, and the NIC gets remote READ access only.
+   * refuses to pin a read-only shared file mapping for a NIC ({@code ibv_reg_mr} fails with EFAULT
+   * even for remote READ only access), so verbs needs the mapping writable; nothing ever writes
+   * through it, and the NIC gets remote READ access only.
    */
   default boolean needsWritableMappings() {
     return false;
@@ -43,10 +42,10 @@ public interface MemoryRegistrar {
 
   /**
    * Asks that {@code [offset, offset + length)} of {@code region} be made ready for READs ahead of
-   * them: for a region registered with on-demand paging, the device faults those pages in now
-   * (a published output, the ranges a reader announced), so the first READ does not pay the
-   * fault. Asynchronous and best effort. Returns whether a prefetch was started; false (and
-   * nothing done) for pinned regions and for transports without on-demand paging.
+   * them: for a region registered with on-demand paging, the device faults those pages in now (a
+   * published output, the ranges a reader announced), so the first READ does not pay the fault.
+   * Asynchronous and best effort. Returns whether a prefetch was started; false (and nothing done)
+   * for pinned regions and for transports without on-demand paging.
    */
   default boolean prefetch(RegisteredRegion region, long offset, long length) {
     return false;

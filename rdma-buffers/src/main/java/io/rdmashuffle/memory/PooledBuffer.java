@@ -4,14 +4,14 @@ import java.nio.ByteBuffer;
 
 /**
  * A registered buffer lent by a {@link BufferPool}: a slice of a registered chunk (or a
- * registration of its own when larger than a chunk), reference counted. The pool creates one
- * handle per slice and reuses it, so lending a buffer makes no garbage (a tracking pool lends a
- * fresh handle each time instead: see {@link BufferPool}).
+ * registration of its own when larger than a chunk), reference counted. The pool creates one handle
+ * per slice and reuses it, so lending a buffer makes no garbage (a tracking pool lends a fresh
+ * handle each time instead: see {@link BufferPool}).
  *
- * <p>One owner at a time: the borrower holds the first reference; a READ into the buffer holds
- * its region (not the buffer) while in flight. {@link #release()} by the last holder returns the
- * buffer to the pool; using it afterwards is a bug. A release more than was retained throws and
- * changes nothing, even while the pool lends the buffer again (see {@link RefCounted}).
+ * <p>One owner at a time: the borrower holds the first reference; a READ into the buffer holds its
+ * region (not the buffer) while in flight. {@link #release()} by the last holder returns the buffer
+ * to the pool; using it afterwards is a bug. A release more than was retained throws and changes
+ * nothing, even while the pool lends the buffer again (see {@link RefCounted}).
  */
 public final class PooledBuffer implements RefCounted {
   final BufferPool pool;
@@ -23,6 +23,7 @@ public final class PooledBuffer implements RefCounted {
   private final ByteBuffer view;
   private final RefCount refs = RefCount.freed("pooled buffer");
   private int size;
+
   /** Follows this lend in a tracking pool; guarded by the pool's lock. */
   LeakDetector.Tracker tracker;
 

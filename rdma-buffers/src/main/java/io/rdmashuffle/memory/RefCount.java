@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 public final class RefCount {
   /** Added once by {@link #close()}: a closed count is negative. */
   static final int CLOSED = Integer.MIN_VALUE / 2;
+
   /** Most references an open count may hold, so that closing it leaves a negative value. */
   static final int MAX_REFS = -CLOSED - 1;
 
@@ -132,8 +133,8 @@ public final class RefCount {
   }
 
   /**
-   * Withdrawable counts: drops the owner's reference and refuses new ones from now on.
-   * Idempotent: only the first call gets anything but {@link Close#ALREADY_CLOSED}.
+   * Withdrawable counts: drops the owner's reference and refuses new ones from now on. Idempotent:
+   * only the first call gets anything but {@link Close#ALREADY_CLOSED}.
    */
   public Close close() {
     if (!withdrawable) {
@@ -157,8 +158,7 @@ public final class RefCount {
    */
   public void revive() {
     if (withdrawable || !VALUE.compareAndSet(this, 0, 1)) {
-      throw new IllegalStateException(
-          what + " refCnt=" + get() + ": revived while " + state());
+      throw new IllegalStateException(what + " refCnt=" + get() + ": revived while " + state());
     }
   }
 

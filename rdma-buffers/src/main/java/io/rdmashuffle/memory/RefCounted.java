@@ -5,8 +5,8 @@ package io.rdmashuffle.memory;
  * (regions, pooled buffers, registered files, map outputs being read): whoever creates or lends it
  * holds the first reference; work that must keep it alive takes one more with {@link #tryRetain()}
  * (or {@link #retain()} when it already holds one) and gives it back with {@link #release()}; the
- * resource is freed by the release that drops the count to zero, exactly once. The count never
- * goes negative: a release of a freed resource throws and changes nothing.
+ * resource is freed by the release that drops the count to zero, exactly once. The count never goes
+ * negative: a release of a freed resource throws and changes nothing.
  *
  * <p>A withdrawable resource (a registered region, a registered file) gives back its owner's
  * reference with {@code close()} instead: that stops new users at once ({@link #tryRetain()}

@@ -12,8 +12,8 @@ import java.nio.ByteBuffer;
  *  +-------------------------------+---------------+---------------+
  * </pre>
  *
- * The address and rkey are capabilities: never log them at INFO; {@link #toString()} leaves
- * them out.
+ * The address and rkey are capabilities: never log them at INFO; {@link #toString()} leaves them
+ * out.
  */
 public record RegionDescriptor(long address, int length, int rkey) {
   public static final int ADDRESS_OFFSET = 0;
@@ -41,7 +41,11 @@ public record RegionDescriptor(long address, int length, int rkey) {
   public static RegionDescriptor readFrom(ByteBuffer src, int offset) {
     if (offset < 0 || src.limit() - offset < BYTES) {
       throw new IllegalArgumentException(
-          "region descriptor at offset=" + offset + " needs " + BYTES + " bytes, limit="
+          "region descriptor at offset="
+              + offset
+              + " needs "
+              + BYTES
+              + " bytes, limit="
               + src.limit());
     }
     return new RegionDescriptor(

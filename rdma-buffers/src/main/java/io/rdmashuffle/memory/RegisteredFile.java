@@ -13,10 +13,9 @@ import java.util.List;
 /**
  * A file mapped (read-only, unless the registrar can only pin writable mappings: then mapped
  * writable but never written) and registered for remote READ only in pieces of at most {@code
- * pieceSize}
- * bytes (each registration is limited to 2 GiB, so files of any size work). Owned by whoever
- * opened it; {@link #close()} withdraws every piece at once and unmaps the file (and closes its
- * descriptor) after the last in-flight READ of it finishes.
+ * pieceSize} bytes (each registration is limited to 2 GiB, so files of any size work). Owned by
+ * whoever opened it; {@link #close()} withdraws every piece at once and unmaps the file (and closes
+ * its descriptor) after the last in-flight READ of it finishes.
  *
  * <p>Counted as a withdrawable {@link RefCount} (see {@link RefCounted}): the owner's reference,
  * one per registered piece until the piece is deregistered, and one per holder that {@link
@@ -30,8 +29,10 @@ public final class RegisteredFile implements RefCounted, AutoCloseable {
   private final List<RegisteredRegion> pieces;
   private final List<MappedByteBuffer> mappings;
   private final RefCount refs = RefCount.withdrawable("registered file");
+
   /** Mapped writable for a registrar that can pin nothing else; never written through. */
   private final boolean writable;
+
   private final LeakDetector.Tracker tracker;
 
   private RegisteredFile(
@@ -44,8 +45,11 @@ public final class RegisteredFile implements RefCounted, AutoCloseable {
     int count = (int) ((length + pieceSize - 1) / pieceSize);
     this.pieces = new ArrayList<>(count);
     this.mappings = new ArrayList<>(count);
-    this.tracker = LeakDetector.track(this, LeakDetector.Kind.FILE,
-        "registered file " + path.getFileName() + " of " + length + " bytes");
+    this.tracker =
+        LeakDetector.track(
+            this,
+            LeakDetector.Kind.FILE,
+            "registered file " + path.getFileName() + " of " + length + " bytes");
   }
 
   /**
@@ -57,22 +61,29 @@ public final class RegisteredFile implements RefCounted, AutoCloseable {
       Path path, long pieceSize, MemoryRegistrar registrar, String owner) throws IOException {
     checkPieceSize(pieceSize);
     boolean writable = registrar.needsWritableMappings() && Files.isWritable(path);
-    FileChannel ch = writable
-        ? FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)
-        : FileChannel.open(path, StandardOpenOption.READ);
+    FileChannel ch =
+        writable
+            ? FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)
+            : FileChannel.open(path, StandardOpenOption.READ);
     return register(path, ch, writable, pieceSize, registrar, owner);
   }
 
   /**
-   * Maps and registers a file its caller already opened (and checked: what is registered is
-   * exactly that open file, whatever happens to its path meanwhile). Takes over {@code channel}:
-   * it is closed with the registered file, or at once when registration fails.
+   * Maps and registers a file its caller already opened (and checked: what is registered is exactly
+   * that open file, whatever happens to its path meanwhile). Takes over {@code channel}: it is
+   * closed with the registered file, or at once when registration fails.
    *
-   * @param writable whether {@code channel} is open for writing, as a registrar that needs
-   *     writable mappings wants it
+   * @param writable whether {@code channel} is open for writing, as a registrar that needs writable
+   *     mappings wants it
    */
-  public static RegisteredFile register(Path path, FileChannel channel, boolean writable,
-      long pieceSize, MemoryRegistrar registrar, String owner) throws IOException {
+  public static RegisteredFile register(
+      Path path,
+      FileChannel channel,
+      boolean writable,
+      long pieceSize,
+      MemoryRegistrar registrar,
+      String owner)
+      throws IOException {
     RegisteredFile file;
     try {
       checkPieceSize(pieceSize);
@@ -101,8 +112,8 @@ public final class RegisteredFile implements RefCounted, AutoCloseable {
     for (long off = 0; off < length; off += pieceSize) {
       int size = (int) Math.min(pieceSize, length - off);
       MappedByteBuffer mapped =
-          channel.map(writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY,
-              off, size);
+          channel.map(
+              writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, off, size);
       mappings.add(mapped);
       refs.retain();
       try {
@@ -150,8 +161,8 @@ public final class RegisteredFile implements RefCounted, AutoCloseable {
   }
 
   /**
-   * Copies file bytes {@code [offset, offset + dst.remaining())} into {@code dst} straight from
-   * the mapping (a local read, no network).
+   * Copies file bytes {@code [offset, offset + dst.remaining())} into {@code dst} straight from the
+   * mapping (a local read, no network).
    *
    * @throws IllegalArgumentException when the range is outside the file
    * @throws IllegalStateException when the file was closed

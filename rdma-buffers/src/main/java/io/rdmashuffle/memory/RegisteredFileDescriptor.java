@@ -25,6 +25,7 @@ public final class RegisteredFileDescriptor {
   public static final int FILE_LENGTH_OFFSET = COUNT_OFFSET + Integer.BYTES;
   public static final int PIECE_SIZE_OFFSET = FILE_LENGTH_OFFSET + Long.BYTES;
   public static final int HEADER_BYTES = PIECE_SIZE_OFFSET + Long.BYTES;
+
   /** More pieces than this is not a file we registered (1 GiB pieces: 4 PiB). */
   public static final int MAX_PIECES = 1 << 22;
 
@@ -49,8 +50,14 @@ public final class RegisteredFileDescriptor {
     long expected = (fileLength + pieceSize - 1) / pieceSize;
     if (pieces.size() != expected) {
       throw new IllegalArgumentException(
-          "pieces=" + pieces.size() + ": a file of fileLength=" + fileLength + " in pieces of "
-              + pieceSize + " has " + expected);
+          "pieces="
+              + pieces.size()
+              + ": a file of fileLength="
+              + fileLength
+              + " in pieces of "
+              + pieceSize
+              + " has "
+              + expected);
     }
     for (int i = 0; i < pieces.size(); i++) {
       long want = Math.min(pieceSize, fileLength - i * pieceSize);
@@ -107,7 +114,11 @@ public final class RegisteredFileDescriptor {
     long want = HEADER_BYTES + (long) count * RegionDescriptor.BYTES;
     if (bytes.length != want) {
       throw new IllegalArgumentException(
-          "registered file descriptor length=" + bytes.length + ": " + count + " pieces need "
+          "registered file descriptor length="
+              + bytes.length
+              + ": "
+              + count
+              + " pieces need "
               + want);
     }
     RegionDescriptor[] pieces = new RegionDescriptor[count];

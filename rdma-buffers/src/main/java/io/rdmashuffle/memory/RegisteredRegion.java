@@ -1,15 +1,15 @@
 package io.rdmashuffle.memory;
 
 /**
- * A piece of memory registered with a transport: the unit that READs address, by
- * {@code (address, rkey)} remotely or {@code (address, lkey)} locally.
+ * A piece of memory registered with a transport: the unit that READs address, by {@code (address,
+ * rkey)} remotely or {@code (address, lkey)} locally.
  *
  * <p>Lifetime: the registrar creates it with one reference, held by whoever registered it. Work
- * that may touch the memory (a READ being served from it, a READ writing into it) takes a
- * reference with {@link #tryRetain()} and gives it back with {@link #release()}. {@link #close()}
- * withdraws the region at once (new READs of it fail as deregistered) but the memory is
- * deregistered and freed only when the last reference is released, so in-flight work never
- * touches freed memory. The count is a withdrawable {@link RefCount}: see {@link RefCounted}.
+ * that may touch the memory (a READ being served from it, a READ writing into it) takes a reference
+ * with {@link #tryRetain()} and gives it back with {@link #release()}. {@link #close()} withdraws
+ * the region at once (new READs of it fail as deregistered) but the memory is deregistered and
+ * freed only when the last reference is released, so in-flight work never touches freed memory. The
+ * count is a withdrawable {@link RefCount}: see {@link RefCounted}.
  */
 public abstract class RegisteredRegion implements RefCounted, AutoCloseable {
   private final MemoryPiece memory;
@@ -23,8 +23,8 @@ public abstract class RegisteredRegion implements RefCounted, AutoCloseable {
   private final LeakDetector.Tracker tracker;
 
   /**
-   * @param onFreed run once after deregistration, when the memory may be released (unmapped,
-   *     freed) by whoever owns it
+   * @param onFreed run once after deregistration, when the memory may be released (unmapped, freed)
+   *     by whoever owns it
    */
   protected RegisteredRegion(
       MemoryPiece memory,
@@ -41,9 +41,16 @@ public abstract class RegisteredRegion implements RefCounted, AutoCloseable {
     this.address = address;
     this.rkey = rkey;
     this.lkey = lkey;
-    this.tracker = LeakDetector.track(this, LeakDetector.Kind.REGION,
-        "registered region of " + memory.length() + " bytes (" + access
-            + (memory.isFile() ? ", file" : "") + ")");
+    this.tracker =
+        LeakDetector.track(
+            this,
+            LeakDetector.Kind.REGION,
+            "registered region of "
+                + memory.length()
+                + " bytes ("
+                + access
+                + (memory.isFile() ? ", file" : "")
+                + ")");
   }
 
   public final MemoryPiece memory() {
@@ -124,8 +131,8 @@ public abstract class RegisteredRegion implements RefCounted, AutoCloseable {
   }
 
   /**
-   * Withdraws the region: from now on READs of it fail as deregistered. The memory is
-   * deregistered when in-flight work finishes. Idempotent.
+   * Withdraws the region: from now on READs of it fail as deregistered. The memory is deregistered
+   * when in-flight work finishes. Idempotent.
    */
   @Override
   public final void close() {

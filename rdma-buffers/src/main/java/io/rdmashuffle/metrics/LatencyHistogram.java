@@ -3,9 +3,9 @@ package io.rdmashuffle.metrics;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * READ latencies in power-of-two microsecond buckets (bucket i counts latencies in
- * [2^(i-1), 2^i) µs; bucket 0 is below 1 µs), lock-free and allocation-free to record.
- * Percentiles are reported as the upper bound of their bucket, so within a factor of two.
+ * READ latencies in power-of-two microsecond buckets (bucket i counts latencies in [2^(i-1), 2^i)
+ * µs; bucket 0 is below 1 µs), lock-free and allocation-free to record. Percentiles are reported as
+ * the upper bound of their bucket, so within a factor of two.
  */
 public final class LatencyHistogram {
   public static final int BUCKETS = 40;

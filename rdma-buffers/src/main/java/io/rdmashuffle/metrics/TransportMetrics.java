@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The counters of one process's transport: bytes and READs completed, failures by kind, READ
  * latency, registered memory, transport fallbacks, connections and calls the connection server
- * refused or dropped, by bound. Recording is lock-free and allocation-free.
- * Engine adapters read {@link #snapshot()} into Spark metrics and Hadoop counters.
+ * refused or dropped, by bound. Recording is lock-free and allocation-free. Engine adapters read
+ * {@link #snapshot()} into Spark metrics and Hadoop counters.
  */
 public final class TransportMetrics {
   private final LongAdder bytesRead = new LongAdder();
@@ -92,8 +92,8 @@ public final class TransportMetrics {
   }
 
   /**
-   * A READ's target was never released because the device might still write into it (its queue
-   * pair could be neither destroyed nor flushed): memory leaked on purpose, never reused.
+   * A READ's target was never released because the device might still write into it (its queue pair
+   * could be neither destroyed nor flushed): memory leaked on purpose, never reused.
    */
   public void readTargetLeaked() {
     readTargetsLeaked.increment();

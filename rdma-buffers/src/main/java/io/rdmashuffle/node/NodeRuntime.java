@@ -26,14 +26,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What one process needs to serve map outputs, read them, or both, brought up in one place from
- * a {@link Context} that checks itself first: the transport (chosen by the settings), and on the
- * serving side the catalog of served outputs and its locate service, on the reading side the
- * pool of registered READ buffers and the connections to peers. A Spark executor serves and
- * reads; a NodeManager service serves; a MapReduce reduce task reads.
+ * What one process needs to serve map outputs, read them, or both, brought up in one place from a
+ * {@link Context} that checks itself first: the transport (chosen by the settings), and on the
+ * serving side the catalog of served outputs and its locate service, on the reading side the pool
+ * of registered READ buffers and the connections to peers. A Spark executor serves and reads; a
+ * NodeManager service serves; a MapReduce reduce task reads.
  *
- * <p>One per process (per NodeManager service), closed by its owner: in reverse order of
- * creation, keeping the first failure.
+ * <p>One per process (per NodeManager service), closed by its owner: in reverse order of creation,
+ * keeping the first failure.
  */
 public final class NodeRuntime implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeRuntime.class);
@@ -145,30 +145,39 @@ public final class NodeRuntime implements AutoCloseable {
     this.transport = transport;
     RdmaConf conf = c.conf;
     if (c.served != null) {
-      this.catalog = new OutputCatalog(transport.registrar(), c.served,
-          new OutputCatalog.Limits(conf.get(RdmaShuffleConfig.SERVE_MAX_OPEN_OUTPUTS),
-              conf.get(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES),
-              conf.get(RdmaShuffleConfig.PIECE_SIZE)),
-          c.secrets, transport::withdrawApplication);
+      this.catalog =
+          new OutputCatalog(
+              transport.registrar(),
+              c.served,
+              new OutputCatalog.Limits(
+                  conf.get(RdmaShuffleConfig.SERVE_MAX_OPEN_OUTPUTS),
+                  conf.get(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES),
+                  conf.get(RdmaShuffleConfig.PIECE_SIZE)),
+              c.secrets,
+              transport::withdrawApplication);
       built.add(catalog);
       this.locator = new LocateService(catalog, transport.kind(), transport.localAddress());
-      transport.serveCalls(CallServices.LOCATE, (application, request) -> {
-        try {
-          return locator.answer(application, request);
-        } catch (IllegalArgumentException e) {
-          throw new CallRefusedException(CallRefusedException.MALFORMED,
-              "not a locate request: " + e.getMessage());
-        }
-      });
+      transport.serveCalls(
+          CallServices.LOCATE,
+          (application, request) -> {
+            try {
+              return locator.answer(application, request);
+            } catch (IllegalArgumentException e) {
+              throw new CallRefusedException(
+                  CallRefusedException.MALFORMED, "not a locate request: " + e.getMessage());
+            }
+          });
     } else {
       this.catalog = null;
       this.locator = null;
     }
     if (c.reading) {
-      this.buffers = new BufferPool(transport.registrar(),
-          conf.get(RdmaShuffleConfig.BUFFERS_MIN_SIZE),
-          conf.get(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE),
-          conf.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES));
+      this.buffers =
+          new BufferPool(
+              transport.registrar(),
+              conf.get(RdmaShuffleConfig.BUFFERS_MIN_SIZE),
+              conf.get(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE),
+              conf.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES));
       built.add(buffers);
       this.connections =
           new ConnectionPool(transport, conf.get(RdmaShuffleConfig.CONNECTIONS_PER_PEER));
@@ -187,17 +196,21 @@ public final class NodeRuntime implements AutoCloseable {
   public static NodeRuntime start(Context context) throws TransportStartException {
     Context c = Objects.requireNonNull(context).conclude();
     // the memlock limit must allow what this process pins: served outputs and/or READ buffers
-    Transport t = c.selector.start(
-        new TransportContext(c.conf, c.secrets, c.defaultHost, c.metrics),
-        PinnedMemory.of(c.conf, c.served != null, c.reading));
+    Transport t =
+        c.selector.start(
+            new TransportContext(c.conf, c.secrets, c.defaultHost, c.metrics),
+            PinnedMemory.of(c.conf, c.served != null, c.reading));
     List<AutoCloseable> built = new ArrayList<>();
     built.add(t);
     try {
       NodeRuntime r = new NodeRuntime(c, t, built);
-      LOG.info("rdma-shuffle {} over {} at {}",
-          c.served != null && c.reading ? "serves and reads" : c.served != null ? "serves"
-              : "reads",
-          t.kind().name().toLowerCase(Locale.ROOT), t.localAddress());
+      LOG.info(
+          "rdma-shuffle {} over {} at {}",
+          c.served != null && c.reading
+              ? "serves and reads"
+              : c.served != null ? "serves" : "reads",
+          t.kind().name().toLowerCase(Locale.ROOT),
+          t.localAddress());
       return r;
     } catch (RuntimeException e) {
       closeAll(built, e);
@@ -236,9 +249,10 @@ public final class NodeRuntime implements AutoCloseable {
    * locate service.
    */
   public Locator locatorClient() {
-    return (owner, application, request) -> transport
-        .call(owner, application, CallServices.LOCATE, LocateLayout.encode(request))
-        .thenApply(LocateLayout::decodeAnswer);
+    return (owner, application, request) ->
+        transport
+            .call(owner, application, CallServices.LOCATE, LocateLayout.encode(request))
+            .thenApply(LocateLayout::decodeAnswer);
   }
 
   /** The READ buffer pool; null when this process does not read. */

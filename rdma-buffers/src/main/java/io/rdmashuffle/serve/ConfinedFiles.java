@@ -20,14 +20,14 @@ import java.util.Set;
 
 /**
  * Opens a file below a trusted directory so that what is opened really lies there, whatever the
- * owner of the directories in between does meanwhile: each path component is opened relative to
- * the one before it ({@code openat}), none may be a symbolic link, and the file's owner is
- * checked. A user who owns a job's output directory and swaps it for a link between a check and
- * an open gets a refusal, not another user's file. The NodeManager services open every map
- * output they serve this way.
+ * owner of the directories in between does meanwhile: each path component is opened relative to the
+ * one before it ({@code openat}), none may be a symbolic link, and the file's owner is checked. A
+ * user who owns a job's output directory and swaps it for a link between a check and an open gets a
+ * refusal, not another user's file. The NodeManager services open every map output they serve this
+ * way.
  *
- * <p>On platforms without secure directory streams (not Linux), it refuses rather than opening
- * by name.
+ * <p>On platforms without secure directory streams (not Linux), it refuses rather than opening by
+ * name.
  */
 public final class ConfinedFiles {
   private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
@@ -39,11 +39,11 @@ public final class ConfinedFiles {
    *
    * @param owner the user the file must belong to, or null for any
    * @throws NoSuchFileException when a component does not exist
-   * @throws RefusedException when a component is a link or not a directory, or the file is not
-   *     a regular file of {@code owner}
+   * @throws RefusedException when a component is a link or not a directory, or the file is not a
+   *     regular file of {@code owner}
    */
-  public static FileChannel open(Path root, List<String> components, String owner,
-      boolean writable) throws IOException {
+  public static FileChannel open(Path root, List<String> components, String owner, boolean writable)
+      throws IOException {
     if (components.isEmpty()) {
       throw new IllegalArgumentException("no file below " + root);
     }
@@ -55,8 +55,10 @@ public final class ConfinedFiles {
     DirectoryStream<Path> top = Files.newDirectoryStream(root);
     if (!(top instanceof SecureDirectoryStream<Path> dir)) {
       top.close();
-      throw new RefusedException("this platform can't open files relative to a directory;"
-          + " refusing to serve " + root.resolve(String.join("/", components)));
+      throw new RefusedException(
+          "this platform can't open files relative to a directory;"
+              + " refusing to serve "
+              + root.resolve(String.join("/", components)));
     }
     try {
       for (int i = 0; i < components.size() - 1; i++) {
@@ -67,8 +69,10 @@ public final class ConfinedFiles {
         } catch (NoSuchFileException e) {
           throw e;
         } catch (IOException e) {
-          throw new RefusedException(describe(root, components, i)
-              + " is not a directory (a link, or another kind of file): " + e.getMessage());
+          throw new RefusedException(
+              describe(root, components, i)
+                  + " is not a directory (a link, or another kind of file): "
+                  + e.getMessage());
         }
         dir.close();
         dir = next;
@@ -79,8 +83,13 @@ public final class ConfinedFiles {
     }
   }
 
-  private static FileChannel openFile(SecureDirectoryStream<Path> dir, Path root,
-      List<String> components, String owner, boolean writable) throws IOException {
+  private static FileChannel openFile(
+      SecureDirectoryStream<Path> dir,
+      Path root,
+      List<String> components,
+      String owner,
+      boolean writable)
+      throws IOException {
     int last = components.size() - 1;
     Path name = root.getFileSystem().getPath(components.get(last));
     Set<OpenOption> options = new HashSet<>();
@@ -107,8 +116,8 @@ public final class ConfinedFiles {
       // open would show as another file key (device and inode)
       PosixFileAttributes after = attributes(dir, name);
       if (before.fileKey() == null || !before.fileKey().equals(after.fileKey())) {
-        throw new RefusedException(describe(root, components, last)
-            + " was replaced while being opened");
+        throw new RefusedException(
+            describe(root, components, last) + " was replaced while being opened");
       }
       return fc;
     } catch (IOException | RuntimeException e) {
@@ -119,16 +128,16 @@ public final class ConfinedFiles {
 
   private static PosixFileAttributes attributes(SecureDirectoryStream<Path> dir, Path name)
       throws IOException {
-    PosixFileAttributeView view = dir.getFileAttributeView(name, PosixFileAttributeView.class,
-        NOFOLLOW);
+    PosixFileAttributeView view =
+        dir.getFileAttributeView(name, PosixFileAttributeView.class, NOFOLLOW);
     if (view == null) {
       throw new RefusedException("no POSIX attributes for " + name);
     }
     return view.readAttributes();
   }
 
-  private static void check(PosixFileAttributes a, Path root, List<String> components,
-      String owner) throws RefusedException {
+  private static void check(PosixFileAttributes a, Path root, List<String> components, String owner)
+      throws RefusedException {
     String where = describe(root, components, components.size() - 1);
     if (!a.isRegularFile()) {
       throw new RefusedException(where + " is not a regular file (a link or a device?)");
@@ -136,7 +145,10 @@ public final class ConfinedFiles {
     UserPrincipal actual = a.owner();
     if (owner != null && (actual == null || !actual.getName().equals(owner))) {
       throw new RefusedException(
-          where + " belongs to " + (actual == null ? "nobody" : actual.getName()) + ", not "
+          where
+              + " belongs to "
+              + (actual == null ? "nobody" : actual.getName())
+              + ", not "
               + owner);
     }
   }

@@ -35,8 +35,12 @@ public final class LocateService {
   public LocateAnswer answer(String application, LocateRequest request) {
     List<Located> out = new ArrayList<>(request.maps().size());
     for (int i = 0; i < request.maps().size(); i++) {
-      out.add(catalog.locate(request.id(application, i), request.startPartition(),
-          request.endPartition(), request.localPaths()));
+      out.add(
+          catalog.locate(
+              request.id(application, i),
+              request.startPartition(),
+              request.endPartition(),
+              request.localPaths()));
     }
     return new LocateAnswer(transport, responder, out);
   }
@@ -44,8 +48,8 @@ public final class LocateService {
   /**
    * Decodes a request, answers it and encodes the answer.
    *
-   * @throws IllegalArgumentException when the request is not a valid one (the message names
-   *     the field)
+   * @throws IllegalArgumentException when the request is not a valid one (the message names the
+   *     field)
    */
   public ByteBuffer answer(String application, ByteBuffer request) {
     return LocateLayout.encode(answer(application, LocateLayout.decodeRequest(request)));

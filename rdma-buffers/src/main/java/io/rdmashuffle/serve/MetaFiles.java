@@ -14,9 +14,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.zip.Checksum;
 
 /**
- * A committed Spark map output's meta file, beside its data file ({@code shuffle_1_2_0.data}
- * has {@code shuffle_1_2_0.data.rdma-meta}, laid out as {@link MetaFileLayout} says): written
- * once at commit with each partition's checksum, read by whoever serves the output later.
+ * A committed Spark map output's meta file, beside its data file ({@code shuffle_1_2_0.data} has
+ * {@code shuffle_1_2_0.data.rdma-meta}, laid out as {@link MetaFileLayout} says): written once at
+ * commit with each partition's checksum, read by whoever serves the output later.
  *
  * <p>Checksums are computed by reading the file through its channel, never through a mapping: a
  * file truncated or unreadable under a mapping raises SIGBUS, which can take the process down;
@@ -43,8 +43,15 @@ public final class MetaFiles {
    * @return the partition table written
    * @throws IOException when the data file does not match {@code lengths} or can't be read
    */
-  public static PartitionTable commit(Path dataFile, int shuffleId, long mapId, long[] lengths,
-      ChecksumAlgorithm algorithm, long[] known, boolean checksums) throws IOException {
+  public static PartitionTable commit(
+      Path dataFile,
+      int shuffleId,
+      long mapId,
+      long[] lengths,
+      ChecksumAlgorithm algorithm,
+      long[] known,
+      boolean checksums)
+      throws IOException {
     long total = 0;
     for (long l : lengths) {
       total += l;
@@ -53,11 +60,14 @@ public final class MetaFiles {
     int[] sums = null;
     try (FileChannel ch = FileChannel.open(dataFile, StandardOpenOption.READ)) {
       if (ch.size() != total) {
-        throw new IOException("data file " + dataFile + " length=" + ch.size()
-            + ": its partitions sum to " + total);
+        throw new IOException(
+            "data file " + dataFile + " length=" + ch.size() + ": its partitions sum to " + total);
       }
-      if (checksums && known != null && known.length == lengths.length
-          && algorithm != null && algorithm != ChecksumAlgorithm.NONE) {
+      if (checksums
+          && known != null
+          && known.length == lengths.length
+          && algorithm != null
+          && algorithm != ChecksumAlgorithm.NONE) {
         alg = algorithm;
         sums = new int[lengths.length];
         for (int p = 0; p < sums.length; p++) {
@@ -70,8 +80,12 @@ public final class MetaFiles {
     }
     ByteBuffer content = MetaFileLayout.encode(shuffleId, mapId, lengths, alg, sums);
     Path meta = pathFor(dataFile);
-    try (FileChannel ch = FileChannel.open(meta, StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(
+            meta,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
       while (content.hasRemaining()) {
         ch.write(content);
       }

@@ -1,6 +1,5 @@
 package io.rdmashuffle.serve;
 
-import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.mapoutput.LocateAnswer.Located;
 import io.rdmashuffle.mapoutput.LocateAnswer.Status;
 import io.rdmashuffle.mapoutput.OutputId;
@@ -29,16 +28,16 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Admission.</b> An application's outputs are served while it is admitted: its secret is
- *       known to the transport from {@link #admit} to {@link #withdraw}, which also deregisters
- *       its outputs and tells the transport to drop its connections.
+ *       known to the transport from {@link #admit} to {@link #withdraw}, which also deregisters its
+ *       outputs and tells the transport to drop its connections.
  *   <li><b>Registration, bounded.</b> An output is registered when first asked for ({@link
- *       #locate}), or at commit when room allows ({@link #offer}). At most {@code
- *       maxOpenOutputs} are registered (each holds an open file and its mappings) and at most
- *       {@code maxPinnedBytes} of them pinned (verbs without on-demand paging); beyond either, the
- *       least recently asked-for outputs are deregistered first. A reader still READing one gets
- *       a remote access error and asks again.
- *   <li><b>Exactly the checked file.</b> The source opens and checks each data file once; that
- *       open file is what gets registered.
+ *       #locate}), or at commit when room allows ({@link #offer}). At most {@code maxOpenOutputs}
+ *       are registered (each holds an open file and its mappings) and at most {@code
+ *       maxPinnedBytes} of them pinned (verbs without on-demand paging); beyond either, the least
+ *       recently asked-for outputs are deregistered first. A reader still READing one gets a remote
+ *       access error and asks again.
+ *   <li><b>Exactly the checked file.</b> The source opens and checks each data file once; that open
+ *       file is what gets registered.
  * </ul>
  *
  * <p>Thread-safe; one per serving process, closed with it.
@@ -50,8 +49,14 @@ public final class OutputCatalog implements AutoCloseable {
   public record Limits(int maxOpenOutputs, long maxPinnedBytes, long pieceSize) {
     public Limits {
       if (maxOpenOutputs < 1 || maxPinnedBytes < 0 || pieceSize <= 0) {
-        throw new IllegalArgumentException("maxOpenOutputs=" + maxOpenOutputs + ", maxPinnedBytes="
-            + maxPinnedBytes + ", pieceSize=" + pieceSize + ": out of range");
+        throw new IllegalArgumentException(
+            "maxOpenOutputs="
+                + maxOpenOutputs
+                + ", maxPinnedBytes="
+                + maxPinnedBytes
+                + ", pieceSize="
+                + pieceSize
+                + ": out of range");
       }
     }
   }
@@ -69,16 +74,22 @@ public final class OutputCatalog implements AutoCloseable {
   // guarded by this
   private final Registrations registered;
   private final Set<String> admitted = new HashSet<>();
+
   /** Shuffles forgotten (applicaton, shuffle): a late registration for one is dropped. */
   private final Set<List<String>> forgotten = new HashSet<>();
+
   private boolean closed;
 
   /**
    * @param secrets the transport's application secrets, kept in step with admission
    * @param onWithdraw told when an application is withdrawn (the transport drops its peers)
    */
-  public OutputCatalog(MemoryRegistrar registrar, OutputSource source, Limits limits,
-      ApplicationSecrets secrets, Consumer<String> onWithdraw) {
+  public OutputCatalog(
+      MemoryRegistrar registrar,
+      OutputSource source,
+      Limits limits,
+      ApplicationSecrets secrets,
+      Consumer<String> onWithdraw) {
     this.registrar = registrar;
     this.source = source;
     this.limits = limits;
@@ -113,8 +124,8 @@ public final class OutputCatalog implements AutoCloseable {
   }
 
   /**
-   * Stops serving {@code application}: forgets its secret, deregisters its outputs (READs in
-   * flight end; the memory goes after them), and tells the transport. Idempotent.
+   * Stops serving {@code application}: forgets its secret, deregisters its outputs (READs in flight
+   * end; the memory goes after them), and tells the transport. Idempotent.
    */
   public void withdraw(String application) {
     List<Registered> gone;
@@ -135,7 +146,9 @@ public final class OutputCatalog implements AutoCloseable {
     List<Registered> gone;
     synchronized (this) {
       forgotten.add(List.of(application, shuffle));
-      gone = registered.removeWhere(id -> id.application().equals(application) && id.shuffle().equals(shuffle));
+      gone =
+          registered.removeWhere(
+              id -> id.application().equals(application) && id.shuffle().equals(shuffle));
     }
     close(gone);
   }
@@ -168,8 +181,8 @@ public final class OutputCatalog implements AutoCloseable {
 
   /**
    * Where to READ partitions {@code [start, end)} of {@code id}, registering it if needed; with
-   * {@code local}, where its file is instead (the reader is on this host). Never throws: a
-   * problem is the answer's status, with a message.
+   * {@code local}, where its file is instead (the reader is on this host). Never throws: a problem
+   * is the answer's status, with a message.
    */
   public Located locate(OutputId id, int start, int end, boolean local) {
     Located answer = locateOrExplain(id, start, end, local);
@@ -179,8 +192,8 @@ public final class OutputCatalog implements AutoCloseable {
 
   private Located locateOrExplain(OutputId id, int start, int end, boolean local) {
     if (!isAdmitted(id.application())) {
-      return Located.failed(id.map(), Status.REFUSED,
-          "application " + id.application() + " is not served here");
+      return Located.failed(
+          id.map(), Status.REFUSED, "application " + id.application() + " is not served here");
     }
     try {
       if (local) {
@@ -212,8 +225,8 @@ public final class OutputCatalog implements AutoCloseable {
   }
 
   /**
-   * The data file and partition table of {@code id}, without registering it (for readers in
-   * this process or on this host, which read the file themselves).
+   * The data file and partition table of {@code id}, without registering it (for readers in this
+   * process or on this host, which read the file themselves).
    */
   public Described describe(OutputId id) throws IOException {
     synchronized (this) {
@@ -252,8 +265,8 @@ public final class OutputCatalog implements AutoCloseable {
   }
 
   /**
-   * A registered output whose file was truncated since can't be served (a READ of the missing
-   * bytes would fail, or worse): it is deregistered and reported as damaged.
+   * A registered output whose file was truncated since can't be served (a READ of the missing bytes
+   * would fail, or worse): it is deregistered and reported as damaged.
    */
   private void checkIntact(Registered r) throws IOException {
     long now;
@@ -264,8 +277,14 @@ public final class OutputCatalog implements AutoCloseable {
     }
     if (now < r.file().length()) {
       forget(r.id());
-      throw new IOException("data file " + r.file().path() + " is " + now
-          + " bytes long now, " + r.file().length() + " when registered (truncated?)");
+      throw new IOException(
+          "data file "
+              + r.file().path()
+              + " is "
+              + now
+              + " bytes long now, "
+              + r.file().length()
+              + " when registered (truncated?)");
     }
   }
 
@@ -282,8 +301,15 @@ public final class OutputCatalog implements AutoCloseable {
     long pin = registrar.pinsMemory() ? length : 0;
     if (pin > limits.maxPinnedBytes()) {
       o.close();
-      throw new UnavailableException("map output " + id + " of " + length
-          + " bytes exceeds the bound on pinned bytes (" + limits.maxPinnedBytes() + ")", null);
+      throw new UnavailableException(
+          "map output "
+              + id
+              + " of "
+              + length
+              + " bytes exceeds the bound on pinned bytes ("
+              + limits.maxPinnedBytes()
+              + ")",
+          null);
     }
     List<Registered> victims = new ArrayList<>();
     synchronized (this) {
@@ -305,7 +331,8 @@ public final class OutputCatalog implements AutoCloseable {
     }
     Registered r = new Registered(id, file, o.table(), pin);
     synchronized (this) {
-      if (closed || !admitted.contains(id.application())
+      if (closed
+          || !admitted.contains(id.application())
           || forgotten.contains(List.of(id.application(), id.shuffle()))) {
         registered.unreserve(pin);
         r = null;
@@ -315,8 +342,10 @@ public final class OutputCatalog implements AutoCloseable {
     }
     if (r == null) {
       file.close();
-      throw new RefusedException("application " + id.application()
-          + " is no longer served here (or the shuffle was removed)");
+      throw new RefusedException(
+          "application "
+              + id.application()
+              + " is no longer served here (or the shuffle was removed)");
     }
     return r;
   }
@@ -330,8 +359,13 @@ public final class OutputCatalog implements AutoCloseable {
     OpenedOutput o = opened;
     for (int attempt = 0; ; attempt++) {
       try {
-        return RegisteredFile.register(o.path(), o.channel(), registrar.needsWritableMappings(),
-            limits.pieceSize(), registrar, id.application());
+        return RegisteredFile.register(
+            o.path(),
+            o.channel(),
+            registrar.needsWritableMappings(),
+            limits.pieceSize(),
+            registrar,
+            id.application());
       } catch (RegistrationException e) {
         // the failed attempt closed the channel
         Registered victim = attempt == 0 ? evictOne() : null;
@@ -340,8 +374,11 @@ public final class OutputCatalog implements AutoCloseable {
               "map output " + id + " could not be registered: " + e.getMessage(), e);
         }
         victim.file().close();
-        LOG.info("registering {} failed ({}); deregistered {} and trying again", id,
-            e.getMessage(), victim.id());
+        LOG.info(
+            "registering {} failed ({}); deregistered {} and trying again",
+            id,
+            e.getMessage(),
+            victim.id());
         o = reopen(id, o.table(), length);
       }
     }

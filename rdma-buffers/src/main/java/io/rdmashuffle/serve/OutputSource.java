@@ -5,10 +5,10 @@ import java.io.IOException;
 
 /**
  * Where a serving process finds map outputs on demand: an engine's knowledge of its files. Spark
- * executors know the outputs their tasks committed; the NodeManager services find MapReduce
- * outputs and Spark executors' outputs in the node's local dirs. A source opens the data file
- * once, checks that very open file (where it lies, who owns it), reads the partition table, and
- * hands both over: whatever is served afterwards is exactly the file it checked.
+ * executors know the outputs their tasks committed; the NodeManager services find MapReduce outputs
+ * and Spark executors' outputs in the node's local dirs. A source opens the data file once, checks
+ * that very open file (where it lies, who owns it), reads the partition table, and hands both over:
+ * whatever is served afterwards is exactly the file it checked.
  */
 public interface OutputSource {
   /**

@@ -17,11 +17,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The "published on commit" side of serving: the map outputs this process's own tasks committed
- * (a Spark executor's), each a data file with its meta file beside it ({@link MetaFiles}). The
- * catalog registers them at commit when room allows and otherwise when first asked for; their
- * partition tables come from the meta files, so nothing per output stays in memory beyond its
- * path. Thread-safe; one per process.
+ * The "published on commit" side of serving: the map outputs this process's own tasks committed (a
+ * Spark executor's), each a data file with its meta file beside it ({@link MetaFiles}). The catalog
+ * registers them at commit when room allows and otherwise when first asked for; their partition
+ * tables come from the meta files, so nothing per output stays in memory beyond its path.
+ * Thread-safe; one per process.
  */
 public final class PublishedOutputs implements OutputSource {
   private final Map<OutputId, Path> outputs = new ConcurrentHashMap<>();
@@ -39,8 +39,8 @@ public final class PublishedOutputs implements OutputSource {
   }
 
   /**
-   * Forgets an output. Deletes its meta file unless {@code keepMeta} (a re-run of the same map
-   * is about to publish a new one under the same name).
+   * Forgets an output. Deletes its meta file unless {@code keepMeta} (a re-run of the same map is
+   * about to publish a new one under the same name).
    */
   public void remove(OutputId id, boolean keepMeta) {
     Path data = outputs.remove(id);
@@ -85,12 +85,13 @@ public final class PublishedOutputs implements OutputSource {
     if (data == null) {
       throw new NoSuchFileException(id.toString());
     }
-    FileChannel ch = writable
-        ? FileChannel.open(data, StandardOpenOption.READ, StandardOpenOption.WRITE)
-        : FileChannel.open(data, StandardOpenOption.READ);
+    FileChannel ch =
+        writable
+            ? FileChannel.open(data, StandardOpenOption.READ, StandardOpenOption.WRITE)
+            : FileChannel.open(data, StandardOpenOption.READ);
     try {
-      PartitionTable table = MetaFiles.read(data, Integer.parseInt(id.shuffle()),
-          Long.parseLong(id.map()), ch.size());
+      PartitionTable table =
+          MetaFiles.read(data, Integer.parseInt(id.shuffle()), Long.parseLong(id.map()), ch.size());
       return new OpenedOutput(data, ch, table);
     } catch (IOException | RuntimeException e) {
       ch.close();

@@ -11,11 +11,11 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 /**
- * The outputs an {@link OutputCatalog} holds registered, least recently used first, and their
- * share of the bounds: open outputs and pinned bytes, counting registrations still in progress
- * (reserved before the transport registers, so concurrent registrations can't overshoot). Not
- * thread-safe: every call is made under the catalog's lock; closing evicted files is left to the
- * caller, outside the lock.
+ * The outputs an {@link OutputCatalog} holds registered, least recently used first, and their share
+ * of the bounds: open outputs and pinned bytes, counting registrations still in progress (reserved
+ * before the transport registers, so concurrent registrations can't overshoot). Not thread-safe:
+ * every call is made under the catalog's lock; closing evicted files is left to the caller, outside
+ * the lock.
  */
 final class Registrations {
   /** How many evicted outputs are remembered, to count their re-registrations. */
@@ -28,12 +28,13 @@ final class Registrations {
   private final ServingMetrics metrics;
   private final LinkedHashMap<OutputId, Registered> registered =
       new LinkedHashMap<>(64, 0.75f, true);
-  private final LinkedHashMap<OutputId, Boolean> evicted = new LinkedHashMap<>() {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<OutputId, Boolean> eldest) {
-      return size() > EVICTED_MEMORY;
-    }
-  };
+  private final LinkedHashMap<OutputId, Boolean> evicted =
+      new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<OutputId, Boolean> eldest) {
+          return size() > EVICTED_MEMORY;
+        }
+      };
   private int open;
   private long pinned;
 
@@ -52,8 +53,8 @@ final class Registrations {
   }
 
   /**
-   * Reserves room for one more output pinning {@code pin} bytes; with {@code evict}, evicting
-   * least recently used outputs (added to {@code victims}) until it fits.
+   * Reserves room for one more output pinning {@code pin} bytes; with {@code evict}, evicting least
+   * recently used outputs (added to {@code victims}) until it fits.
    *
    * @return false when it does not fit (nothing reserved)
    */

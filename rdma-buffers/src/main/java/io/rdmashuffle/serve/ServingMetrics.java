@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What the serving side of one process did with the map outputs it serves: registrations (and
- * how many were of outputs evicted before: re-registrations), their time, evictions, requests by
+ * What the serving side of one process did with the map outputs it serves: registrations (and how
+ * many were of outputs evicted before: re-registrations), their time, evictions, requests by
  * outcome, and what is registered now. Lock-free; engines publish {@link #snapshot()} beside the
  * transport's counters.
  */

@@ -1,8 +1,8 @@
 package io.rdmashuffle.tools;
 
 import io.rdmashuffle.config.ConfigException;
-import io.rdmashuffle.config.ConfigSource;
 import io.rdmashuffle.config.ConfigSchema;
+import io.rdmashuffle.config.ConfigSource;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.transport.Availability;
@@ -20,8 +20,8 @@ import java.util.Properties;
 import java.util.TreeMap;
 
 /**
- * {@code rdma-shuffle doctor}: prints which transport {@code auto} would pick on this node and
- * why (native library, devices, port states, memlock limit), for the settings found in a
+ * {@code rdma-shuffle doctor}: prints which transport {@code auto} would pick on this node and why
+ * (native library, devices, port states, memlock limit), for the settings found in a
  * spark-defaults.conf style file ({@code --conf FILE}; {@code $SPARK_CONF_DIR/spark-defaults.conf}
  * by default), in {@code -Dspark.shuffle.rdma.*} system properties, and in {@code --set key=value}
  * arguments. Exit status 0 when the configured transport can run, 1 when it can't, 2 on bad
@@ -38,7 +38,7 @@ public final class Doctor {
       Path file = defaultConfFile();
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
-          case "doctor" -> { }
+          case "doctor" -> {}
           case "--conf" -> file = Paths.get(args[++i]);
           case "--set" -> {
             String kv = args[++i];
@@ -50,7 +50,8 @@ public final class Doctor {
             settings.put(kv.substring(0, eq), kv.substring(eq + 1));
           }
           default -> {
-            out.println("usage: rdma-shuffle doctor [--conf spark-defaults.conf] [--set key=value]...");
+            out.println(
+                "usage: rdma-shuffle doctor [--conf spark-defaults.conf] [--set key=value]...");
             return 2;
           }
         }
@@ -82,7 +83,9 @@ public final class Doctor {
     for (Map.Entry<TransportKind, Availability> e : c.probes().entrySet()) {
       Availability a = e.getValue();
       out.println(
-          "transport " + e.getKey().name().toLowerCase(Locale.ROOT) + ": "
+          "transport "
+              + e.getKey().name().toLowerCase(Locale.ROOT)
+              + ": "
               + (a.available() ? "available" : "unavailable: " + a.cause()));
       for (String f : a.findings()) {
         out.println("  " + f);

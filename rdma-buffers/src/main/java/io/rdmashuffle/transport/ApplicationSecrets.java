@@ -5,9 +5,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The secrets of the applications this process serves and reads for (Spark: the application's
- * authentication secret; MapReduce: each job's token). A peer proves the secret of the
- * application it names in the handshake; the secret itself never crosses the wire.
- * Thread-safe.
+ * authentication secret; MapReduce: each job's token). A peer proves the secret of the application
+ * it names in the handshake; the secret itself never crosses the wire. Thread-safe.
  */
 public final class ApplicationSecrets {
   private final Map<String, byte[]> secrets = new ConcurrentHashMap<>();

@@ -1,10 +1,14 @@
 package io.rdmashuffle.transport;
 
-/** The handshake failed: the peer (or we) could not prove the application secret, or the application is unknown to the peer. */
+/**
+ * The handshake failed: the peer (or we) could not prove the application secret, or the application
+ * is unknown to the peer.
+ */
 public final class AuthenticationException extends TransportException {
   private static final long serialVersionUID = 1L;
 
-  public AuthenticationException(String message, PeerAddress peer, ReadOp request, Throwable cause) {
+  public AuthenticationException(
+      String message, PeerAddress peer, ReadOp request, Throwable cause) {
     super(message, peer, request, cause);
   }
 

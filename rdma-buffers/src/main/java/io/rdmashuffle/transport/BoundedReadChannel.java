@@ -8,12 +8,12 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * What every transport's {@link ReadChannel} shares: the bounds on READs in flight (count and
  * bytes; a single READ larger than the byte bound is admitted alone), the queue of READs waiting
- * beyond them, and the rules for posting on a channel that has ended. A transport supplies how
- * an admitted READ is issued ({@link #issue}, under {@link #state}) and what rings the doorbell
+ * beyond them, and the rules for posting on a channel that has ended. A transport supplies how an
+ * admitted READ is issued ({@link #issue}, under {@link #state}) and what rings the doorbell
  * afterwards ({@link #afterIssue}, outside it), and calls {@link #releaseLocked} as READs end.
  *
- * <p>Every posted READ's target region is retained until its listener is called, so the memory
- * a READ writes into is never freed under it.
+ * <p>Every posted READ's target region is retained until its listener is called, so the memory a
+ * READ writes into is never freed under it.
  */
 public abstract class BoundedReadChannel implements ReadChannel {
   protected final PeerAddress peer;
@@ -23,11 +23,14 @@ public abstract class BoundedReadChannel implements ReadChannel {
 
   /** Guards the bounds, the waiting queue, the closing state and the subclass's issue state. */
   protected final ReentrantLock state = new ReentrantLock();
+
   private final ArrayDeque<ReadOp> waiting = new ArrayDeque<>();
   private int inFlight;
   private long inFlightBytes;
+
   /** Why the channel is (being) closed; null while open. */
   private TransportException closing;
+
   /** Set when the transport failed every READ of the channel; posts then fail at once. */
   private boolean ended;
 
@@ -194,8 +197,8 @@ public abstract class BoundedReadChannel implements ReadChannel {
   }
 
   /**
-   * Under {@link #state}: {@code count} READs of {@code bytes} ended; admits waiting READs into
-   * the room they left (unless the channel is closing). Returns whether any was admitted.
+   * Under {@link #state}: {@code count} READs of {@code bytes} ended; admits waiting READs into the
+   * room they left (unless the channel is closing). Returns whether any was admitted.
    */
   protected final boolean releaseLocked(int count, long bytes) {
     inFlight -= count;
@@ -233,9 +236,9 @@ public abstract class BoundedReadChannel implements ReadChannel {
   }
 
   /**
-   * Under {@link #state}: the channel ended; from now on posts fail at once. Returns the READs
-   * that were waiting beyond the bounds (never issued), for the caller to fail; the caller fails
-   * what it issued itself.
+   * Under {@link #state}: the channel ended; from now on posts fail at once. Returns the READs that
+   * were waiting beyond the bounds (never issued), for the caller to fail; the caller fails what it
+   * issued itself.
    */
   protected final List<ReadOp> endLocked() {
     ended = true;

@@ -4,10 +4,10 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 
 /**
- * Answers the calls of one service ({@link Transport#serveCalls}). Runs on the connection
- * server's bounded pool of call workers, never on an I/O thread, so it may block briefly (to
- * register memory, say); a call it leaves waiting holds a worker, and when every worker is busy
- * and the queue is full further calls are refused as busy.
+ * Answers the calls of one service ({@link Transport#serveCalls}). Runs on the connection server's
+ * bounded pool of call workers, never on an I/O thread, so it may block briefly (to register
+ * memory, say); a call it leaves waiting holds a worker, and when every worker is busy and the
+ * queue is full further calls are refused as busy.
  */
 @FunctionalInterface
 public interface CallHandler {

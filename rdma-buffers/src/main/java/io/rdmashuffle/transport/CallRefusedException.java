@@ -11,16 +11,24 @@ public final class CallRefusedException extends TransportException {
 
   /** No service is registered with the call's id. */
   public static final int UNKNOWN_SERVICE = 1;
+
   /** Every call worker is busy and the queue is full: retry later. */
   public static final int BUSY = 2;
-  /** The request or the answer exceeds {@code call.maxRequestBytes} / {@code call.maxAnswerBytes}. */
+
+  /**
+   * The request or the answer exceeds {@code call.maxRequestBytes} / {@code call.maxAnswerBytes}.
+   */
   public static final int TOO_LARGE = 3;
+
   /** The service failed unexpectedly (its log says why). */
   public static final int FAILED = 4;
+
   /** The request is not what the service understands. */
   public static final int MALFORMED = 5;
+
   /** The first status a service may define for itself. */
   public static final int FIRST_SERVICE_STATUS = 16;
+
   /** The largest reason, in UTF-8 bytes, that crosses the wire. */
   public static final int MAX_REASON_BYTES = 1024;
 

@@ -7,6 +7,7 @@ package io.rdmashuffle.transport;
 public final class CallServices {
   /** The verbs transport's RDMA-CM connect announcement. */
   public static final int VERBS_ANNOUNCE = 1;
+
   /** Where a reader READs a map output. */
   public static final int LOCATE = 2;
 

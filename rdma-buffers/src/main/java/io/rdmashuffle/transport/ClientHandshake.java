@@ -15,7 +15,12 @@ import java.util.Arrays;
  * #refusal()}. One per connection attempt, on one thread at a time.
  */
 public final class ClientHandshake {
-  private enum Step { CHALLENGE, RESULT, DONE, REFUSED }
+  private enum Step {
+    CHALLENGE,
+    RESULT,
+    DONE,
+    REFUSED
+  }
 
   private final String application;
   private final byte[] app;
@@ -70,7 +75,8 @@ public final class ClientHandshake {
         onResult(decodeResult(in));
       }
     } catch (IllegalArgumentException e) {
-      refuse(e.getMessage().startsWith("magic=") ? Reason.BAD_MAGIC : Reason.MALFORMED,
+      refuse(
+          e.getMessage().startsWith("magic=") ? Reason.BAD_MAGIC : Reason.MALFORMED,
           "peer is not an rdma-shuffle server of this version (" + e.getMessage() + ")");
     }
   }
@@ -82,19 +88,24 @@ public final class ClientHandshake {
 
   private void onChallenge(Challenge c) {
     switch (c.status()) {
-      case STATUS_OK -> { }
+      case STATUS_OK -> {}
       case STATUS_BAD_VERSION -> {
         refuse(Reason.BAD_VERSION, "peer speaks another handshake version than " + VERSION);
         return;
       }
       case STATUS_UNKNOWN_PURPOSE -> {
-        refuse(Reason.UNKNOWN_PURPOSE, "peer does not serve " + purpose
-            + " connections (it runs another transport or version)");
+        refuse(
+            Reason.UNKNOWN_PURPOSE,
+            "peer does not serve "
+                + purpose
+                + " connections (it runs another transport or version)");
         return;
       }
       case STATUS_REPLAYED, STATUS_REFLECTED -> {
-        refuse(c.status() == STATUS_REPLAYED ? Reason.REPLAYED : Reason.REFLECTED,
-            "peer refused our handshake as " + (c.status() == STATUS_REPLAYED ? "replayed" : "reflected"));
+        refuse(
+            c.status() == STATUS_REPLAYED ? Reason.REPLAYED : Reason.REFLECTED,
+            "peer refused our handshake as "
+                + (c.status() == STATUS_REPLAYED ? "replayed" : "reflected"));
         return;
       }
       default -> {
@@ -108,13 +119,19 @@ public final class ClientHandshake {
     }
     serverNonce = c.nonce();
     byte[] p = {(byte) purpose.code()};
-    byte[] expected = Handshake.hmac(secret, Handshake.SERVER_LABEL, clientNonce, serverNonce, p, app);
+    byte[] expected =
+        Handshake.hmac(secret, Handshake.SERVER_LABEL, clientNonce, serverNonce, p, app);
     if (!MessageDigest.isEqual(expected, c.proof())) {
-      refuse(Reason.WRONG_SECRET, "peer could not prove the secret of application " + application
-          + " (another application's peer, or a wrong secret)");
+      refuse(
+          Reason.WRONG_SECRET,
+          "peer could not prove the secret of application "
+              + application
+              + " (another application's peer, or a wrong secret)");
       return;
     }
-    out = ByteBuffer.wrap(Handshake.hmac(secret, Handshake.CLIENT_LABEL, serverNonce, clientNonce, p, app));
+    out =
+        ByteBuffer.wrap(
+            Handshake.hmac(secret, Handshake.CLIENT_LABEL, serverNonce, clientNonce, p, app));
     in = ByteBuffer.allocate(RESULT_BYTES);
     step = Step.RESULT;
   }
@@ -122,8 +139,11 @@ public final class ClientHandshake {
   private void onResult(int status) {
     if (status == STATUS_OK) {
       byte[] p = {(byte) purpose.code()};
-      result = new Handshake.Result(application, purpose,
-          Handshake.hmac(secret, Handshake.SESSION_LABEL, clientNonce, serverNonce, p, app));
+      result =
+          new Handshake.Result(
+              application,
+              purpose,
+              Handshake.hmac(secret, Handshake.SESSION_LABEL, clientNonce, serverNonce, p, app));
       step = Step.DONE;
     } else if (status == STATUS_BUSY) {
       refuse(Reason.BUSY, "peer is at a connection bound; retry later");

@@ -4,7 +4,8 @@ package io.rdmashuffle.transport;
 public final class ConnectionLostException extends TransportException {
   private static final long serialVersionUID = 1L;
 
-  public ConnectionLostException(String message, PeerAddress peer, ReadOp request, Throwable cause) {
+  public ConnectionLostException(
+      String message, PeerAddress peer, ReadOp request, Throwable cause) {
     super(message, peer, request, cause);
   }
 

@@ -5,9 +5,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Keeps up to {@code perPeer} open connections to each (peer, application), opened on first use
- * and replaced when they break; READs are spread over them round-robin. Thread-safe; one per
- * transport user (a shuffle reader, a MapReduce fetcher), closed with it.
+ * Keeps up to {@code perPeer} open connections to each (peer, application), opened on first use and
+ * replaced when they break; READs are spread over them round-robin. Thread-safe; one per transport
+ * user (a shuffle reader, a MapReduce fetcher), closed with it.
  */
 public final class ConnectionPool implements AutoCloseable {
   private final Transport transport;

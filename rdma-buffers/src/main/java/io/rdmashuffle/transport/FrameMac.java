@@ -5,12 +5,11 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * Authenticates the frames of one direction of one connection: tag = the first
- * {@value #TAG_BYTES} bytes of HMAC-SHA256(direction key, sequence number | frame), where the
- * sequence number (8 bytes, big-endian) counts the frames of that direction from 0 and never
- * crosses the wire. A frame injected, replayed, reordered, reflected from the other direction or
- * altered fails its check. The keys come from the handshake's session key ({@link
- * Handshake.Result}).
+ * Authenticates the frames of one direction of one connection: tag = the first {@value #TAG_BYTES}
+ * bytes of HMAC-SHA256(direction key, sequence number | frame), where the sequence number (8 bytes,
+ * big-endian) counts the frames of that direction from 0 and never crosses the wire. A frame
+ * injected, replayed, reordered, reflected from the other direction or altered fails its check. The
+ * keys come from the handshake's session key ({@link Handshake.Result}).
  *
  * <p>HMAC (RFC 2104) is computed here over one reused {@link MessageDigest}, because {@code
  * javax.crypto.Mac} allocates on every tag and this runs for every READ request; a test checks it
@@ -46,7 +45,9 @@ public final class FrameMac {
     System.arraycopy(outer, 0, tag, tagOff, TAG_BYTES);
   }
 
-  /** Whether {@code tag} is the next frame's tag; the frame's sequence number is used up either way. */
+  /**
+   * Whether {@code tag} is the next frame's tag; the frame's sequence number is used up either way.
+   */
   public boolean verify(byte[] frame, int off, int len, byte[] tag, int tagOff) {
     compute(frame, off, len);
     int diff = 0;

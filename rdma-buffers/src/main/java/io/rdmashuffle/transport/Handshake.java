@@ -13,9 +13,8 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * The mutual challenge-response handshake of {@link HandshakeLayout}: what it establishes, why it
  * refuses, and blocking drivers of its two state machines ({@link ClientHandshake}, {@link
- * ServerHandshake}) for callers that own a blocking channel. The connection server runs the
- * server machine without blocking. Callers bound it in time by closing the channel at their
- * deadline.
+ * ServerHandshake}) for callers that own a blocking channel. The connection server runs the server
+ * machine without blocking. Callers bound it in time by closing the channel at their deadline.
  */
 public final class Handshake {
   static final SecureRandom RANDOM = new SecureRandom();
@@ -90,15 +89,18 @@ public final class Handshake {
     }
   }
 
-  /** Proves {@code secret} of {@code application} for a READ connection; see {@link #client(ByteChannel, String, byte[], Purpose)}. */
+  /**
+   * Proves {@code secret} of {@code application} for a READ connection; see {@link
+   * #client(ByteChannel, String, byte[], Purpose)}.
+   */
   public static Result client(ByteChannel ch, String application, byte[] secret)
       throws IOException {
     return client(ch, application, secret, Purpose.READ);
   }
 
   /**
-   * Proves {@code secret} of {@code application} to the server, for {@code purpose}, and checks
-   * the server's proof.
+   * Proves {@code secret} of {@code application} to the server, for {@code purpose}, and checks the
+   * server's proof.
    *
    * @throws Refused when the server can't prove the secret or refuses ours
    * @throws IOException when the channel fails
@@ -129,7 +131,8 @@ public final class Handshake {
    * @throws Refused when the client fails to prove it (the refusal has been sent)
    */
   public static Result server(ByteChannel ch, ApplicationSecrets secrets) throws IOException {
-    ServerHandshake h = new ServerHandshake(secrets, new NonceHistory(64, Long.MAX_VALUE / 4), p -> true);
+    ServerHandshake h =
+        new ServerHandshake(secrets, new NonceHistory(64, Long.MAX_VALUE / 4), p -> true);
     while (true) {
       writeFully(ch, h.out());
       if (h.refusal() != null) {

@@ -44,11 +44,13 @@ public final class HandshakeLayout {
   public static final int HELLO_PURPOSE_OFFSET = HELLO_VERSION_OFFSET + 2;
   public static final int HELLO_RESERVED_OFFSET = HELLO_PURPOSE_OFFSET + 1;
   public static final int HELLO_APP_LENGTH_OFFSET = HELLO_RESERVED_OFFSET + 1;
+
   /**
    * What a server reads first (magic, version, purpose, reserved), so that another version is
    * refused before the rest: every version's HELLO is longer than this.
    */
   public static final int HELLO_HEAD_BYTES = HELLO_APP_LENGTH_OFFSET;
+
   public static final int HELLO_NONCE_OFFSET = HELLO_APP_LENGTH_OFFSET + 2;
   public static final int HELLO_FIXED_BYTES = HELLO_NONCE_OFFSET + NONCE_BYTES;
 
@@ -64,16 +66,24 @@ public final class HandshakeLayout {
 
   /** The challenge or result carries on; anything else ends the handshake. */
   public static final int STATUS_OK = 0;
-  /** The client's proof failed (wrong secret or unknown application: deliberately not told apart). */
+
+  /**
+   * The client's proof failed (wrong secret or unknown application: deliberately not told apart).
+   */
   public static final int STATUS_REFUSED = 1;
+
   public static final int STATUS_BAD_VERSION = 2;
   public static final int STATUS_UNKNOWN_PURPOSE = 3;
+
   /** Proven, but a connection bound of the server is reached: retry later. */
   public static final int STATUS_BUSY = 4;
+
   /** The client nonce was seen in an earlier handshake. */
   public static final int STATUS_REPLAYED = 5;
+
   /** The client nonce is one the server issued: a reflected handshake. */
   public static final int STATUS_REFLECTED = 6;
+
   private static final int MAX_STATUS = STATUS_REFLECTED;
 
   private HandshakeLayout() {}
@@ -86,8 +96,8 @@ public final class HandshakeLayout {
 
   public static ByteBuffer encodeHello(int purpose, byte[] nonce, byte[] application) {
     if (application.length == 0 || application.length > MAX_APPLICATION_BYTES) {
-      throw new IllegalArgumentException("application length=" + application.length
-          + ": must be 1.." + MAX_APPLICATION_BYTES);
+      throw new IllegalArgumentException(
+          "application length=" + application.length + ": must be 1.." + MAX_APPLICATION_BYTES);
     }
     ByteBuffer b = ByteBuffer.allocate(HELLO_FIXED_BYTES + application.length);
     b.putInt(HELLO_MAGIC_OFFSET, MAGIC)
@@ -111,7 +121,9 @@ public final class HandshakeLayout {
     return head.getShort(HELLO_VERSION_OFFSET) & 0xffff;
   }
 
-  /** The fixed part of a HELLO (at index 0); the purpose is returned as sent, checked by the caller. */
+  /**
+   * The fixed part of a HELLO (at index 0); the purpose is returned as sent, checked by the caller.
+   */
   public static Hello decodeHello(ByteBuffer fixed) {
     int version = decodeHelloVersion(fixed);
     need(fixed, HELLO_FIXED_BYTES, "HELLO");

@@ -8,9 +8,9 @@ import java.util.Map;
 /**
  * The nonces a server saw in recent handshakes: client nonces (a HELLO that repeats one is a
  * replay) and its own server nonces (a HELLO that carries one is a reflection). Entries expire
- * after a lifetime and the oldest are dropped beyond a capacity, so a flood of HELLOs costs
- * bounded memory; the proofs over fresh server nonces are what defeats a replay in any case,
- * this history only names it. Thread-safe; one per connection server.
+ * after a lifetime and the oldest are dropped beyond a capacity, so a flood of HELLOs costs bounded
+ * memory; the proofs over fresh server nonces are what defeats a replay in any case, this history
+ * only names it. Thread-safe; one per connection server.
  */
 public final class NonceHistory {
   /** Who produced a nonce. */

@@ -22,6 +22,7 @@ public record PeerAddress(String host, int port) {
   public static final int MAX_HOST_BYTES = 255;
   public static final int HOST_LENGTH_OFFSET = 0;
   public static final int HOST_OFFSET = HOST_LENGTH_OFFSET + Short.BYTES;
+
   /** The port follows the host's bytes: at {@code HOST_OFFSET + n}. */
   public static final int PORT_BYTES = Short.BYTES;
 
@@ -74,8 +75,12 @@ public record PeerAddress(String host, int port) {
     }
     if (src.remaining() < HOST_OFFSET + n + PORT_BYTES) {
       throw new IllegalArgumentException(
-          "peer address host length=" + n + ": needs " + (HOST_OFFSET + n + PORT_BYTES)
-              + " bytes, remaining=" + src.remaining());
+          "peer address host length="
+              + n
+              + ": needs "
+              + (HOST_OFFSET + n + PORT_BYTES)
+              + " bytes, remaining="
+              + src.remaining());
     }
     String host = utf8(src.slice(at + HOST_OFFSET, n));
     int port = src.getShort(at + HOST_OFFSET + n) & 0xffff;
@@ -87,15 +92,16 @@ public record PeerAddress(String host, int port) {
   /** Strict UTF-8: a host that would not encode back to the same bytes is refused. */
   private static String utf8(ByteBuffer bytes) {
     try {
-      return StandardCharsets.UTF_8.newDecoder()
+      return StandardCharsets.UTF_8
+          .newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT)
           .decode(bytes)
           .toString();
     } catch (CharacterCodingException e) {
       throw new IllegalArgumentException(
-          "peer address host=" + HexFormat.of().formatHex(toArray(bytes.rewind()))
-              + ": not UTF-8", e);
+          "peer address host=" + HexFormat.of().formatHex(toArray(bytes.rewind())) + ": not UTF-8",
+          e);
     }
   }
 

@@ -4,7 +4,8 @@ package io.rdmashuffle.transport;
 public final class PeerUnreachableException extends TransportException {
   private static final long serialVersionUID = 1L;
 
-  public PeerUnreachableException(String message, PeerAddress peer, ReadOp request, Throwable cause) {
+  public PeerUnreachableException(
+      String message, PeerAddress peer, ReadOp request, Throwable cause) {
     super(message, peer, request, cause);
   }
 

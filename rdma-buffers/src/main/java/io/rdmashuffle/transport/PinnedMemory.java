@@ -23,13 +23,17 @@ public record PinnedMemory(long bytes, String bounds) {
     boolean servedPinned = conf.get(RdmaShuffleConfig.VERBS_REGISTRATION) != VerbsRegistration.ODP;
     if (serving && servedPinned) {
       bytes += conf.get(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES);
-      bounds.append(conf.keyOf(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES)).append('=')
+      bounds
+          .append(conf.keyOf(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES))
+          .append('=')
           .append(conf.get(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES));
     }
     if (reading) {
       bytes += conf.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES);
-      bounds.append(bounds.length() == 0 ? "" : " + ")
-          .append(conf.keyOf(RdmaShuffleConfig.BUFFERS_MAX_BYTES)).append('=')
+      bounds
+          .append(bounds.length() == 0 ? "" : " + ")
+          .append(conf.keyOf(RdmaShuffleConfig.BUFFERS_MAX_BYTES))
+          .append('=')
           .append(conf.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES));
     }
     if (!serving && !reading) {
@@ -42,14 +46,17 @@ public record PinnedMemory(long bytes, String bounds) {
   }
 
   /**
-   * Why {@code memlock} (bytes; {@code Long.MAX_VALUE} unlimited, negative unknown) is too low
-   * for this, or null when it is enough or unknown.
+   * Why {@code memlock} (bytes; {@code Long.MAX_VALUE} unlimited, negative unknown) is too low for
+   * this, or null when it is enough or unknown.
    */
   public String memlockShortfall(long memlock) {
     if (memlock < 0 || memlock >= bytes) {
       return null;
     }
-    return "memlock limit " + memlock + " bytes is below " + bounds
+    return "memlock limit "
+        + memlock
+        + " bytes is below "
+        + bounds
         + " (raise it with ulimit -l / limits.conf / LimitMEMLOCK)";
   }
 }

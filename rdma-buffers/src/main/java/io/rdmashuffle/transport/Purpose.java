@@ -1,8 +1,8 @@
 package io.rdmashuffle.transport;
 
 /**
- * What an authenticated connection is for, named in the handshake and covered by both proofs:
- * after the handshake the connection server hands the connection to that purpose's service.
+ * What an authenticated connection is for, named in the handshake and covered by both proofs: after
+ * the handshake the connection server hands the connection to that purpose's service.
  */
 public enum Purpose {
   /** One-sided READs of registered regions (the tcp transport's responder). */

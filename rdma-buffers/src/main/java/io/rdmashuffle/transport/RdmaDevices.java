@@ -24,7 +24,12 @@ public final class RdmaDevices {
 
     @Override
     public String toString() {
-      return device + " port " + port + ": " + state + (linkLayer.isEmpty() ? "" : " (" + linkLayer + ")");
+      return device
+          + " port "
+          + port
+          + ": "
+          + state
+          + (linkLayer.isEmpty() ? "" : " (" + linkLayer + ")");
     }
   }
 

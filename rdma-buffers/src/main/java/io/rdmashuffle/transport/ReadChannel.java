@@ -7,14 +7,14 @@ import java.util.List;
  * posted. Thread-safe: any thread may post. Completions arrive on a transport thread through each
  * READ's {@link ReadListener}.
  *
- * <p>Bounds: at most {@code read.maxOutstandingRequests} READs and {@code
- * read.maxOutstandingBytes} bytes are in flight (a single READ larger than the byte bound is
- * accepted when nothing else is in flight). {@link #tryPost} refuses beyond them (back-pressure
- * as a return value); {@link #post} queues beyond them and issues in order as READs complete.
+ * <p>Bounds: at most {@code read.maxOutstandingRequests} READs and {@code read.maxOutstandingBytes}
+ * bytes are in flight (a single READ larger than the byte bound is accepted when nothing else is in
+ * flight). {@link #tryPost} refuses beyond them (back-pressure as a return value); {@link #post}
+ * queues beyond them and issues in order as READs complete.
  *
- * <p>When the connection breaks, every READ in flight or queued fails (typed, with this peer)
- * and the channel stays closed; ask the {@link ConnectionPool} (or {@link Transport#connect}) for
- * a fresh one.
+ * <p>When the connection breaks, every READ in flight or queued fails (typed, with this peer) and
+ * the channel stays closed; ask the {@link ConnectionPool} (or {@link Transport#connect}) for a
+ * fresh one.
  */
 public interface ReadChannel extends AutoCloseable {
   PeerAddress peer();
@@ -34,8 +34,8 @@ public interface ReadChannel extends AutoCloseable {
   void post(ReadOp op);
 
   /**
-   * Posts many READs with one doorbell where the transport can (one write, one work-request
-   * list with only the last one signalled): {@link #post} for each, in order.
+   * Posts many READs with one doorbell where the transport can (one write, one work-request list
+   * with only the last one signalled): {@link #post} for each, in order.
    */
   void postAll(List<ReadOp> ops);
 

@@ -1,8 +1,8 @@
 package io.rdmashuffle.transport;
 
 /**
- * Learns how a READ ended. Called exactly once per posted READ, on a transport thread: it must
- * not block (hand longer work to another thread). It may post more READs.
+ * Learns how a READ ended. Called exactly once per posted READ, on a transport thread: it must not
+ * block (hand longer work to another thread). It may post more READs.
  */
 public interface ReadListener {
   /** The READ's bytes are in its target. */

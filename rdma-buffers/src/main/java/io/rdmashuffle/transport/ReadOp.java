@@ -6,8 +6,8 @@ import io.rdmashuffle.memory.RegisteredRegion;
 /**
  * One one-sided READ: copy {@code length} bytes at {@code (remoteAddress, rkey)} of the peer into
  * {@code target} at {@code targetOffset}. Mutable and reusable: the caller owns it, fills it with
- * {@link #set}, posts it, and may reuse it after its listener was called. Must not be changed
- * while in flight.
+ * {@link #set}, posts it, and may reuse it after its listener was called. Must not be changed while
+ * in flight.
  */
 public final class ReadOp {
   private long remoteAddress;
@@ -36,8 +36,12 @@ public final class ReadOp {
     }
     if (targetOffset < 0 || targetOffset > target.length() - (long) length) {
       throw new IllegalArgumentException(
-          "READ of length=" + length + " at targetOffset=" + targetOffset
-              + ": does not fit the target region of length=" + target.length());
+          "READ of length="
+              + length
+              + " at targetOffset="
+              + targetOffset
+              + ": does not fit the target region of length="
+              + target.length());
     }
     this.remoteAddress = remoteAddress;
     this.rkey = rkey;
@@ -58,11 +62,19 @@ public final class ReadOp {
       ReadListener listener) {
     if (offset < 0 || offset > buffer.capacity() - (long) length) {
       throw new IllegalArgumentException(
-          "READ of length=" + length + " at offset=" + offset
-              + ": does not fit the buffer of capacity=" + buffer.capacity());
+          "READ of length="
+              + length
+              + " at offset="
+              + offset
+              + ": does not fit the buffer of capacity="
+              + buffer.capacity());
     }
     return set(
-        remoteAddress, rkey, length, buffer.region(), buffer.regionOffset() + (long) offset,
+        remoteAddress,
+        rkey,
+        length,
+        buffer.region(),
+        buffer.regionOffset() + (long) offset,
         listener);
   }
 

@@ -1,23 +1,34 @@
 package io.rdmashuffle.transport;
 
 /**
- * Why the connection server refused or dropped a connection or a call; each is counted
- * ({@code server.*} in the transport's counters) and logged, at most every few seconds per kind.
+ * Why the connection server refused or dropped a connection or a call; each is counted ({@code
+ * server.*} in the transport's counters) and logged, at most every few seconds per kind.
  */
 public enum Refusal {
   /** Too many connections in their handshake, in total ({@code server.maxHandshakes}). */
   HANDSHAKES,
-  /** Too many connections in their handshake from one address ({@code server.maxHandshakesPerSource}). */
+  /**
+   * Too many connections in their handshake from one address ({@code
+   * server.maxHandshakesPerSource}).
+   */
   HANDSHAKES_PER_SOURCE,
-  /** The handshake failed: bad magic or version, malformed, unknown application, wrong secret, replayed. */
+  /**
+   * The handshake failed: bad magic or version, malformed, unknown application, wrong secret,
+   * replayed.
+   */
   HANDSHAKE_FAILED,
   /** No handshake within {@code connect.timeout}. */
   HANDSHAKE_TIMEOUT,
   /** Too many authenticated connections in total ({@code server.maxConnections}). */
   CONNECTIONS,
-  /** Too many authenticated connections from one address ({@code server.maxConnectionsPerSource}). */
+  /**
+   * Too many authenticated connections from one address ({@code server.maxConnectionsPerSource}).
+   */
   CONNECTIONS_PER_SOURCE,
-  /** Too many authenticated connections of one application ({@code server.maxConnectionsPerApplication}). */
+  /**
+   * Too many authenticated connections of one application ({@code
+   * server.maxConnectionsPerApplication}).
+   */
   CONNECTIONS_PER_APPLICATION,
   /** A frame after the handshake failed its authentication tag or was malformed. */
   FRAME_REJECTED,

@@ -1,8 +1,8 @@
 package io.rdmashuffle.transport;
 
 /**
- * The peer refused a READ, as a NIC refuses it with a remote access error. No byte of the
- * request's range was transferred.
+ * The peer refused a READ, as a NIC refuses it with a remote access error. No byte of the request's
+ * range was transferred.
  */
 public final class RemoteAccessException extends TransportException {
   private static final long serialVersionUID = 1L;

@@ -10,17 +10,25 @@ import java.security.MessageDigest;
 import java.util.function.Predicate;
 
 /**
- * The server's side of {@link HandshakeLayout} as a state machine that never blocks and holds
- * only a few small buffers: fill {@link #in()}, call {@link #received()}, send {@link #out()};
- * when {@link #verified()} the caller checks its connection bounds and calls {@link #accept()} or
- * {@link #refuseBusy}. After a {@link #refusal()} the caller sends what {@link #out()} still
- * holds (best effort) and closes. One per accepted connection, on one thread at a time.
+ * The server's side of {@link HandshakeLayout} as a state machine that never blocks and holds only
+ * a few small buffers: fill {@link #in()}, call {@link #received()}, send {@link #out()}; when
+ * {@link #verified()} the caller checks its connection bounds and calls {@link #accept()} or {@link
+ * #refuseBusy}. After a {@link #refusal()} the caller sends what {@link #out()} still holds (best
+ * effort) and closes. One per accepted connection, on one thread at a time.
  *
  * <p>An unknown application gets a challenge it can't answer, indistinguishable from a wrong
  * secret, so a peer can't probe which applications a server knows.
  */
 public final class ServerHandshake {
-  private enum Step { HEAD, REST, APPLICATION, PROOF, VERIFIED, DONE, REFUSED }
+  private enum Step {
+    HEAD,
+    REST,
+    APPLICATION,
+    PROOF,
+    VERIFIED,
+    DONE,
+    REFUSED
+  }
 
   private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
 
@@ -45,7 +53,8 @@ public final class ServerHandshake {
    * @param served which purposes this server hands connections to; others are refused in the
    *     challenge
    */
-  public ServerHandshake(ApplicationSecrets secrets, NonceHistory history, Predicate<Purpose> served) {
+  public ServerHandshake(
+      ApplicationSecrets secrets, NonceHistory history, Predicate<Purpose> served) {
     this.secrets = secrets;
     this.history = history;
     this.served = served;
@@ -61,7 +70,9 @@ public final class ServerHandshake {
     return out;
   }
 
-  /** The client proved the secret; the caller decides with {@link #accept()} or {@link #refuseBusy}. */
+  /**
+   * The client proved the secret; the caller decides with {@link #accept()} or {@link #refuseBusy}.
+   */
   public boolean verified() {
     return step == Step.VERIFIED;
   }
@@ -96,8 +107,10 @@ public final class ServerHandshake {
         default -> throw new IllegalStateException("nothing to receive in step " + step);
       }
     } catch (IllegalArgumentException e) {
-      refuse(e.getMessage().startsWith("magic=") ? Reason.BAD_MAGIC : Reason.MALFORMED,
-          "client sent a malformed HELLO: " + e.getMessage(), NOTHING);
+      refuse(
+          e.getMessage().startsWith("magic=") ? Reason.BAD_MAGIC : Reason.MALFORMED,
+          "client sent a malformed HELLO: " + e.getMessage(),
+          NOTHING);
     }
   }
 
@@ -106,8 +119,11 @@ public final class ServerHandshake {
     check(Step.VERIFIED);
     out = encodeResult(STATUS_OK);
     byte[] p = {(byte) purpose.code()};
-    result = new Handshake.Result(application, purpose,
-        Handshake.hmac(secret, Handshake.SESSION_LABEL, clientNonce, serverNonce, p, app));
+    result =
+        new Handshake.Result(
+            application,
+            purpose,
+            Handshake.hmac(secret, Handshake.SESSION_LABEL, clientNonce, serverNonce, p, app));
     step = Step.DONE;
   }
 
@@ -121,9 +137,14 @@ public final class ServerHandshake {
   public void hungUp() {
     if (step == Step.PROOF) {
       // what a client does when our proof fails its check: another secret, or we don't know it
-      refuse(known ? Reason.WRONG_SECRET : Reason.UNKNOWN_APPLICATION,
-          "client of " + (known ? "" : "unknown ") + "application " + application
-              + " hung up instead of proving the secret", NOTHING);
+      refuse(
+          known ? Reason.WRONG_SECRET : Reason.UNKNOWN_APPLICATION,
+          "client of "
+              + (known ? "" : "unknown ")
+              + "application "
+              + application
+              + " hung up instead of proving the secret",
+          NOTHING);
     } else {
       refuse(Reason.HUNG_UP, "client closed the connection during the handshake", NOTHING);
     }
@@ -137,7 +158,9 @@ public final class ServerHandshake {
   private void onHead() {
     int version = decodeHelloVersion(in);
     if (version != VERSION) {
-      refuse(Reason.BAD_VERSION, "client speaks handshake version " + version,
+      refuse(
+          Reason.BAD_VERSION,
+          "client speaks handshake version " + version,
           encodeChallenge(STATUS_BAD_VERSION, new byte[NONCE_BYTES], new byte[PROOF_BYTES]));
       return;
     }
@@ -151,7 +174,9 @@ public final class ServerHandshake {
     fixed = null;
     purpose = Purpose.of(h.purpose());
     if (purpose == null || !served.test(purpose)) {
-      refuse(Reason.UNKNOWN_PURPOSE, "client asked for purpose=" + h.purpose() + ", not served here",
+      refuse(
+          Reason.UNKNOWN_PURPOSE,
+          "client asked for purpose=" + h.purpose() + ", not served here",
           challengeStatus(STATUS_UNKNOWN_PURPOSE));
       return;
     }
@@ -159,9 +184,12 @@ public final class ServerHandshake {
     NonceHistory.Origin before = history.record(clientNonce, NonceHistory.Origin.CLIENT);
     if (before != null) {
       boolean replayed = before == NonceHistory.Origin.CLIENT;
-      refuse(replayed ? Reason.REPLAYED : Reason.REFLECTED,
-          "client sent a nonce " + (replayed ? "of an earlier handshake (replayed)"
-              : "this server issued (reflected)"),
+      refuse(
+          replayed ? Reason.REPLAYED : Reason.REFLECTED,
+          "client sent a nonce "
+              + (replayed
+                  ? "of an earlier handshake (replayed)"
+                  : "this server issued (reflected)"),
           challengeStatus(replayed ? STATUS_REPLAYED : STATUS_REFLECTED));
       return;
     }
@@ -181,8 +209,11 @@ public final class ServerHandshake {
     serverNonce = Handshake.nonce();
     history.record(serverNonce, NonceHistory.Origin.SERVER);
     byte[] p = {(byte) purpose.code()};
-    out = encodeChallenge(STATUS_OK, serverNonce,
-        Handshake.hmac(secret, Handshake.SERVER_LABEL, clientNonce, serverNonce, p, app));
+    out =
+        encodeChallenge(
+            STATUS_OK,
+            serverNonce,
+            Handshake.hmac(secret, Handshake.SERVER_LABEL, clientNonce, serverNonce, p, app));
     in = ByteBuffer.allocate(PROOF_MESSAGE_BYTES);
     step = Step.PROOF;
   }
@@ -191,12 +222,18 @@ public final class ServerHandshake {
     byte[] proof = new byte[PROOF_BYTES];
     in.get(proof);
     byte[] p = {(byte) purpose.code()};
-    boolean ok = MessageDigest.isEqual(
-        Handshake.hmac(secret, Handshake.CLIENT_LABEL, serverNonce, clientNonce, p, app), proof);
+    boolean ok =
+        MessageDigest.isEqual(
+            Handshake.hmac(secret, Handshake.CLIENT_LABEL, serverNonce, clientNonce, p, app),
+            proof);
     if (!ok || !known) {
-      refuse(known ? Reason.WRONG_SECRET : Reason.UNKNOWN_APPLICATION,
-          "client did not prove the secret of " + (known ? "" : "unknown ") + "application "
-              + application, encodeResult(STATUS_REFUSED));
+      refuse(
+          known ? Reason.WRONG_SECRET : Reason.UNKNOWN_APPLICATION,
+          "client did not prove the secret of "
+              + (known ? "" : "unknown ")
+              + "application "
+              + application,
+          encodeResult(STATUS_REFUSED));
       return;
     }
     step = Step.VERIFIED;

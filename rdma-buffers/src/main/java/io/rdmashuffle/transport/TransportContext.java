@@ -5,9 +5,9 @@ import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.server.ConnectionServer;
 
 /**
- * What a transport needs to start: the settings, the application secrets it serves and proves,
- * the host to advertise when the settings leave it empty, the counters to count into, and the
- * process's connection server (it owns the TCP port every transport serves on).
+ * What a transport needs to start: the settings, the application secrets it serves and proves, the
+ * host to advertise when the settings leave it empty, the counters to count into, and the process's
+ * connection server (it owns the TCP port every transport serves on).
  *
  * <p>{@link TransportSelector#start} creates the server before the transport. A transport started
  * with a server serves on it and, once started, owns it (closes it with itself); a transport that

@@ -3,8 +3,8 @@ package io.rdmashuffle.transport;
 import java.io.IOException;
 
 /**
- * A typed transport failure that says which peer and which request. Subclasses name the
- * {@link FailureKind}. Messages never contain rkeys or remote addresses (they are capabilities).
+ * A typed transport failure that says which peer and which request. Subclasses name the {@link
+ * FailureKind}. Messages never contain rkeys or remote addresses (they are capabilities).
  */
 public abstract class TransportException extends IOException {
   private static final long serialVersionUID = 1L;

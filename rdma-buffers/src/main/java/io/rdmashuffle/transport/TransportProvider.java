@@ -8,14 +8,14 @@ public interface TransportProvider {
   TransportKind kind();
 
   /**
-   * Probes this node (native library, devices, limits). Cheap after the first call: providers
-   * cache what does not depend on {@code conf}.
+   * Probes this node (native library, devices, limits). Cheap after the first call: providers cache
+   * what does not depend on {@code conf}.
    */
   Availability probe(RdmaConf conf);
 
   /**
-   * Probes this node for a process that may pin {@code pinned} (a transport that pins
-   * registered memory checks the memlock limit against it). The default ignores it.
+   * Probes this node for a process that may pin {@code pinned} (a transport that pins registered
+   * memory checks the memlock limit against it). The default ignores it.
    */
   default Availability probe(RdmaConf conf, PinnedMemory pinned) {
     return probe(conf);

@@ -16,17 +16,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Chooses and starts this process's transport from {@code transport = auto | verbs | tcp}.
- * {@code auto} probes verbs (once per process; providers cache what they find), and when verbs
- * can't run here it starts tcp, logs the cause once per process and counts the fallback. A forced
- * transport that can't run fails with its cause: never a silent substitute. Starting a transport
- * is also where a process switches on leak detection ({@code debug.leakDetection}).
+ * Chooses and starts this process's transport from {@code transport = auto | verbs | tcp}. {@code
+ * auto} probes verbs (once per process; providers cache what they find), and when verbs can't run
+ * here it starts tcp, logs the cause once per process and counts the fallback. A forced transport
+ * that can't run fails with its cause: never a silent substitute. Starting a transport is also
+ * where a process switches on leak detection ({@code debug.leakDetection}).
  */
 public final class TransportSelector {
   private static final Logger LOG = LoggerFactory.getLogger(TransportSelector.class);
   private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
 
-  private final Map<TransportKind, TransportProvider> providers = new EnumMap<>(TransportKind.class);
+  private final Map<TransportKind, TransportProvider> providers =
+      new EnumMap<>(TransportKind.class);
 
   public TransportSelector(List<TransportProvider> list) {
     for (TransportProvider p : list) {
@@ -40,7 +41,8 @@ public final class TransportSelector {
   }
 
   /** What {@code auto} (or the configured transport) would pick here, and why. */
-  public record Choice(TransportKind kind, Map<TransportKind, Availability> probes, String reason) {}
+  public record Choice(
+      TransportKind kind, Map<TransportKind, Availability> probes, String reason) {}
 
   public Choice choose(RdmaConf conf) {
     return choose(conf, PinnedMemory.of(conf, false, true));
@@ -60,7 +62,9 @@ public final class TransportSelector {
           probes,
           a.available()
               ? "forced by " + conf.keyOf(RdmaShuffleConfig.TRANSPORT)
-              : "forced by " + conf.keyOf(RdmaShuffleConfig.TRANSPORT) + " but unavailable: "
+              : "forced by "
+                  + conf.keyOf(RdmaShuffleConfig.TRANSPORT)
+                  + " but unavailable: "
                   + a.cause());
     }
     Availability verbs = probes.get(TransportKind.VERBS);
@@ -74,12 +78,12 @@ public final class TransportSelector {
   }
 
   /**
-   * Starts the transport the configuration asks for, on this process's connection server: the
-   * one in {@code context}, else a new one bound to {@code host} and {@code port} of the settings
+   * Starts the transport the configuration asks for, on this process's connection server: the one
+   * in {@code context}, else a new one bound to {@code host} and {@code port} of the settings
    * (closed again when no transport starts; the started transport owns it).
    *
-   * @throws TransportStartException when no transport can start (a forced one can't, or the
-   *     server can't listen); the message says why
+   * @throws TransportStartException when no transport can start (a forced one can't, or the server
+   *     can't listen); the message says why
    */
   public Transport start(TransportContext context) throws TransportStartException {
     return start(context, PinnedMemory.of(context.conf(), false, true));
@@ -101,8 +105,14 @@ public final class TransportSelector {
     try {
       server = ConnectionServer.start(context);
     } catch (java.io.IOException | RuntimeException e) {
-      throw new TransportStartException("rdma-shuffle could not listen on " + context.host() + ":"
-          + context.conf().get(RdmaShuffleConfig.PORT) + ": " + e.getMessage(), e);
+      throw new TransportStartException(
+          "rdma-shuffle could not listen on "
+              + context.host()
+              + ":"
+              + context.conf().get(RdmaShuffleConfig.PORT)
+              + ": "
+              + e.getMessage(),
+          e);
     }
     try {
       return startOn(context.withServer(server), pinned);
@@ -119,7 +129,10 @@ public final class TransportSelector {
     if (wanted != TransportKind.AUTO) {
       if (!c.probes().get(wanted).available()) {
         throw new TransportStartException(
-            "transport " + name(wanted) + " can't run on this node: " + c.probes().get(wanted).cause());
+            "transport "
+                + name(wanted)
+                + " can't run on this node: "
+                + c.probes().get(wanted).cause());
       }
       return providers.get(wanted).start(context, pinned);
     }

@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The READs one connection has in flight, by slot number (the work request id that travels with
- * a request and comes back with its completion), when each was issued, and the slots issued but
- * not yet handed to the wire, in order. Fixed capacity, allocation-free: slots are arrays and
- * freed slots are reused last-in first-out. Not thread-safe: the owning channel guards it with
- * its state lock.
+ * The READs one connection has in flight, by slot number (the work request id that travels with a
+ * request and comes back with its completion), when each was issued, and the slots issued but not
+ * yet handed to the wire, in order. Fixed capacity, allocation-free: slots are arrays and freed
+ * slots are reused last-in first-out. Not thread-safe: the owning channel guards it with its state
+ * lock.
  */
 public final class WorkRequestTable {
   private final int capacity;
@@ -18,8 +18,10 @@ public final class WorkRequestTable {
   private final long[] issuedAt;
   private final int[] free;
   private int freeCount;
+
   /** Slots added but not yet taken by {@link #nextUnsent()}, as a ring. */
   private final int[] unsent;
+
   private int unsentHead;
   private int unsentCount;
 

@@ -29,8 +29,7 @@ class RdmaConfTest {
   @Test
   void sparkAndHadoopReadTheSameEntriesUnderTheirPrefixes() {
     RdmaConf spark = RdmaConf.of(SPARK, Map.of("spark.shuffle.rdma.transport", "TCP"));
-    RdmaConf hadoop =
-        RdmaConf.of(HADOOP, Map.of("mapreduce.shuffle.rdma.transport", "tcp"));
+    RdmaConf hadoop = RdmaConf.of(HADOOP, Map.of("mapreduce.shuffle.rdma.transport", "tcp"));
     assertEquals(TransportKind.TCP, spark.get(RdmaShuffleConfig.TRANSPORT));
     assertEquals(TransportKind.TCP, hadoop.get(RdmaShuffleConfig.TRANSPORT));
     assertEquals("mapreduce.shuffle.rdma.transport", hadoop.keyOf(RdmaShuffleConfig.TRANSPORT));
@@ -38,11 +37,14 @@ class RdmaConfTest {
 
   @Test
   void sizesAndDurationsTakeUnits() {
-    RdmaConf c = RdmaConf.of(SPARK, Map.of(
-        "spark.shuffle.rdma.buffers.maxBytes", "2g",
-        "spark.shuffle.rdma.buffers.chunkSize", "4M",
-        "spark.shuffle.rdma.read.timeout", "2min",
-        "spark.shuffle.rdma.connect.timeout", "1500"));
+    RdmaConf c =
+        RdmaConf.of(
+            SPARK,
+            Map.of(
+                "spark.shuffle.rdma.buffers.maxBytes", "2g",
+                "spark.shuffle.rdma.buffers.chunkSize", "4M",
+                "spark.shuffle.rdma.read.timeout", "2min",
+                "spark.shuffle.rdma.connect.timeout", "1500"));
     assertEquals(2L << 30, c.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES));
     assertEquals(4L << 20, c.get(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE));
     assertEquals(Duration.ofMinutes(2), c.get(RdmaShuffleConfig.READ_TIMEOUT));
@@ -53,9 +55,11 @@ class RdmaConfTest {
   void aBadValueFailsNamingKeyAndValue() {
     ConfigException e = bad(SPARK, "spark.shuffle.rdma.transport", "infiniband");
     assertEquals(
-        "spark.shuffle.rdma.transport=infiniband: expected one of auto | verbs | tcp", e.getMessage());
+        "spark.shuffle.rdma.transport=infiniband: expected one of auto | verbs | tcp",
+        e.getMessage());
     e = bad(HADOOP, "mapreduce.shuffle.rdma.read.timeout", "soon");
-    assertTrue(e.getMessage().startsWith("mapreduce.shuffle.rdma.read.timeout=soon: "), e.getMessage());
+    assertTrue(
+        e.getMessage().startsWith("mapreduce.shuffle.rdma.read.timeout=soon: "), e.getMessage());
     e = bad(SPARK, "spark.shuffle.rdma.buffers.maxBytes", "12 parsecs");
     assertTrue(e.getMessage().startsWith("spark.shuffle.rdma.buffers.maxBytes=12 parsecs: "));
   }
@@ -77,16 +81,23 @@ class RdmaConfTest {
   @Test
   void aMisspelledKeyUnderOurPrefixFailsInsteadOfBeingIgnored() {
     ConfigException e = bad(SPARK, "spark.shuffle.rdma.transprot", "tcp");
-    assertTrue(e.getMessage().startsWith("spark.shuffle.rdma.transprot=tcp: unknown setting"),
+    assertTrue(
+        e.getMessage().startsWith("spark.shuffle.rdma.transprot=tcp: unknown setting"),
         e.getMessage());
     RdmaConf.of(SPARK, Map.of("spark.shuffle.compress", "true", "other.key", "x"));
   }
 
   @Test
   void inconsistentSettingsFailNamingBothKeys() {
-    ConfigException e = assertThrows(ConfigException.class, () -> RdmaConf.of(SPARK, Map.of(
-        "spark.shuffle.rdma.buffers.maxBytes", "8m",
-        "spark.shuffle.rdma.buffers.chunkSize", "16m")));
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                RdmaConf.of(
+                    SPARK,
+                    Map.of(
+                        "spark.shuffle.rdma.buffers.maxBytes", "8m",
+                        "spark.shuffle.rdma.buffers.chunkSize", "16m")));
     assertTrue(e.getMessage().contains("spark.shuffle.rdma.buffers.maxBytes=8m"), e.getMessage());
     assertTrue(e.getMessage().contains("spark.shuffle.rdma.buffers.chunkSize=16m"), e.getMessage());
   }
@@ -97,15 +108,18 @@ class RdmaConfTest {
     for (ConfigEntry<?> e : RdmaShuffleConfig.ALL) {
       assertTrue(keys.add(e.key()), "declared twice: " + e.key());
       assertFalse(e.doc().isBlank(), e.key());
-      assertEquals(e.defaultValue(), e.parse(SPARK.key(e), e.defaultText()),
+      assertEquals(
+          e.defaultValue(),
+          e.parse(SPARK.key(e), e.defaultText()),
           "default of " + e.key() + " must survive its own formatting");
     }
   }
 
   @Test
   void withChangesOnlyTheNamedEntries() {
-    RdmaConf c = RdmaConf.of(SPARK, Map.of("spark.shuffle.rdma.port", "7000"))
-        .with(Map.of(RdmaShuffleConfig.TRANSPORT, "tcp"));
+    RdmaConf c =
+        RdmaConf.of(SPARK, Map.of("spark.shuffle.rdma.port", "7000"))
+            .with(Map.of(RdmaShuffleConfig.TRANSPORT, "tcp"));
     assertEquals(7000, c.get(RdmaShuffleConfig.PORT));
     assertEquals(TransportKind.TCP, c.get(RdmaShuffleConfig.TRANSPORT));
   }
@@ -113,14 +127,16 @@ class RdmaConfTest {
   @Test
   void anAdaptersOwnSettingsAreReadOnlyThroughItsSchema() {
     ConfigSchema engine = ConfigSchema.of("Engine", "engine.rdma.", java.util.List.of(ENGINE_ONLY));
-    RdmaConf c = RdmaConf.of(engine, Map.of("engine.rdma.engine.only", "true",
-        "engine.rdma.transport", "tcp"));
+    RdmaConf c =
+        RdmaConf.of(
+            engine, Map.of("engine.rdma.engine.only", "true", "engine.rdma.transport", "tcp"));
     assertTrue(c.get(ENGINE_ONLY));
     assertEquals(TransportKind.TCP, c.get(RdmaShuffleConfig.TRANSPORT));
     // another schema does not know the setting: a typo there, and no value to read
     bad(SPARK, "spark.shuffle.rdma.engine.only", "true");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> RdmaConf.defaults(SPARK).get(ENGINE_ONLY));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> RdmaConf.defaults(SPARK).get(ENGINE_ONLY));
     assertTrue(e.getMessage().contains("engine.only"), e.getMessage());
   }
 
@@ -128,8 +144,10 @@ class RdmaConfTest {
   void anAdapterCannotRedeclareACoreSetting() {
     ConfigEntry<String> twin =
         ConfigEntry.builder("transport", ConfigType.STRING).defaultValue("").doc("x").build();
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ConfigSchema.of("Engine", "engine.rdma.", java.util.List.of(twin)));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> ConfigSchema.of("Engine", "engine.rdma.", java.util.List.of(twin)));
     assertTrue(e.getMessage().contains("transport declared twice"), e.getMessage());
   }
 }

@@ -2,7 +2,6 @@ package io.rdmashuffle.fetch;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.mapoutput.OutputId;
@@ -10,6 +9,7 @@ import io.rdmashuffle.node.NodeRuntime;
 import io.rdmashuffle.serve.MetaFiles;
 import io.rdmashuffle.serve.PublishedOutputs;
 import io.rdmashuffle.testing.Patterns;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.PeerAddress;
 import java.io.IOException;
 import java.io.InputStream;
@@ -56,17 +56,26 @@ class BlockFetcherTest {
 
   @BeforeEach
   void start() throws Exception {
-    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of(
-        "spark.shuffle.rdma.transport", "tcp",
-        "spark.shuffle.rdma.read.timeout", "5s",
-        "spark.shuffle.rdma.memory.pieceSize", "64k",
-        "spark.shuffle.rdma.buffers.chunkSize", "1m",
-        "spark.shuffle.rdma.buffers.maxBytes", "64m"));
-    server = NodeRuntime.start(new NodeRuntime.Context().conf(conf).defaultHost("127.0.0.1")
-        .serving(published).reading(true));
+    RdmaConf conf =
+        RdmaConf.of(
+            TestSchema.SPARK_KEYS,
+            Map.of(
+                "spark.shuffle.rdma.transport", "tcp",
+                "spark.shuffle.rdma.read.timeout", "5s",
+                "spark.shuffle.rdma.memory.pieceSize", "64k",
+                "spark.shuffle.rdma.buffers.chunkSize", "1m",
+                "spark.shuffle.rdma.buffers.maxBytes", "64m"));
+    server =
+        NodeRuntime.start(
+            new NodeRuntime.Context()
+                .conf(conf)
+                .defaultHost("127.0.0.1")
+                .serving(published)
+                .reading(true));
     server.catalog().admit(APP, SECRET);
-    client = NodeRuntime.start(new NodeRuntime.Context().conf(conf).defaultHost("127.0.0.1")
-        .reading(true));
+    client =
+        NodeRuntime.start(
+            new NodeRuntime.Context().conf(conf).defaultHost("127.0.0.1").reading(true));
     client.secrets().put(APP, SECRET);
   }
 
@@ -77,8 +86,8 @@ class BlockFetcherTest {
   }
 
   /** The owner's answers, straight from its locate service (the call itself is the transport's). */
-  private CompletableFuture<LocateAnswer> locate(PeerAddress owner, String app,
-      io.rdmashuffle.mapoutput.LocateRequest r) {
+  private CompletableFuture<LocateAnswer> locate(
+      PeerAddress owner, String app, io.rdmashuffle.mapoutput.LocateRequest r) {
     locates.incrementAndGet();
     assertEquals(server.transport().localAddress(), owner);
     return CompletableFuture.supplyAsync(() -> server.locator().answer(app, r));
@@ -112,13 +121,24 @@ class BlockFetcherTest {
   }
 
   private BlockFetcher fetcher(boolean readLocal, long maxBytes) {
-    return new BlockFetcher(APP, this::locate, server.catalog(), client.connections(),
-        client.buffers(), options(readLocal, maxBytes), counters, () -> { });
+    return new BlockFetcher(
+        APP,
+        this::locate,
+        server.catalog(),
+        client.connections(),
+        client.buffers(),
+        options(readLocal, maxBytes),
+        counters,
+        () -> {});
   }
 
   private BlockFetcher.Source source(long map, boolean sameHost, boolean own) {
-    return new BlockFetcher.Source(new BlockFetcher.Owner(server.transport().localAddress(),
-        sameHost, own), "1", Long.toString(map), WANTED, "map " + map);
+    return new BlockFetcher.Source(
+        new BlockFetcher.Owner(server.transport().localAddress(), sameHost, own),
+        "1",
+        Long.toString(map),
+        WANTED,
+        "map " + map);
   }
 
   /** Reads every block; (map, partition) to bytes. */
@@ -137,7 +157,8 @@ class BlockFetcherTest {
 
   private void assertAllBlocks(Map<String, byte[]> got, long map, Path data) throws IOException {
     for (int p : WANTED) {
-      assertArrayEquals(expected(data, p), got.get(map + "/" + p), "map " + map + " partition " + p);
+      assertArrayEquals(
+          expected(data, p), got.get(map + "/" + p), "map " + map + " partition " + p);
     }
   }
 
@@ -224,12 +245,22 @@ class BlockFetcherTest {
   @Test
   void anOwnerThatCantBeAskedIsRetriedThenBlamed() throws Exception {
     PeerAddress dead = new PeerAddress("127.0.0.1", 1);
-    try (BlockFetcher f = new BlockFetcher(APP, (o, app, r) -> CompletableFuture.failedFuture(
-            new io.rdmashuffle.transport.PeerUnreachableException("no route", o, null, null)),
-        null, client.connections(), client.buffers(), options(false, 256 * 1024), counters,
-        () -> { })) {
-      f.add(new BlockFetcher.Source(new BlockFetcher.Owner(dead, false, false), "1", "50",
-          WANTED, "map 50"));
+    try (BlockFetcher f =
+        new BlockFetcher(
+            APP,
+            (o, app, r) ->
+                CompletableFuture.failedFuture(
+                    new io.rdmashuffle.transport.PeerUnreachableException(
+                        "no route", o, null, null)),
+            null,
+            client.connections(),
+            client.buffers(),
+            options(false, 256 * 1024),
+            counters,
+            () -> {})) {
+      f.add(
+          new BlockFetcher.Source(
+              new BlockFetcher.Owner(dead, false, false), "1", "50", WANTED, "map 50"));
       BlockFetchException e = assertThrows(BlockFetchException.class, () -> readAll(f));
       assertEquals(BlockFetchException.Kind.TRANSPORT, e.kind());
       assertTrue(e.kind().blamesMapOutput());
@@ -241,12 +272,20 @@ class BlockFetcherTest {
   @Test
   void noReadBufferForTheTaskIsItsOwnShortageNotTheOwnersFault() throws Exception {
     commit(80);
-    io.rdmashuffle.memory.BufferPool tiny = new io.rdmashuffle.memory.BufferPool(
-        client.transport().registrar(), 4096, 64 * 1024, 64 * 1024, true);
+    io.rdmashuffle.memory.BufferPool tiny =
+        new io.rdmashuffle.memory.BufferPool(
+            client.transport().registrar(), 4096, 64 * 1024, 64 * 1024, true);
     io.rdmashuffle.memory.PooledBuffer hog = tiny.tryAllocate(64 * 1024);
-    try (BlockFetcher f = new BlockFetcher(APP, this::locate, null, client.connections(), tiny,
-        new BlockFetcher.Options(256 * 1024, 8, SEGMENT, false, true, 200, 2, 20), counters,
-        () -> { })) {
+    try (BlockFetcher f =
+        new BlockFetcher(
+            APP,
+            this::locate,
+            null,
+            client.connections(),
+            tiny,
+            new BlockFetcher.Options(256 * 1024, 8, SEGMENT, false, true, 200, 2, 20),
+            counters,
+            () -> {})) {
       f.add(source(80, false, false));
       BlockFetchException e = assertThrows(BlockFetchException.class, () -> readAll(f));
       assertEquals(BlockFetchException.Kind.SHORTAGE, e.kind(), e.getMessage());
@@ -269,7 +308,8 @@ class BlockFetcherTest {
     f.close(); // the task ended: its completion listener closes the fetcher
     IOException e = assertThrows(IOException.class, () -> in.readAllBytes());
     assertTrue(e.getMessage().contains("released"), e.getMessage());
-    long deadline = System.currentTimeMillis() + 5000; // READs in flight give theirs back as they end
+    long deadline =
+        System.currentTimeMillis() + 5000; // READs in flight give theirs back as they end
     while (client.buffers().lentBytes() > 0 && System.currentTimeMillis() < deadline) {
       Thread.sleep(10);
     }
@@ -279,9 +319,9 @@ class BlockFetcherTest {
   /**
    * A reduce task's blocks consumed by a thread of its own after the task ended (the task's
    * completion listener closed the fetcher): whatever block that thread is in the middle of (one
-   * READ whole, one streamed in segments, one read from its file on this host), its next read
-   * fails with an {@code IOException} that blames no map output, after only the block's own
-   * bytes; every buffer goes back.
+   * READ whole, one streamed in segments, one read from its file on this host), its next read fails
+   * with an {@code IOException} that blames no map output, after only the block's own bytes; every
+   * buffer goes back.
    */
   @Test
   void aThreadStillReadingAfterTheTaskEndedFailsWithAnIOExceptionBlamingNobody() throws Exception {
@@ -295,32 +335,35 @@ class BlockFetcherTest {
         CountDownLatch midway = new CountDownLatch(1);
         CountDownLatch taskEnded = new CountDownLatch(1);
         AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Thread reader = new Thread(() -> {
-          try {
-            Block b;
-            while ((b = f.next()) != null) {
-              byte[] want = expected(data, b.partition());
-              InputStream in = b.stream();
-              if (b.partition() != partition) {
-                assertArrayEquals(want, in.readAllBytes(), what);
-                in.close();
-                continue;
-              }
-              int half = want.length / 2 + 1;
-              byte[] got = in.readNBytes(half);
-              assertArrayEquals(Arrays.copyOf(want, half), got, what);
-              midway.countDown();
-              taskEnded.await();
-              in.readNBytes(want.length - half); // must fail
-              fail(what + ": read after the task ended");
-            }
-            fail(what + ": the block never came");
-          } catch (Throwable t) {
-            thrown.set(t);
-          } finally {
-            midway.countDown();
-          }
-        }, "user-thread-of-the-task");
+        Thread reader =
+            new Thread(
+                () -> {
+                  try {
+                    Block b;
+                    while ((b = f.next()) != null) {
+                      byte[] want = expected(data, b.partition());
+                      InputStream in = b.stream();
+                      if (b.partition() != partition) {
+                        assertArrayEquals(want, in.readAllBytes(), what);
+                        in.close();
+                        continue;
+                      }
+                      int half = want.length / 2 + 1;
+                      byte[] got = in.readNBytes(half);
+                      assertArrayEquals(Arrays.copyOf(want, half), got, what);
+                      midway.countDown();
+                      taskEnded.await();
+                      in.readNBytes(want.length - half); // must fail
+                      fail(what + ": read after the task ended");
+                    }
+                    fail(what + ": the block never came");
+                  } catch (Throwable t) {
+                    thrown.set(t);
+                  } finally {
+                    midway.countDown();
+                  }
+                },
+                "user-thread-of-the-task");
         reader.start();
         assertTrue(midway.await(10, TimeUnit.SECONDS), what);
         f.close(); // the task ended: its completion listener closes the fetcher
@@ -329,7 +372,8 @@ class BlockFetcherTest {
         assertFalse(reader.isAlive(), what);
         Throwable t = thrown.get();
         assertTrue(t instanceof IOException, what + ": " + t);
-        assertFalse(t instanceof BlockFetchException e && e.kind().blamesMapOutput(),
+        assertFalse(
+            t instanceof BlockFetchException e && e.kind().blamesMapOutput(),
             what + ": a read after the task ended blamed the map output: " + t);
       }
     }

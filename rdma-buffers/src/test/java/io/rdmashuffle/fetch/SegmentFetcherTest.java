@@ -2,12 +2,12 @@ package io.rdmashuffle.fetch;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.Patterns;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.ConnectionPool;
 import io.rdmashuffle.transport.RemoteAccessException;
@@ -40,11 +40,16 @@ class SegmentFetcherTest {
 
   @BeforeEach
   void start() throws Exception {
-    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.read.timeout", "3s"));
-    server = TcpTransport.start(new TransportContext(conf, ApplicationSecrets.of(APP, SECRET),
-        "127.0.0.1", new TransportMetrics()));
-    client = TcpTransport.start(new TransportContext(conf, ApplicationSecrets.of(APP, SECRET),
-        "127.0.0.1", new TransportMetrics()));
+    RdmaConf conf =
+        RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.read.timeout", "3s"));
+    server =
+        TcpTransport.start(
+            new TransportContext(
+                conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
+    client =
+        TcpTransport.start(
+            new TransportContext(
+                conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
     pool = new BufferPool(client.registrar(), 4096, 1 << 20, 64 << 20, true);
     connections = new ConnectionPool(client, 1);
     Path p = Patterns.file(dir.resolve("data"), 3 * 65536 + 999, 7);
@@ -65,14 +70,16 @@ class SegmentFetcherTest {
       new java.util.concurrent.atomic.AtomicInteger();
 
   private SegmentFetcher fetcher(long maxBytes, int maxRequests, int maxRetries) {
-    return new SegmentFetcher(connections, pool,
+    return new SegmentFetcher(
+        connections,
+        pool,
         new SegmentLimits(maxBytes, maxRequests, 1000, maxRetries, 50),
         retries::incrementAndGet);
   }
 
   private SegmentRequest request(long offset, int length) {
-    return new SegmentRequest(server.localAddress(), APP, file.descriptor(), offset, length,
-        "segment@" + offset);
+    return new SegmentRequest(
+        server.localAddress(), APP, file.descriptor(), offset, length, "segment@" + offset);
   }
 
   @Test
@@ -84,8 +91,8 @@ class SegmentFetcherTest {
       for (int i = 0; i < 200; i++) {
         int len = r.nextInt(60_000);
         long off = r.nextInt((int) file.length() - len);
-        SegmentRequest q = new SegmentRequest(server.localAddress(), APP,
-            file.descriptor(), off, len, i);
+        SegmentRequest q =
+            new SegmentRequest(server.localAddress(), APP, file.descriptor(), off, len, i);
         asked.put(i, new long[] {off, len});
         f.add(q);
       }
@@ -150,7 +157,9 @@ class SegmentFetcherTest {
       assertSame(q, failed.request());
       assertInstanceOf(RemoteAccessException.class, failed.cause());
       assertTrue(failed.refusedByOwner());
-      assertEquals(1, client.metrics().failures(io.rdmashuffle.transport.FailureKind.REMOTE_ACCESS),
+      assertEquals(
+          1,
+          client.metrics().failures(io.rdmashuffle.transport.FailureKind.REMOTE_ACCESS),
           "a withdrawn registration is not retried: the caller asks the owner where it is now");
       assertEquals(0, retries.get());
       assertEquals(0, f.bytesHeld());
@@ -159,9 +168,14 @@ class SegmentFetcherTest {
 
   @Test
   void anUnreachableOwnerIsRetriedTheConfiguredNumberOfTimesThenFails() throws Exception {
-    SegmentRequest q = new SegmentRequest(
-        new io.rdmashuffle.transport.PeerAddress("127.0.0.1", 1), APP, file.descriptor(), 0, 10,
-        "x");
+    SegmentRequest q =
+        new SegmentRequest(
+            new io.rdmashuffle.transport.PeerAddress("127.0.0.1", 1),
+            APP,
+            file.descriptor(),
+            0,
+            10,
+            "x");
     try (SegmentFetcher f = fetcher(1 << 20, 8, 2)) {
       f.add(q);
       long t0 = System.nanoTime();
@@ -178,10 +192,12 @@ class SegmentFetcherTest {
   @Test
   void noBufferWithinTheWaitIsTheReadersShortageNotAPeerFailure() throws Exception {
     BufferPool tiny = new BufferPool(client.registrar(), 4096, 1 << 20, 1 << 20, true);
-    try (SegmentFetcher hog = new SegmentFetcher(connections, tiny,
-            new SegmentLimits(1 << 20, 8, 100, 0, 0), () -> {});
-        SegmentFetcher f = new SegmentFetcher(connections, tiny,
-            new SegmentLimits(1 << 20, 8, 200, 0, 0), () -> {})) {
+    try (SegmentFetcher hog =
+            new SegmentFetcher(
+                connections, tiny, new SegmentLimits(1 << 20, 8, 100, 0, 0), () -> {});
+        SegmentFetcher f =
+            new SegmentFetcher(
+                connections, tiny, new SegmentLimits(1 << 20, 8, 200, 0, 0), () -> {})) {
       hog.add(request(0, (int) file.length())); // the pool's one chunk, carved for its size
       FetchedSegment all = (FetchedSegment) hog.take(5, TimeUnit.SECONDS);
       f.add(request(0, 100));
@@ -213,8 +229,8 @@ class SegmentFetcherTest {
       for (int want = 11; want >= 0; want--) {
         SegmentRequest needed = qs.get(want);
         while (!early.containsKey(needed.tag())) {
-          FetchedSegment got = assertInstanceOf(FetchedSegment.class,
-              f.take(10, TimeUnit.SECONDS, needed));
+          FetchedSegment got =
+              assertInstanceOf(FetchedSegment.class, f.take(10, TimeUnit.SECONDS, needed));
           early.put(got.request().tag(), got);
           assertTrue(f.bytesHeld() <= bound + chunk, "held " + f.bytesHeld());
         }

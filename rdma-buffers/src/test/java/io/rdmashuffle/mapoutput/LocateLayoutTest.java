@@ -19,16 +19,30 @@ class LocateLayoutTest {
   }
 
   static LocateAnswer answer() {
-    RegisteredFileDescriptor data = new RegisteredFileDescriptor(300, 256,
-        List.of(new RegionDescriptor(1L << 40, 256, 77), new RegionDescriptor(1L << 41, 44, 78)));
-    PartitionTable spark = new PartitionTable(4, new long[] {0, 10, 10}, new long[] {10, 0, 290},
-        null, ChecksumAlgorithm.CRC32C, new int[] {1, 2, -3});
-    PartitionTable mr = new PartitionTable(4, new long[] {5}, new long[] {200},
-        new long[] {800}, ChecksumAlgorithm.NONE, null);
-    return new LocateAnswer(TransportKind.VERBS, new PeerAddress("node7", 4321), List.of(
-        Located.ok("17", data, spark),
-        Located.local("18", "/data/shuffle_3_18_0.data", mr),
-        Located.failed("attempt_1_0001_m_000002_0", Status.UNAVAILABLE, "bound reached")));
+    RegisteredFileDescriptor data =
+        new RegisteredFileDescriptor(
+            300,
+            256,
+            List.of(
+                new RegionDescriptor(1L << 40, 256, 77), new RegionDescriptor(1L << 41, 44, 78)));
+    PartitionTable spark =
+        new PartitionTable(
+            4,
+            new long[] {0, 10, 10},
+            new long[] {10, 0, 290},
+            null,
+            ChecksumAlgorithm.CRC32C,
+            new int[] {1, 2, -3});
+    PartitionTable mr =
+        new PartitionTable(
+            4, new long[] {5}, new long[] {200}, new long[] {800}, ChecksumAlgorithm.NONE, null);
+    return new LocateAnswer(
+        TransportKind.VERBS,
+        new PeerAddress("node7", 4321),
+        List.of(
+            Located.ok("17", data, spark),
+            Located.local("18", "/data/shuffle_3_18_0.data", mr),
+            Located.failed("attempt_1_0001_m_000002_0", Status.UNAVAILABLE, "bound reached")));
   }
 
   @Test
@@ -46,8 +60,8 @@ class LocateLayoutTest {
       assertEquals(a.message(), b.message());
       assertEquals(a.localPath(), b.localPath());
       assertEquals(a.partitions(), b.partitions());
-      assertEquals(a.data() == null ? null : a.data().pieces(),
-          b.data() == null ? null : b.data().pieces());
+      assertEquals(
+          a.data() == null ? null : a.data().pieces(), b.data() == null ? null : b.data().pieces());
     }
     assertEquals(800, back.maps().get(1).partitions().rawLength(4));
   }
@@ -62,8 +76,8 @@ class LocateLayoutTest {
     ByteBuffer a = LocateLayout.encode(answer());
     ByteBuffer cut = a.slice(0, a.limit() - 3);
     e = assertThrows(IllegalArgumentException.class, () -> LocateLayout.decodeAnswer(cut));
-    assertTrue(e.getMessage().contains("truncated") || e.getMessage().contains("exceed"),
-        e.getMessage());
+    assertTrue(
+        e.getMessage().contains("truncated") || e.getMessage().contains("exceed"), e.getMessage());
     ByteBuffer kind = LocateLayout.encode(answer());
     kind.putShort(LocateLayout.ANSWER_KIND_OFFSET, (short) 9);
     e = assertThrows(IllegalArgumentException.class, () -> LocateLayout.decodeAnswer(kind));
@@ -72,9 +86,18 @@ class LocateLayoutTest {
 
   @Test
   void anOkEntryCarriesEitherADescriptorOrALocalPath() {
-    assertThrows(IllegalArgumentException.class, () -> new Located("1", Status.OK, "", null, "",
-        PartitionTable.ofEnds(new long[] {1}, ChecksumAlgorithm.NONE, null)));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            new Located(
+                "1",
+                Status.OK,
+                "",
+                null,
+                "",
+                PartitionTable.ofEnds(new long[] {1}, ChecksumAlgorithm.NONE, null)));
+    assertThrows(
+        IllegalArgumentException.class,
         () -> new Located("1", Status.NOT_FOUND, "", null, "/x", null));
   }
 }

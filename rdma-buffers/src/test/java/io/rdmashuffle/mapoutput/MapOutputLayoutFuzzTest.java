@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The decoders of the bytes processes exchange about map outputs (locate requests and answers,
- * a peer's input) and of the meta file a serving process reads back, fuzzed from fixed seeds:
- * they accept a mutation or refuse it naming the field, nothing else.
+ * The decoders of the bytes processes exchange about map outputs (locate requests and answers, a
+ * peer's input) and of the meta file a serving process reads back, fuzzed from fixed seeds: they
+ * accept a mutation or refuse it naming the field, nothing else.
  */
 @Timeout(120)
 class MapOutputLayoutFuzzTest {
@@ -25,26 +25,39 @@ class MapOutputLayoutFuzzTest {
 
   @Test
   void locateRequestDecodingRejectsEveryMutationByName() {
-    DecoderFuzz.Result r = DecoderFuzz.check(
-        List.of(bytes(LocateLayout.encode(LocateLayoutTest.request()))),
-        b -> LocateLayout.decodeRequest(ByteBuffer.wrap(b)), 31, COUNT);
+    DecoderFuzz.Result r =
+        DecoderFuzz.check(
+            List.of(bytes(LocateLayout.encode(LocateLayoutTest.request()))),
+            b -> LocateLayout.decodeRequest(ByteBuffer.wrap(b)),
+            31,
+            COUNT);
     assertTrue(r.rejected() > COUNT / 2, r.toString());
   }
 
   @Test
   void locateAnswerDecodingRejectsEveryMutationByName() {
-    DecoderFuzz.Result r = DecoderFuzz.check(
-        List.of(bytes(LocateLayout.encode(LocateLayoutTest.answer()))),
-        b -> LocateLayout.decodeAnswer(ByteBuffer.wrap(b)), 32, COUNT);
+    DecoderFuzz.Result r =
+        DecoderFuzz.check(
+            List.of(bytes(LocateLayout.encode(LocateLayoutTest.answer()))),
+            b -> LocateLayout.decodeAnswer(ByteBuffer.wrap(b)),
+            32,
+            COUNT);
     assertTrue(r.rejected() > COUNT / 2, r.toString());
   }
 
   @Test
   void metaFileDecodingRejectsEveryMutationByName() {
-    byte[] meta = bytes(MetaFileLayout.encode(7, 42L, new long[] {10, 0, 290, 1},
-        ChecksumAlgorithm.CRC32C, new int[] {1, 2, -3, 4}));
-    DecoderFuzz.Result r = DecoderFuzz.check(List.of(meta),
-        b -> MetaFileLayout.decode(ByteBuffer.wrap(b), 7, 42L, 301), 33, COUNT);
+    byte[] meta =
+        bytes(
+            MetaFileLayout.encode(
+                7,
+                42L,
+                new long[] {10, 0, 290, 1},
+                ChecksumAlgorithm.CRC32C,
+                new int[] {1, 2, -3, 4}));
+    DecoderFuzz.Result r =
+        DecoderFuzz.check(
+            List.of(meta), b -> MetaFileLayout.decode(ByteBuffer.wrap(b), 7, 42L, 301), 33, COUNT);
     assertTrue(r.rejected() > COUNT / 2, r.toString());
   }
 }

@@ -96,17 +96,20 @@ class BufferPoolTest {
     CountDownLatch waiting = new CountDownLatch(1);
     ExecutorService ex = Executors.newSingleThreadExecutor();
     try {
-      Future<PooledBuffer> f = ex.submit(() -> {
-        waiting.countDown();
-        return pool.allocate(64 * KIB, 10, TimeUnit.SECONDS);
-      });
+      Future<PooledBuffer> f =
+          ex.submit(
+              () -> {
+                waiting.countDown();
+                return pool.allocate(64 * KIB, 10, TimeUnit.SECONDS);
+              });
       waiting.await();
       Thread.sleep(50);
       assertFalse(f.isDone());
       a.release();
       PooledBuffer c = f.get(10, TimeUnit.SECONDS);
       assertNotNull(c, "a release wakes a waiting allocation");
-      assertEquals(2 * MIB, pool.registeredBytes(), "the freed chunk was re-carved, not re-registered");
+      assertEquals(
+          2 * MIB, pool.registeredBytes(), "the freed chunk was re-carved, not re-registered");
       assertEquals(2, registrar.registrations.get());
       c.release();
       b.release();
@@ -197,23 +200,26 @@ class BufferPoolTest {
       List<Future<?>> fs = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         final byte id = (byte) (t + 1);
-        fs.add(ex.submit(() -> {
-          ThreadLocalRandom r = ThreadLocalRandom.current();
-          for (int i = 0; i < 2000; i++) {
-            int size = 1 + r.nextInt(r.nextBoolean() ? 8 * KIB : 300 * KIB);
-            PooledBuffer b = pool.allocate(size, 10, TimeUnit.SECONDS);
-            assertNotNull(b);
-            for (int k = 0; k < size; k += 512) {
-              b.buffer().put(k, id);
-            }
-            assertTrue(pool.registeredBytes() <= 2 * MIB);
-            for (int k = 0; k < size; k += 512) {
-              assertEquals(id, b.buffer().get(k), "another borrower wrote into this buffer");
-            }
-            b.release();
-          }
-          return null;
-        }));
+        fs.add(
+            ex.submit(
+                () -> {
+                  ThreadLocalRandom r = ThreadLocalRandom.current();
+                  for (int i = 0; i < 2000; i++) {
+                    int size = 1 + r.nextInt(r.nextBoolean() ? 8 * KIB : 300 * KIB);
+                    PooledBuffer b = pool.allocate(size, 10, TimeUnit.SECONDS);
+                    assertNotNull(b);
+                    for (int k = 0; k < size; k += 512) {
+                      b.buffer().put(k, id);
+                    }
+                    assertTrue(pool.registeredBytes() <= 2 * MIB);
+                    for (int k = 0; k < size; k += 512) {
+                      assertEquals(
+                          id, b.buffer().get(k), "another borrower wrote into this buffer");
+                    }
+                    b.release();
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : fs) {
         f.get(60, TimeUnit.SECONDS);

@@ -31,7 +31,8 @@ class DescriptorsTest {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> new RegionDescriptor(0, -1, 0));
     assertTrue(e.getMessage().contains("length=-1"), e.getMessage());
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> RegionDescriptor.readFrom(ByteBuffer.allocate(15), 0));
   }
 
@@ -70,31 +71,44 @@ class DescriptorsTest {
   @Test
   void fileDescriptorRejectsRangesOutsideTheFileAndInconsistentPieces() {
     RegisteredFileDescriptor d = file(250, 100);
-    assertThrows(IllegalArgumentException.class, () -> d.segments(200, 51, (a, b, c, e) -> { }));
-    assertThrows(IllegalArgumentException.class, () -> d.segments(-1, 1, (a, b, c, e) -> { }));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new RegisteredFileDescriptor(250, 100, file(400, 100).pieces()));
+    assertThrows(IllegalArgumentException.class, () -> d.segments(200, 51, (a, b, c, e) -> {}));
+    assertThrows(IllegalArgumentException.class, () -> d.segments(-1, 1, (a, b, c, e) -> {}));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new RegisteredFileDescriptor(250, 100, file(400, 100).pieces()));
     assertTrue(e.getMessage().contains("pieces=4"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class,
-        () -> new RegisteredFileDescriptor(250, 100, file(300, 100).pieces()));
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new RegisteredFileDescriptor(250, 100, file(300, 100).pieces()));
     assertTrue(e.getMessage().contains("piece 2 length=100"), e.getMessage());
     byte[] bytes = d.encode();
     bytes[3] = 9;
     e = assertThrows(IllegalArgumentException.class, () -> RegisteredFileDescriptor.decode(bytes));
     assertTrue(e.getMessage().contains("version=9"), e.getMessage());
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> RegisteredFileDescriptor.decode(java.util.Arrays.copyOf(d.encode(), 30)));
   }
 
-
   @Test
   void offsetsMatchThePicturesInTheLayoutComments() {
-    assertArrayEquals(new int[] {0, 8, 12, 16}, new int[] {RegionDescriptor.ADDRESS_OFFSET,
-        RegionDescriptor.LENGTH_OFFSET, RegionDescriptor.RKEY_OFFSET, RegionDescriptor.BYTES});
-    assertArrayEquals(new int[] {0, 4, 8, 16, 24}, new int[] {
-        RegisteredFileDescriptor.VERSION_OFFSET, RegisteredFileDescriptor.COUNT_OFFSET,
-        RegisteredFileDescriptor.FILE_LENGTH_OFFSET, RegisteredFileDescriptor.PIECE_SIZE_OFFSET,
-        RegisteredFileDescriptor.HEADER_BYTES});
+    assertArrayEquals(
+        new int[] {0, 8, 12, 16},
+        new int[] {
+          RegionDescriptor.ADDRESS_OFFSET,
+          RegionDescriptor.LENGTH_OFFSET,
+          RegionDescriptor.RKEY_OFFSET,
+          RegionDescriptor.BYTES
+        });
+    assertArrayEquals(
+        new int[] {0, 4, 8, 16, 24},
+        new int[] {
+          RegisteredFileDescriptor.VERSION_OFFSET, RegisteredFileDescriptor.COUNT_OFFSET,
+          RegisteredFileDescriptor.FILE_LENGTH_OFFSET, RegisteredFileDescriptor.PIECE_SIZE_OFFSET,
+          RegisteredFileDescriptor.HEADER_BYTES
+        });
     assertEquals(2, io.rdmashuffle.transport.PeerAddress.HOST_OFFSET);
     assertEquals(4 + 9, new io.rdmashuffle.transport.PeerAddress("127.0.0.1", 5).encodedLength());
   }

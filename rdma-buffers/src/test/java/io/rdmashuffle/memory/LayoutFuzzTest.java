@@ -22,10 +22,10 @@ class LayoutFuzzTest {
 
   @Test
   void regionDescriptorDecodingRejectsEveryMutationByName() {
-    List<byte[]> valid = List.of(region(0, 0, 0), region(1L << 32, 4096, 7),
-        region(Long.MAX_VALUE - 100, 100, -1));
-    DecoderFuzz.Result r = DecoderFuzz.check(valid,
-        b -> RegionDescriptor.readFrom(ByteBuffer.wrap(b), 0), 11, COUNT);
+    List<byte[]> valid =
+        List.of(region(0, 0, 0), region(1L << 32, 4096, 7), region(Long.MAX_VALUE - 100, 100, -1));
+    DecoderFuzz.Result r =
+        DecoderFuzz.check(valid, b -> RegionDescriptor.readFrom(ByteBuffer.wrap(b), 0), 11, COUNT);
     assertTrue(r.rejected() > 0 && r.accepted() > 0, r.toString());
   }
 
@@ -33,8 +33,8 @@ class LayoutFuzzTest {
   void regionDescriptorDecodingAtAnOffsetRejectsEveryMutationByName() {
     byte[] framed = new byte[5 + RegionDescriptor.BYTES];
     System.arraycopy(region(1L << 40, 300, 9), 0, framed, 5, RegionDescriptor.BYTES);
-    DecoderFuzz.check(List.of(framed),
-        b -> RegionDescriptor.readFrom(ByteBuffer.wrap(b), 5), 12, COUNT);
+    DecoderFuzz.check(
+        List.of(framed), b -> RegionDescriptor.readFrom(ByteBuffer.wrap(b), 5), 12, COUNT);
   }
 
   private static byte[] file(long length, long pieceSize) {
@@ -47,10 +47,13 @@ class LayoutFuzzTest {
 
   @Test
   void registeredFileDescriptorDecodingRejectsEveryMutationByName() {
-    List<byte[]> valid = List.of(file(0, 4096), file(250, 100), file(3 * 65536L + 7, 65536),
-        file(Integer.MAX_VALUE + 10L, Integer.MAX_VALUE));
+    List<byte[]> valid =
+        List.of(
+            file(0, 4096),
+            file(250, 100),
+            file(3 * 65536L + 7, 65536),
+            file(Integer.MAX_VALUE + 10L, Integer.MAX_VALUE));
     DecoderFuzz.Result r = DecoderFuzz.check(valid, RegisteredFileDescriptor::decode, 13, COUNT);
     assertTrue(r.rejected() > COUNT / 2, r.toString());
   }
-
 }

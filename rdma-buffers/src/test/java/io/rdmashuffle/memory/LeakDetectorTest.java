@@ -34,8 +34,8 @@ class LeakDetectorTest {
   }
 
   private void registerAndDrop(int bytes) throws Exception {
-    registrar.register(MemoryPiece.of(DirectMemory.allocate(bytes)), Access.LOCAL_WRITE, "",
-        () -> { });
+    registrar.register(
+        MemoryPiece.of(DirectMemory.allocate(bytes)), Access.LOCAL_WRITE, "", () -> {});
   }
 
   @Test
@@ -47,12 +47,15 @@ class LeakDetectorTest {
     lendAndDrop(pool);
     List<LeakDetector.Leak> leaks = awaitReported(1);
     assertEquals(LeakDetector.Kind.BUFFER, leaks.get(0).kind());
-    assertTrue(leaks.get(0).toString().contains("pooled buffer of 77 bytes (capacity 4096)"),
+    assertTrue(
+        leaks.get(0).toString().contains("pooled buffer of 77 bytes (capacity 4096)"),
         leaks.get(0).toString());
     assertTrue(createdIn(leaks.get(0), "lendAndDrop"));
     assertEquals(1, pool.leaks().size(), "the pool still counts it lent");
     pool.close();
-    assertEquals(65536, registrar.accounting().registeredBytes(),
+    assertEquals(
+        65536,
+        registrar.accounting().registeredBytes(),
         "the dropped buffer's chunk can never come back: that is the leak");
     chunk.close();
     assertEquals(0, registrar.accounting().registeredBytes());
@@ -71,8 +74,11 @@ class LeakDetectorTest {
     long regions = leaks.stream().filter(l -> l.kind() == LeakDetector.Kind.REGION).count();
     assertEquals(1, files, leaks.toString());
     assertEquals(3, regions, leaks.toString());
-    assertTrue(leaks.stream().anyMatch(l -> l.toString().contains("registered file dropped of "
-        + 3 * 4096 + " bytes")), leaks.toString());
+    assertTrue(
+        leaks.stream()
+            .anyMatch(
+                l -> l.toString().contains("registered file dropped of " + 3 * 4096 + " bytes")),
+        leaks.toString());
   }
 
   private void openAndDrop(Path p) throws Exception {
@@ -82,14 +88,17 @@ class LeakDetectorTest {
   @Test
   void liveResourcesAreListedUntilFreedAndAPoolsIdleChunksOnlyThroughThePool() throws Exception {
     long mark = LeakDetector.mark();
-    RegisteredRegion r = registrar.register(
-        MemoryPiece.of(DirectMemory.allocate(64)), Access.LOCAL_WRITE, "", () -> { });
+    RegisteredRegion r =
+        registrar.register(
+            MemoryPiece.of(DirectMemory.allocate(64)), Access.LOCAL_WRITE, "", () -> {});
     BufferPool pool = new BufferPool(registrar, 4096, 65536, 65536, false);
     PooledBuffer b = pool.tryAllocate(10);
     b.release();
     List<LeakDetector.Kind> kinds = new ArrayList<>();
     LeakDetector.liveSince(mark).forEach(l -> kinds.add(l.kind()));
-    assertEquals(List.of(LeakDetector.Kind.REGION, LeakDetector.Kind.POOL), kinds,
+    assertEquals(
+        List.of(LeakDetector.Kind.REGION, LeakDetector.Kind.POOL),
+        kinds,
         "the region and the open pool; the pool's registered chunk is the pool's to free");
     assertFalse(LeakDetector.liveSince(mark).get(0).unreachable());
     r.close();

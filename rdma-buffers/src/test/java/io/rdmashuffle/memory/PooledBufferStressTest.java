@@ -34,21 +34,23 @@ class PooledBufferStressTest {
     first.release();
     releases.incrementAndGet();
     lends.incrementAndGet();
-    Stress.Loop borrower = () -> {
-      PooledBuffer b = pool.allocate(100, 5, TimeUnit.SECONDS);
-      assertNotNull(b, "the only buffer never came back: a lend was lost to a racing release");
-      lends.incrementAndGet();
-      int n = b.refCnt();
-      lowest.accumulateAndGet(n, Math::min);
-      highest.accumulateAndGet(n, Math::max);
-      release(b, releases);
-    };
+    Stress.Loop borrower =
+        () -> {
+          PooledBuffer b = pool.allocate(100, 5, TimeUnit.SECONDS);
+          assertNotNull(b, "the only buffer never came back: a lend was lost to a racing release");
+          lends.incrementAndGet();
+          int n = b.refCnt();
+          lowest.accumulateAndGet(n, Math::min);
+          highest.accumulateAndGet(n, Math::max);
+          release(b, releases);
+        };
     Stress.Loop doubleReleaser = () -> release(handle[0], releases);
     Stress.loops(Duration.ofSeconds(3), borrower, doubleReleaser, doubleReleaser);
     // every lend ends in exactly one successful release; every other release failed
     assertEquals(lends.get(), releases.get(), "successful releases vs lends");
     assertTrue(lowest.get() >= 0, "a borrower saw refCnt=" + lowest.get());
-    assertTrue(highest.get() <= 1, "a borrower saw refCnt=" + highest.get() + " right after the lend");
+    assertTrue(
+        highest.get() <= 1, "a borrower saw refCnt=" + highest.get() + " right after the lend");
     assertEquals(0, pool.lentBytes());
     assertEquals(0, handle[0].refCnt());
     pool.close();
@@ -58,31 +60,37 @@ class PooledBufferStressTest {
   @Test
   void holdersReleasingTogetherReturnTheBufferExactlyOnce() throws Exception {
     BufferPool pool = new BufferPool(registrar, 4096, 65536, 65536, false);
-    int rounds = Stress.rounds(Duration.ofSeconds(2), 20_000, () -> new Stress.Round() {
-      final PooledBuffer b = allocate(pool);
-      final AtomicInteger last = new AtomicInteger();
-      final Stress.Loop holder = () -> {
-        if (b.release()) {
-          last.incrementAndGet();
-        }
-      };
+    int rounds =
+        Stress.rounds(
+            Duration.ofSeconds(2),
+            20_000,
+            () ->
+                new Stress.Round() {
+                  final PooledBuffer b = allocate(pool);
+                  final AtomicInteger last = new AtomicInteger();
+                  final Stress.Loop holder =
+                      () -> {
+                        if (b.release()) {
+                          last.incrementAndGet();
+                        }
+                      };
 
-      {
-        b.retain().retain();
-      }
+                  {
+                    b.retain().retain();
+                  }
 
-      @Override
-      public List<Stress.Loop> actors() {
-        return List.of(holder, holder, holder);
-      }
+                  @Override
+                  public List<Stress.Loop> actors() {
+                    return List.of(holder, holder, holder);
+                  }
 
-      @Override
-      public void check() {
-        assertEquals(1, last.get(), "exactly one release was the last");
-        assertEquals(0, b.refCnt());
-        assertEquals(0, pool.lentBytes());
-      }
-    });
+                  @Override
+                  public void check() {
+                    assertEquals(1, last.get(), "exactly one release was the last");
+                    assertEquals(0, b.refCnt());
+                    assertEquals(0, pool.lentBytes());
+                  }
+                });
     assertTrue(rounds > 0);
     pool.close();
     assertEquals(0, registrar.accounting().registeredBytes());

@@ -71,7 +71,8 @@ class RegisteredFileTest {
     assertEquals(3, rf.refCnt(), "the owner's reference and one per registered piece");
     assertTrue(rf.tryRetain());
     rf.close();
-    assertEquals(0, registrar.accounting().registeredBytes(), "close withdrew and freed the pieces");
+    assertEquals(
+        0, registrar.accounting().registeredBytes(), "close withdrew and freed the pieces");
     assertEquals(1, rf.refCnt());
     assertFalse(rf.tryRetain(), "no new holder after close");
     assertEquals(fds + 1, FileDescriptors.open(), "still mapped for its holder");
@@ -86,7 +87,8 @@ class RegisteredFileTest {
     Path p = Patterns.file(dir.resolve("g"), 65536, 4);
     int fds = FileDescriptors.open();
     registrar.refuse = true;
-    assertThrows(RegistrationException.class, () -> RegisteredFile.open(p, 65536, registrar, "app"));
+    assertThrows(
+        RegistrationException.class, () -> RegisteredFile.open(p, 65536, registrar, "app"));
     assertEquals(fds, FileDescriptors.open());
   }
 
@@ -101,7 +103,8 @@ class RegisteredFileTest {
 
   @Test
   void aPieceSizeThatIsNotPageAlignedIsRejected() {
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> RegisteredFile.open(dir.resolve("x"), 5000, registrar, "app"));
   }
 }

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A region closed while READs retain and release it: freed exactly once, never while a
- * reference is held, never retained after it was withdrawn.
+ * A region closed while READs retain and release it: freed exactly once, never while a reference is
+ * held, never retained after it was withdrawn.
  */
 @Timeout(120)
 class RegisteredRegionStressTest {
@@ -30,8 +30,12 @@ class RegisteredRegionStressTest {
     final RegisteredRegion region;
 
     Round() throws Exception {
-      region = registrar.register(MemoryPiece.of(DirectMemory.allocate(64)), Access.REMOTE_READ,
-          "app", freed::incrementAndGet);
+      region =
+          registrar.register(
+              MemoryPiece.of(DirectMemory.allocate(64)),
+              Access.REMOTE_READ,
+              "app",
+              freed::incrementAndGet);
     }
 
     private void use() {
@@ -78,13 +82,17 @@ class RegisteredRegionStressTest {
 
   @Test
   void closeRacingWithRetainAndReleaseFreesOnceAndNeverUnderAHolder() throws Exception {
-    int rounds = Stress.rounds(Duration.ofSeconds(3), 20_000, () -> {
-      try {
-        return new Round();
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    int rounds =
+        Stress.rounds(
+            Duration.ofSeconds(3),
+            20_000,
+            () -> {
+              try {
+                return new Round();
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
     assertTrue(rounds > 0);
     assertEquals(registrar.registrations.get(), registrar.deregistrations.get());
     assertEquals(0, registrar.accounting().registeredBytes());

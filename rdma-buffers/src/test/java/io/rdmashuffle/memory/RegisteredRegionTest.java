@@ -12,8 +12,12 @@ class RegisteredRegionTest {
   @Test
   void closeWithdrawsAtOnceButFreesOnlyAfterTheLastInFlightUse() throws Exception {
     AtomicInteger freed = new AtomicInteger();
-    RegisteredRegion r = registrar.register(
-        MemoryPiece.of(DirectMemory.allocate(4096)), Access.REMOTE_READ, "app", freed::incrementAndGet);
+    RegisteredRegion r =
+        registrar.register(
+            MemoryPiece.of(DirectMemory.allocate(4096)),
+            Access.REMOTE_READ,
+            "app",
+            freed::incrementAndGet);
     assertTrue(r.tryRetain());
     assertTrue(r.tryRetain());
     r.close();
@@ -33,8 +37,12 @@ class RegisteredRegionTest {
   @Test
   void anUnusedRegionIsFreedByClose() throws Exception {
     AtomicInteger freed = new AtomicInteger();
-    RegisteredRegion r = registrar.register(
-        MemoryPiece.of(DirectMemory.allocate(64)), Access.LOCAL_WRITE, "", freed::incrementAndGet);
+    RegisteredRegion r =
+        registrar.register(
+            MemoryPiece.of(DirectMemory.allocate(64)),
+            Access.LOCAL_WRITE,
+            "",
+            freed::incrementAndGet);
     r.close();
     assertEquals(1, freed.get());
     assertEquals(0, registrar.accounting().registeredBytes());
@@ -42,8 +50,9 @@ class RegisteredRegionTest {
 
   @Test
   void releasingMoreThanRetainedIsABug() throws Exception {
-    RegisteredRegion r = registrar.register(
-        MemoryPiece.of(DirectMemory.allocate(64)), Access.LOCAL_WRITE, "", () -> { });
+    RegisteredRegion r =
+        registrar.register(
+            MemoryPiece.of(DirectMemory.allocate(64)), Access.LOCAL_WRITE, "", () -> {});
     assertTrue(r.tryRetain());
     r.release();
     assertThrows(IllegalStateException.class, r::release);
@@ -53,8 +62,12 @@ class RegisteredRegionTest {
   @Test
   void anExtraReleaseOfAnOpenRegionIsRefusedAndCloseStillFreesIt() throws Exception {
     AtomicInteger freed = new AtomicInteger();
-    RegisteredRegion r = registrar.register(
-        MemoryPiece.of(DirectMemory.allocate(64)), Access.REMOTE_READ, "app", freed::incrementAndGet);
+    RegisteredRegion r =
+        registrar.register(
+            MemoryPiece.of(DirectMemory.allocate(64)),
+            Access.REMOTE_READ,
+            "app",
+            freed::incrementAndGet);
     assertThrows(IllegalStateException.class, r::release, "only close() gives back the owner's");
     assertTrue(r.isOpen(), "the refused release changed nothing");
     assertEquals(1, r.refCnt());
@@ -68,8 +81,9 @@ class RegisteredRegionTest {
 
   @Test
   void retainNeedsAnOpenRegion() throws Exception {
-    RegisteredRegion r = registrar.register(
-        MemoryPiece.of(DirectMemory.allocate(64)), Access.LOCAL_WRITE, "", () -> { });
+    RegisteredRegion r =
+        registrar.register(
+            MemoryPiece.of(DirectMemory.allocate(64)), Access.LOCAL_WRITE, "", () -> {});
     assertSame(r, r.retain());
     assertEquals(2, r.refCnt());
     r.close();
@@ -81,8 +95,9 @@ class RegisteredRegionTest {
 
   @Test
   void containsChecksBothEndsWithoutOverflow() throws Exception {
-    RegisteredRegion r = registrar.register(
-        MemoryPiece.of(DirectMemory.allocate(100)), Access.REMOTE_READ, "app", () -> { });
+    RegisteredRegion r =
+        registrar.register(
+            MemoryPiece.of(DirectMemory.allocate(100)), Access.REMOTE_READ, "app", () -> {});
     long a = r.address();
     assertTrue(r.contains(a, 100));
     assertTrue(r.contains(a + 99, 1));

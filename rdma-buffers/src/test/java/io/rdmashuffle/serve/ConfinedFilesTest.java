@@ -21,7 +21,8 @@ class ConfinedFilesTest {
   @TempDir Path dir;
 
   private Path job(String attempt, String content) throws Exception {
-    Path out = Files.createDirectories(dir.resolve("local/usercache/alice/output").resolve(attempt));
+    Path out =
+        Files.createDirectories(dir.resolve("local/usercache/alice/output").resolve(attempt));
     Files.writeString(out.resolve("file.out"), content);
     return out;
   }
@@ -55,8 +56,10 @@ class ConfinedFilesTest {
     Files.delete(attempt.resolve("file.out"));
     Files.delete(attempt);
     Files.createSymbolicLink(attempt, bob);
-    RefusedException e = assertThrows(RefusedException.class,
-        () -> ConfinedFiles.open(dir.resolve("local"), path("attempt_1"), null, false));
+    RefusedException e =
+        assertThrows(
+            RefusedException.class,
+            () -> ConfinedFiles.open(dir.resolve("local"), path("attempt_1"), null, false));
     assertTrue(e.getMessage().contains("attempt_1"), e.getMessage());
   }
 
@@ -66,19 +69,27 @@ class ConfinedFilesTest {
     Path secret = Files.writeString(dir.resolve("secret"), "not yours");
     Files.delete(out.resolve("file.out"));
     Files.createSymbolicLink(out.resolve("file.out"), secret);
-    assertThrows(RefusedException.class,
+    assertThrows(
+        RefusedException.class,
         () -> ConfinedFiles.open(dir.resolve("local"), path("attempt_2"), null, false));
   }
 
   @Test
   void theOwnerIsCheckedAndMissingFilesAreNotFound() throws Exception {
     job("attempt_3", "x");
-    RefusedException e = assertThrows(RefusedException.class,
-        () -> ConfinedFiles.open(dir.resolve("local"), path("attempt_3"), "nobody-here", false));
+    RefusedException e =
+        assertThrows(
+            RefusedException.class,
+            () ->
+                ConfinedFiles.open(dir.resolve("local"), path("attempt_3"), "nobody-here", false));
     assertTrue(e.getMessage().contains("not nobody-here"), e.getMessage());
-    assertThrows(NoSuchFileException.class,
+    assertThrows(
+        NoSuchFileException.class,
         () -> ConfinedFiles.open(dir.resolve("local"), path("attempt_9"), null, false));
-    assertThrows(RefusedException.class, () -> ConfinedFiles.open(dir.resolve("local"),
-        List.of("usercache", "..", "file.out"), null, false));
+    assertThrows(
+        RefusedException.class,
+        () ->
+            ConfinedFiles.open(
+                dir.resolve("local"), List.of("usercache", "..", "file.out"), null, false));
   }
 }

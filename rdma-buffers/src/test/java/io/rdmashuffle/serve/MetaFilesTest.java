@@ -40,19 +40,29 @@ class MetaFilesTest {
   @Test
   void knownChecksumsAreTakenAsTheyAre() throws Exception {
     Path data = Patterns.file(dir.resolve("d"), 30, 1);
-    PartitionTable t = MetaFiles.commit(data, 1, 2, new long[] {10, 20},
-        ChecksumAlgorithm.ADLER32, new long[] {0x1234, 0x5678}, true);
+    PartitionTable t =
+        MetaFiles.commit(
+            data,
+            1,
+            2,
+            new long[] {10, 20},
+            ChecksumAlgorithm.ADLER32,
+            new long[] {0x1234, 0x5678},
+            true);
     assertEquals(ChecksumAlgorithm.ADLER32, t.algorithm());
     assertEquals(0x5678, t.checksum(1));
-    assertEquals(ChecksumAlgorithm.NONE,
+    assertEquals(
+        ChecksumAlgorithm.NONE,
         MetaFiles.commit(data, 1, 2, new long[] {10, 20}, null, null, false).algorithm());
   }
 
   @Test
   void aDataFileThatDoesNotMatchItsLengthsOrIsTruncatedIsAnIoError() throws Exception {
     Path data = Patterns.file(dir.resolve("d"), 30, 1);
-    IOException e = assertThrows(IOException.class,
-        () -> MetaFiles.commit(data, 1, 2, new long[] {10, 21}, null, null, true));
+    IOException e =
+        assertThrows(
+            IOException.class,
+            () -> MetaFiles.commit(data, 1, 2, new long[] {10, 21}, null, null, true));
     assertTrue(e.getMessage().contains("length=30"), e.getMessage());
     MetaFiles.commit(data, 1, 2, new long[] {10, 20}, null, null, true);
     try (FileChannel ch = FileChannel.open(data, StandardOpenOption.WRITE)) {

@@ -49,8 +49,9 @@ class OutputCatalogTest {
     final AtomicInteger live = new AtomicInteger();
 
     @Override
-    public RegisteredRegion register(MemoryPiece piece, Access access, String owner,
-        Runnable onFreed) throws RegistrationException {
+    public RegisteredRegion register(
+        MemoryPiece piece, Access access, String owner, Runnable onFreed)
+        throws RegistrationException {
       if (refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         throw new RegistrationException("memlock limit (test)");
       }
@@ -81,8 +82,13 @@ class OutputCatalogTest {
   }
 
   private OutputCatalog catalog(int maxOpen, long maxPinned) {
-    catalog = new OutputCatalog(registrar, published,
-        new OutputCatalog.Limits(maxOpen, maxPinned, 64 * 1024), secrets, withdrawn::add);
+    catalog =
+        new OutputCatalog(
+            registrar,
+            published,
+            new OutputCatalog.Limits(maxOpen, maxPinned, 64 * 1024),
+            secrets,
+            withdrawn::add);
     catalog.admit(APP, SECRET);
     return catalog;
   }
@@ -200,14 +206,16 @@ class OutputCatalogTest {
   @Test
   void statusesSayWhoseProblemItIs() throws Exception {
     catalog(8, 1 << 30);
-    assertEquals(Status.NOT_FOUND, catalog.locate(OutputId.spark(APP, 1, 99), 0, 1, false).status());
-    assertEquals(Status.REFUSED,
-        catalog.locate(OutputId.spark("app-other", 1, 99), 0, 1, false).status());
+    assertEquals(
+        Status.NOT_FOUND, catalog.locate(OutputId.spark(APP, 1, 99), 0, 1, false).status());
+    assertEquals(
+        Status.REFUSED, catalog.locate(OutputId.spark("app-other", 1, 99), 0, 1, false).status());
     OutputId id = commit(5);
     assertEquals(Status.REFUSED, catalog.locate(id, 0, 9, false).status(), "beyond its partitions");
     // a data file truncated after commit: the output is damaged, the map's fault
     Path data = published.dataFile(id);
-    try (var ch = java.nio.channels.FileChannel.open(data, java.nio.file.StandardOpenOption.WRITE)) {
+    try (var ch =
+        java.nio.channels.FileChannel.open(data, java.nio.file.StandardOpenOption.WRITE)) {
       ch.truncate(100);
     }
     Located e = catalog.locate(id, 0, 4, false);

@@ -9,8 +9,8 @@ import io.rdmashuffle.memory.RegistrationException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A registrar without a transport, for memory tests: counts registrations and deregistrations
- * and can be told to refuse, as a NIC does at its memlock limit.
+ * A registrar without a transport, for memory tests: counts registrations and deregistrations and
+ * can be told to refuse, as a NIC does at its memlock limit.
  */
 public final class CountingRegistrar implements MemoryRegistrar {
   private final MemoryAccounting accounting = new MemoryAccounting();

@@ -6,15 +6,15 @@ import java.util.Random;
 import java.util.regex.Pattern;
 
 /**
- * Fuzzes a decoder of a wire or file layout with mutations of valid encodings, from a fixed seed
- * (a failure names the seed and the iteration, so it replays exactly): bits flipped, the encoding
- * cut short or extended, a 1-, 2-, 4- or 8-byte field overwritten with an edge value (0, -1, the
- * extremes, the encoding's own length and its neighbours), or random bytes of a random length.
- * The decoder may accept a mutation (some are valid encodings too) or throw {@link
- * IllegalArgumentException} whose message names the bad field and its value ({@code
- * length=-3: ...}); anything else it throws (an {@code IndexOutOfBoundsException}, a {@code
- * BufferUnderflowException}, a {@code NegativeArraySizeException}, an {@code OutOfMemoryError}) fails
- * the test.
+ * Fuzzes a decoder of a wire or file layout with mutations of valid encodings, from a fixed seed (a
+ * failure names the seed and the iteration, so it replays exactly): bits flipped, the encoding cut
+ * short or extended, a 1-, 2-, 4- or 8-byte field overwritten with an edge value (0, -1, the
+ * extremes, the encoding's own length and its neighbours), or random bytes of a random length. The
+ * decoder may accept a mutation (some are valid encodings too) or throw {@link
+ * IllegalArgumentException} whose message names the bad field and its value ({@code length=-3:
+ * ...}); anything else it throws (an {@code IndexOutOfBoundsException}, a {@code
+ * BufferUnderflowException}, a {@code NegativeArraySizeException}, an {@code OutOfMemoryError})
+ * fails the test.
  *
  * <pre>
  *   DecoderFuzz.check(List.of(valid.encode()), b -> Layout.decode(b), 42, 20_000);
@@ -23,9 +23,28 @@ import java.util.regex.Pattern;
 public final class DecoderFuzz {
   /** A message names a field and its value: {@code word=value}. */
   private static final Pattern NAMES_A_FIELD = Pattern.compile("[A-Za-z][A-Za-z0-9_.]*=\\S");
+
   private static final long[] EDGES = {
-      0, 1, -1, 2, 7, 8, 16, 255, 256, 65535, 65536, Integer.MAX_VALUE, Integer.MIN_VALUE,
-      Integer.MAX_VALUE + 1L, Long.MAX_VALUE, Long.MIN_VALUE, 0x80, 0x8000, 0x80000000L};
+    0,
+    1,
+    -1,
+    2,
+    7,
+    8,
+    16,
+    255,
+    256,
+    65535,
+    65536,
+    Integer.MAX_VALUE,
+    Integer.MIN_VALUE,
+    Integer.MAX_VALUE + 1L,
+    Long.MAX_VALUE,
+    Long.MIN_VALUE,
+    0x80,
+    0x8000,
+    0x80000000L
+  };
 
   private DecoderFuzz() {}
 
@@ -79,8 +98,20 @@ public final class DecoderFuzz {
 
   private static AssertionError failure(
       long seed, int iteration, CharSequence how, byte[] input, String what, Throwable cause) {
-    return new AssertionError("seed=" + seed + " iteration=" + iteration + " (" + how + "): "
-        + what + ": " + cause.getMessage() + "\n  input " + hex(input), cause);
+    return new AssertionError(
+        "seed="
+            + seed
+            + " iteration="
+            + iteration
+            + " ("
+            + how
+            + "): "
+            + what
+            + ": "
+            + cause.getMessage()
+            + "\n  input "
+            + hex(input),
+        cause);
   }
 
   /** One or two mutations of {@code v}, described in {@code how}. */
@@ -139,9 +170,10 @@ public final class DecoderFuzz {
       return b;
     }
     int at = random.nextInt(b.length - width + 1);
-    long value = random.nextInt(3) == 0
-        ? v.length + random.nextInt(5) - 2L
-        : EDGES[random.nextInt(EDGES.length)];
+    long value =
+        random.nextInt(3) == 0
+            ? v.length + random.nextInt(5) - 2L
+            : EDGES[random.nextInt(EDGES.length)];
     for (int k = 0; k < width; k++) {
       b[at + k] = (byte) (value >>> (8 * (width - 1 - k)));
     }

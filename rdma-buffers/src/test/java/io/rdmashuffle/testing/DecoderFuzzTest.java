@@ -25,14 +25,17 @@ class DecoderFuzzTest {
     }
     int n = ByteBuffer.wrap(b).getInt();
     if (n < 0 || n > b.length - 4) {
-      throw new IllegalArgumentException("body length=" + n + ": outside the " + b.length + " bytes");
+      throw new IllegalArgumentException(
+          "body length=" + n + ": outside the " + b.length + " bytes");
     }
   }
 
   @Test
   void aDecoderThatUnderflowsFailsNamingSeedIterationAndInput() {
-    AssertionError e = assertThrows(AssertionError.class,
-        () -> DecoderFuzz.check(VALID, DecoderFuzzTest::careless, 5, 1000));
+    AssertionError e =
+        assertThrows(
+            AssertionError.class,
+            () -> DecoderFuzz.check(VALID, DecoderFuzzTest::careless, 5, 1000));
     assertTrue(e.getMessage().startsWith("seed=5 iteration="), e.getMessage());
     assertTrue(e.getMessage().contains("input "), e.getMessage());
     assertFalse(e.getCause() instanceof IllegalArgumentException);
@@ -40,11 +43,19 @@ class DecoderFuzzTest {
 
   @Test
   void aRejectionThatNamesNoFieldFails() {
-    AssertionError e = assertThrows(AssertionError.class, () -> DecoderFuzz.check(VALID, b -> {
-      if (b.length != 7) {
-        throw new IllegalArgumentException("bad input");
-      }
-    }, 6, 1000));
+    AssertionError e =
+        assertThrows(
+            AssertionError.class,
+            () ->
+                DecoderFuzz.check(
+                    VALID,
+                    b -> {
+                      if (b.length != 7) {
+                        throw new IllegalArgumentException("bad input");
+                      }
+                    },
+                    6,
+                    1000));
     assertTrue(e.getMessage().contains("rejected without naming field=value"), e.getMessage());
   }
 
@@ -57,7 +68,8 @@ class DecoderFuzzTest {
 
   @Test
   void anInvalidStartingPointIsRefused() {
-    assertThrows(AssertionError.class,
+    assertThrows(
+        AssertionError.class,
         () -> DecoderFuzz.check(List.of(new byte[] {1}), DecoderFuzzTest::careful, 8, 10));
   }
 
@@ -72,8 +84,10 @@ class DecoderFuzzTest {
     List<String> out = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
       StringBuilder how = new StringBuilder();
-      out.add(java.util.HexFormat.of().formatHex(DecoderFuzz.mutate(VALID.get(0), random, how))
-          + " " + how);
+      out.add(
+          java.util.HexFormat.of().formatHex(DecoderFuzz.mutate(VALID.get(0), random, how))
+              + " "
+              + how);
     }
     return out;
   }

@@ -21,9 +21,9 @@ import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 /**
- * The leak check applied to every test: runs small test classes (nested here, run only from
- * these tests) through the JUnit launcher with extension autodetection on, as the build runs them,
- * and reads their results.
+ * The leak check applied to every test: runs small test classes (nested here, run only from these
+ * tests) through the JUnit launcher with extension autodetection on, as the build runs them, and
+ * reads their results.
  */
 @Timeout(120)
 class LeakCheckExtensionTest {
@@ -37,7 +37,7 @@ class LeakCheckExtensionTest {
 
   static RegisteredRegion register(int bytes) throws Exception {
     return REGISTRAR.register(
-        MemoryPiece.of(DirectMemory.allocate(bytes)), Access.LOCAL_WRITE, "", () -> { });
+        MemoryPiece.of(DirectMemory.allocate(bytes)), Access.LOCAL_WRITE, "", () -> {});
   }
 
   @EnabledIf("io.rdmashuffle.testing.LeakCheckExtensionTest#running")
@@ -76,25 +76,29 @@ class LeakCheckExtensionTest {
     @Test
     void handsARegionToAThreadThatClosesItAfterTheTest() throws Exception {
       RegisteredRegion r = LeakCheckExtensionTest.register(300);
-      Thread t = new Thread(() -> {
-        try {
-          Thread.sleep(300);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        r.close();
-      });
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  Thread.sleep(300);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                r.close();
+              });
       t.start();
     }
   }
 
   private static TestExecutionSummary run(Class<?> tests) {
-    LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-        .selectors(selectClass(tests))
-        .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "true")
-        .configurationParameter("junit.jupiter.extensions.autodetection.include", "io.rdmashuffle.*")
-        .configurationParameter(LeakCheckExtension.SETTLE_PARAMETER, "2000")
-        .build();
+    LauncherDiscoveryRequest request =
+        LauncherDiscoveryRequestBuilder.request()
+            .selectors(selectClass(tests))
+            .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "true")
+            .configurationParameter(
+                "junit.jupiter.extensions.autodetection.include", "io.rdmashuffle.*")
+            .configurationParameter(LeakCheckExtension.SETTLE_PARAMETER, "2000")
+            .build();
     SummaryGeneratingListener listener = new SummaryGeneratingListener();
     running = true;
     try {
@@ -112,9 +116,12 @@ class LeakCheckExtensionTest {
       assertEquals(2, s.getTestsStartedCount());
       assertEquals(1, s.getTestsFailedCount(), "only the test that leaves its region fails");
       Throwable e = s.getFailures().get(0).getException();
-      assertTrue(e.getMessage().contains(
-          "leaves() leaked 1 resource(s):\n  registered region of 4096 bytes (LOCAL_WRITE) is not"
-              + " yet deregistered"), e.getMessage());
+      assertTrue(
+          e.getMessage()
+              .contains(
+                  "leaves() leaked 1 resource(s):\n  registered region of 4096 bytes (LOCAL_WRITE) is not"
+                      + " yet deregistered"),
+          e.getMessage());
       boolean here = false;
       for (StackTraceElement f : e.getSuppressed()[0].getStackTrace()) {
         here |= f.getMethodName().equals("leaves");

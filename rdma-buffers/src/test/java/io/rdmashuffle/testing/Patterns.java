@@ -35,7 +35,10 @@ public final class Patterns {
   /** Writes a file of {@code length} pattern bytes. */
   public static Path file(Path path, long length, int seed) throws IOException {
     try (FileChannel ch =
-        FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        FileChannel.open(
+            path,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING)) {
       ByteBuffer chunk = ByteBuffer.allocate(1 << 20);
       for (long off = 0; off < length; off += chunk.capacity()) {

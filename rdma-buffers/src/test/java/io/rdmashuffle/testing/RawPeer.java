@@ -20,10 +20,11 @@ public final class RawPeer implements AutoCloseable {
   private final Socket s = new Socket();
   private final InputStream in;
   private final OutputStream out;
+
   /** What the handshake established, once {@link #handshake} succeeded. */
   public Handshake.Result proven;
 
-public RawPeer(PeerAddress to) throws IOException {
+  public RawPeer(PeerAddress to) throws IOException {
     s.connect(to.socketAddress(), 5000);
     s.setSoTimeout(10_000);
     s.setTcpNoDelay(true);
@@ -31,7 +32,7 @@ public RawPeer(PeerAddress to) throws IOException {
     out = s.getOutputStream();
   }
 
-public RawPeer handshake(String app, byte[] secret, Purpose purpose) throws IOException {
+  public RawPeer handshake(String app, byte[] secret, Purpose purpose) throws IOException {
     proven = Handshake.client(channel(), app, secret, purpose);
     return this;
   }
@@ -72,7 +73,8 @@ public RawPeer handshake(String app, byte[] secret, Purpose purpose) throws IOEx
 
   public ByteChannel channel() {
     return new ByteChannel() {
-      @Override public int read(ByteBuffer dst) throws IOException {
+      @Override
+      public int read(ByteBuffer dst) throws IOException {
         byte[] b = new byte[dst.remaining()];
         int n = in.read(b);
         if (n > 0) {
@@ -81,18 +83,21 @@ public RawPeer handshake(String app, byte[] secret, Purpose purpose) throws IOEx
         return n;
       }
 
-      @Override public int write(ByteBuffer src) throws IOException {
+      @Override
+      public int write(ByteBuffer src) throws IOException {
         int n = src.remaining();
         send(src);
         src.position(src.limit());
         return n;
       }
 
-      @Override public boolean isOpen() {
+      @Override
+      public boolean isOpen() {
         return !s.isClosed();
       }
 
-      @Override public void close() throws IOException {
+      @Override
+      public void close() throws IOException {
         s.close();
       }
     };

@@ -1,6 +1,5 @@
 package io.rdmashuffle.testing;
 
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.DirectMemory;
@@ -22,11 +21,11 @@ import java.util.Map;
 
 /**
  * A separate process that serves one registered region, for tests that kill or flood the serving
- * side: {@code ServingProcess <transport> <host> <application> <secret> <bytes> <seed>
- * [key=value ...]} (extra settings in Spark style). Prints {@code READY <port> <rkey> <address>
- * <length>} when serving, then serves until killed. Each {@code STATS} line on its standard input
- * is answered with {@code STATS <live threads> <direct memory bytes> <open descriptors>}, after a
- * garbage collection (so direct buffers nothing references are counted as freed).
+ * side: {@code ServingProcess <transport> <host> <application> <secret> <bytes> <seed> [key=value
+ * ...]} (extra settings in Spark style). Prints {@code READY <port> <rkey> <address> <length>} when
+ * serving, then serves until killed. Each {@code STATS} line on its standard input is answered with
+ * {@code STATS <live threads> <direct memory bytes> <open descriptors>}, after a garbage collection
+ * (so direct buffers nothing references are counted as freed).
  */
 public final class ServingProcess {
   private ServingProcess() {}
@@ -53,17 +52,18 @@ public final class ServingProcess {
     ByteBuffer memory = DirectMemory.allocate(bytes);
     Patterns.fill(memory, 0, seed);
     RegisteredRegion r =
-        t.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, app, () -> { });
+        t.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, app, () -> {});
     System.out.println(
         "READY " + t.localAddress().port() + " " + r.rkey() + " " + r.address() + " " + r.length());
     System.out.flush();
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
     while ((line = in.readLine()) != null) {
       if (line.equals("STATS")) {
         System.gc();
-        System.out.println("STATS " + Thread.activeCount() + " " + directBytes() + " "
-            + FileDescriptors.open());
+        System.out.println(
+            "STATS " + Thread.activeCount() + " " + directBytes() + " " + FileDescriptors.open());
         System.out.flush();
       }
     }

@@ -10,10 +10,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Bounded concurrency stress for tests run in every build: threads race on shared state for a
- * fixed time budget (a few seconds), and the first failure of any thread fails the test with its
- * stack. Not a model checker: it finds races by repetition, so an invariant it checks must hold in
- * every interleaving, and a run that finds nothing proves nothing beyond its rounds.
+ * Bounded concurrency stress for tests run in every build: threads race on shared state for a fixed
+ * time budget (a few seconds), and the first failure of any thread fails the test with its stack.
+ * Not a model checker: it finds races by repetition, so an invariant it checks must hold in every
+ * interleaving, and a run that finds nothing proves nothing beyond its rounds.
  */
 public final class Stress {
   /** How long any one wait may take before the run is declared hung. */
@@ -47,16 +47,19 @@ public final class Stress {
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < loops.length; i++) {
       final int id = i;
-      threads.add(new Thread(() -> {
-        try {
-          while (failure.get() == null && System.nanoTime() < deadline) {
-            loops[id].once();
-            counts[id]++;
-          }
-        } catch (Throwable t) {
-          failure.compareAndSet(null, t);
-        }
-      }, "stress-" + i));
+      threads.add(
+          new Thread(
+              () -> {
+                try {
+                  while (failure.get() == null && System.nanoTime() < deadline) {
+                    loops[id].once();
+                    counts[id]++;
+                  }
+                } catch (Throwable t) {
+                  failure.compareAndSet(null, t);
+                }
+              },
+              "stress-" + i));
     }
     join(threads, failure);
     return counts;
@@ -64,11 +67,11 @@ public final class Stress {
 
   /**
    * Plays rounds built by {@code rounds} until {@code budget} has passed or {@code maxRounds} were
-   * played: in each, one thread per actor waits at a barrier, runs its actor once, and waits
-   * again; then {@link Round#check()} runs. Returns the number of rounds played.
+   * played: in each, one thread per actor waits at a barrier, runs its actor once, and waits again;
+   * then {@link Round#check()} runs. Returns the number of rounds played.
    */
-  public static int rounds(Duration budget, int maxRounds, java.util.function.Supplier<Round> rounds)
-      throws Exception {
+  public static int rounds(
+      Duration budget, int maxRounds, java.util.function.Supplier<Round> rounds) throws Exception {
     long deadline = System.nanoTime() + budget.toNanos();
     Round first = rounds.get();
     int n = first.actors().size();
@@ -78,25 +81,28 @@ public final class Stress {
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       final int id = i;
-      threads.add(new Thread(() -> {
-        try {
-          while (true) {
-            barrier.await(HANG_SECONDS, TimeUnit.SECONDS);
-            Round r = current.get();
-            if (r == null) {
-              return;
-            }
-            try {
-              r.actors().get(id).once();
-            } finally {
-              barrier.await(HANG_SECONDS, TimeUnit.SECONDS);
-            }
-          }
-        } catch (Throwable t) {
-          failure.compareAndSet(null, t);
-          barrier.reset();
-        }
-      }, "stress-round-" + i));
+      threads.add(
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    barrier.await(HANG_SECONDS, TimeUnit.SECONDS);
+                    Round r = current.get();
+                    if (r == null) {
+                      return;
+                    }
+                    try {
+                      r.actors().get(id).once();
+                    } finally {
+                      barrier.await(HANG_SECONDS, TimeUnit.SECONDS);
+                    }
+                  }
+                } catch (Throwable t) {
+                  failure.compareAndSet(null, t);
+                  barrier.reset();
+                }
+              },
+              "stress-round-" + i));
     }
     threads.forEach(Thread::start);
     int played = 0;

@@ -46,25 +46,28 @@ public final class TcpRelay implements AutoCloseable {
   }
 
   private void pump(InputStream in, OutputStream out, boolean up) {
-    Thread t = new Thread(() -> {
-      byte[] b = new byte[64 * 1024];
-      try {
-        int n;
-        while ((n = in.read(b)) >= 0) {
-          if (up) {
-            synchronized (upstream) {
-              fromClient.write(b, 0, n);
-              out.write(b, 0, n);
-            }
-          } else {
-            out.write(b, 0, n);
-          }
-        }
-      } catch (IOException e) {
-        // either side hung up
-      }
-      close();
-    }, up ? "tcp-relay-up" : "tcp-relay-down");
+    Thread t =
+        new Thread(
+            () -> {
+              byte[] b = new byte[64 * 1024];
+              try {
+                int n;
+                while ((n = in.read(b)) >= 0) {
+                  if (up) {
+                    synchronized (upstream) {
+                      fromClient.write(b, 0, n);
+                      out.write(b, 0, n);
+                    }
+                  } else {
+                    out.write(b, 0, n);
+                  }
+                }
+              } catch (IOException e) {
+                // either side hung up
+              }
+              close();
+            },
+            up ? "tcp-relay-up" : "tcp-relay-down");
     t.setDaemon(true);
     t.start();
   }

@@ -16,7 +16,11 @@ class DoctorTest {
 
   private static String[] run(String... args) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    int status = Doctor.run(ConfigSchema.core("Spark", "spark.shuffle.rdma."), args, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    int status =
+        Doctor.run(
+            ConfigSchema.core("Spark", "spark.shuffle.rdma."),
+            args,
+            new PrintStream(bytes, true, StandardCharsets.UTF_8));
     return new String[] {Integer.toString(status), bytes.toString(StandardCharsets.UTF_8)};
   }
 
@@ -41,12 +45,18 @@ class DoctorTest {
 
   @Test
   void aForcedTransportThatCantRunExitsNonZeroWithItsCause() {
-    String[] r = run("--set", "spark.shuffle.rdma.transport=verbs",
-        "--set", "spark.shuffle.rdma.buffers.maxBytes=1t");
+    String[] r =
+        run(
+            "--set",
+            "spark.shuffle.rdma.transport=verbs",
+            "--set",
+            "spark.shuffle.rdma.buffers.maxBytes=1t");
     if (r[1].contains("transport verbs: available")) {
       return; // a node with working verbs and a terabyte of memlock: nothing to check here
     }
     assertEquals("1", r[0], r[1]);
-    assertTrue(r[1].contains("chosen: verbs (forced by spark.shuffle.rdma.transport but unavailable: "), r[1]);
+    assertTrue(
+        r[1].contains("chosen: verbs (forced by spark.shuffle.rdma.transport but unavailable: "),
+        r[1]);
   }
 }

@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The bounds and ending rules every transport's channel shares, raced: READs posted (one by one,
- * tried, in batches) while a transport thread completes them, the channel is closed and then
- * ended. Every posted READ ends exactly once, completed or failed; none is issued after the end
- * (it would never end); the bounds hold; every target reference is given back.
+ * tried, in batches) while a transport thread completes them, the channel is closed and then ended.
+ * Every posted READ ends exactly once, completed or failed; none is issued after the end (it would
+ * never end); the bounds hold; every target reference is given back.
  */
 @Timeout(120)
 class BoundedReadChannelStressTest {
@@ -59,8 +59,9 @@ class BoundedReadChannelStressTest {
     final AtomicInteger refused = new AtomicInteger();
 
     Round() throws Exception {
-      target = registrar.register(
-          MemoryPiece.of(DirectMemory.allocate(8192)), Access.LOCAL_WRITE, "", () -> { });
+      target =
+          registrar.register(
+              MemoryPiece.of(DirectMemory.allocate(8192)), Access.LOCAL_WRITE, "", () -> {});
     }
 
     private ReadOp op() {
@@ -121,7 +122,11 @@ class BoundedReadChannelStressTest {
 
     @Override
     public List<Stress.Loop> actors() {
-      return List.of(this::postOneByOne, this::tryPosts, this::postBatches, this::complete,
+      return List.of(
+          this::postOneByOne,
+          this::tryPosts,
+          this::postBatches,
+          this::complete,
           this::closeThenEnd);
     }
 
@@ -147,13 +152,17 @@ class BoundedReadChannelStressTest {
 
   @Test
   void postsRacingWithCompletionsCloseAndEndEachEndExactlyOnce() throws Exception {
-    int rounds = Stress.rounds(Duration.ofSeconds(3), 5_000, () -> {
-      try {
-        return new Round();
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    int rounds =
+        Stress.rounds(
+            Duration.ofSeconds(3),
+            5_000,
+            () -> {
+              try {
+                return new Round();
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
     assertTrue(rounds > 0);
     assertEquals(0, registrar.accounting().registeredBytes());
   }

@@ -19,7 +19,7 @@ class BoundedReadChannelTest {
 
   private RegisteredRegion target() throws Exception {
     return registrar.register(
-        MemoryPiece.of(DirectMemory.allocate(4096)), Access.LOCAL_WRITE, "", () -> { });
+        MemoryPiece.of(DirectMemory.allocate(4096)), Access.LOCAL_WRITE, "", () -> {});
   }
 
   @Test
@@ -29,9 +29,10 @@ class BoundedReadChannelTest {
     RegisteredRegion closed = target();
     closed.close();
     ReadResults results = new ReadResults(2);
-    List<ReadOp> batch = List.of(
-        new ReadOp().set(0, 0, 10, open, 0, results),
-        new ReadOp().set(0, 0, 10, closed, 0, results));
+    List<ReadOp> batch =
+        List.of(
+            new ReadOp().set(0, 0, 10, open, 0, results),
+            new ReadOp().set(0, 0, 10, closed, 0, results));
     assertThrows(IllegalStateException.class, () -> c.postAll(batch));
     assertEquals(1, open.refCnt(), "the first READ's target reference was given back");
     assertEquals(0, c.inFlight(), "nothing of the refused batch was issued");
@@ -50,7 +51,8 @@ class BoundedReadChannelTest {
     assertEquals(1, results.failures().size());
     assertInstanceOf(ConnectionLostException.class, results.failures().get(0));
     assertEquals(1, target.refCnt());
-    assertTrue(c.tryPost(new ReadOp().set(0, 0, 10, target, 0, results)),
+    assertTrue(
+        c.tryPost(new ReadOp().set(0, 0, 10, target, 0, results)),
         "taken, to fail at once: nothing to wait for");
     assertEquals(2, results.failures().size());
     assertEquals(1, target.refCnt());

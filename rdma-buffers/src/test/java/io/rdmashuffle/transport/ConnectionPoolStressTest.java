@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class ConnectionPoolStressTest {
   private static final PeerAddress[] PEERS = {
-      new PeerAddress("127.0.0.1", 1001), new PeerAddress("127.0.0.1", 1002)};
+    new PeerAddress("127.0.0.1", 1001), new PeerAddress("127.0.0.1", 1002)
+  };
   private static final String APP = "app";
   private static final int USES = 100;
 
@@ -127,8 +128,8 @@ class ConnectionPoolStressTest {
     }
 
     @Override
-    public java.util.concurrent.CompletableFuture<java.nio.ByteBuffer> call(PeerAddress peer,
-        String application, int service, java.nio.ByteBuffer request) {
+    public java.util.concurrent.CompletableFuture<java.nio.ByteBuffer> call(
+        PeerAddress peer, String application, int service, java.nio.ByteBuffer request) {
       throw new UnsupportedOperationException("the pool makes no calls");
     }
 
@@ -192,8 +193,12 @@ class ConnectionPoolStressTest {
 
     @Override
     public List<Stress.Loop> actors() {
-      return List.of(() -> use(PEERS[0]), () -> use(PEERS[1]), () -> use(PEERS[0]),
-          this::breakSome, this::close);
+      return List.of(
+          () -> use(PEERS[0]),
+          () -> use(PEERS[1]),
+          () -> use(PEERS[0]),
+          this::breakSome,
+          this::close);
     }
 
     @Override

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The handshake's two state machines against each other (in memory) and against hand-made
- * messages: what they establish, and the specific refusal for each way a handshake goes wrong.
+ * The handshake's two state machines against each other (in memory) and against hand-made messages:
+ * what they establish, and the specific refusal for each way a handshake goes wrong.
  */
 @Timeout(30)
 class HandshakeTest {
@@ -108,14 +108,16 @@ class HandshakeTest {
     assertEquals(Purpose.CALL, s.purpose());
     assertArrayEquals(c.sessionKey(), s.sessionKey(), "both sides derive one session key");
     String wire = new String(r.wire.toByteArray(), StandardCharsets.ISO_8859_1);
-    assertFalse(wire.contains(new String(SECRET, StandardCharsets.ISO_8859_1)),
+    assertFalse(
+        wire.contains(new String(SECRET, StandardCharsets.ISO_8859_1)),
         "the secret crossed the wire");
     // a frame the client tags checks out on the server, in order; the other direction's key differs
     byte[] frame = "a frame".getBytes(StandardCharsets.US_ASCII);
     byte[] tag = new byte[FrameMac.TAG_BYTES];
     c.clientToServer().sign(frame, 0, frame.length, tag, 0);
     assertTrue(s.clientToServer().verify(frame, 0, frame.length, tag, 0));
-    assertFalse(s.serverToClient().verify(frame, 0, frame.length, tag, 0),
+    assertFalse(
+        s.serverToClient().verify(frame, 0, frame.length, tag, 0),
         "a frame reflected into the other direction must fail");
   }
 
@@ -130,7 +132,8 @@ class HandshakeTest {
   @Test
   void anUnknownApplicationIsRefusedLikeAWrongSecret() {
     Run r = new Run(new ClientHandshake("app-unknown", SECRET, Purpose.READ), server()).go();
-    assertEquals(Reason.WRONG_SECRET, r.client.refusal().reason(), "the client learns nothing more");
+    assertEquals(
+        Reason.WRONG_SECRET, r.client.refusal().reason(), "the client learns nothing more");
     assertEquals(Reason.UNKNOWN_APPLICATION, r.server.refusal().reason());
   }
 
@@ -146,8 +149,11 @@ class HandshakeTest {
 
   @Test
   void aPurposeTheServerDoesNotServeIsRefusedByName() {
-    Run r = new Run(new ClientHandshake("app-1", SECRET, Purpose.READ),
-        server(new NonceHistory(64, Long.MAX_VALUE / 4), p -> p == Purpose.CALL)).go();
+    Run r =
+        new Run(
+                new ClientHandshake("app-1", SECRET, Purpose.READ),
+                server(new NonceHistory(64, Long.MAX_VALUE / 4), p -> p == Purpose.CALL))
+            .go();
     assertEquals(Reason.UNKNOWN_PURPOSE, r.server.refusal().reason());
     assertEquals(Reason.UNKNOWN_PURPOSE, r.client.refusal().reason());
     ServerHandshake s = server();
@@ -160,11 +166,16 @@ class HandshakeTest {
     ServerHandshake s = server();
     // version 1: magic, version, application length, nonce, application
     ByteBuffer v1 = ByteBuffer.allocate(40 + 5);
-    v1.putInt(HandshakeLayout.MAGIC).putShort((short) 1).putShort((short) 5).put(new byte[32])
-        .put(bytes("app-1")).flip();
+    v1.putInt(HandshakeLayout.MAGIC)
+        .putShort((short) 1)
+        .putShort((short) 5)
+        .put(new byte[32])
+        .put(bytes("app-1"))
+        .flip();
     feed(s, v1);
     assertEquals(Reason.BAD_VERSION, s.refusal().reason());
-    assertEquals(HandshakeLayout.STATUS_BAD_VERSION, HandshakeLayout.decodeChallenge(s.out()).status());
+    assertEquals(
+        HandshakeLayout.STATUS_BAD_VERSION, HandshakeLayout.decodeChallenge(s.out()).status());
   }
 
   @Test
@@ -195,21 +206,24 @@ class HandshakeTest {
   @Test
   void aReplayedHelloIsRefusedAsReplayed() {
     NonceHistory history = new NonceHistory(64, TimeUnit.MINUTES.toNanos(1));
-    ByteBuffer hello = HandshakeLayout.encodeHello(Purpose.READ.code(), Handshake.nonce(), bytes("app-1"));
+    ByteBuffer hello =
+        HandshakeLayout.encodeHello(Purpose.READ.code(), Handshake.nonce(), bytes("app-1"));
     ServerHandshake first = server(history, p -> true);
     feed(first, hello.duplicate());
     assertNull(first.refusal());
     ServerHandshake again = server(history, p -> true);
     feed(again, hello.duplicate());
     assertEquals(Reason.REPLAYED, again.refusal().reason());
-    assertEquals(HandshakeLayout.STATUS_REPLAYED, HandshakeLayout.decodeChallenge(again.out()).status());
+    assertEquals(
+        HandshakeLayout.STATUS_REPLAYED, HandshakeLayout.decodeChallenge(again.out()).status());
   }
 
   @Test
   void aHelloCarryingTheServersOwnNonceIsRefusedAsReflected() {
     NonceHistory history = new NonceHistory(64, TimeUnit.MINUTES.toNanos(1));
     ServerHandshake first = server(history, p -> true);
-    feed(first, HandshakeLayout.encodeHello(Purpose.READ.code(), Handshake.nonce(), bytes("app-1")));
+    feed(
+        first, HandshakeLayout.encodeHello(Purpose.READ.code(), Handshake.nonce(), bytes("app-1")));
     byte[] serverNonce = HandshakeLayout.decodeChallenge(first.out()).nonce();
     ServerHandshake reflected = server(history, p -> true);
     feed(reflected, HandshakeLayout.encodeHello(Purpose.READ.code(), serverNonce, bytes("app-1")));
@@ -246,13 +260,15 @@ class HandshakeTest {
   void theBlockingDriversInteroperate() throws Exception {
     Pipe up = Pipe.open();
     Pipe down = Pipe.open();
-    CompletableFuture<Handshake.Result> server = CompletableFuture.supplyAsync(() -> {
-      try {
-        return Handshake.server(channel(down.sink(), up.source()), SECRETS);
-      } catch (IOException e) {
-        throw new RuntimeException(e);
-      }
-    });
+    CompletableFuture<Handshake.Result> server =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return Handshake.server(channel(down.sink(), up.source()), SECRETS);
+              } catch (IOException e) {
+                throw new RuntimeException(e);
+              }
+            });
     Handshake.Result client = Handshake.client(channel(up.sink(), down.source()), "app-1", SECRET);
     assertArrayEquals(client.sessionKey(), server.get(10, TimeUnit.SECONDS).sessionKey());
     assertEquals(Purpose.READ, server.get().purpose());
@@ -296,19 +312,23 @@ class HandshakeTest {
 
   private static ByteChannel channel(Pipe.SinkChannel out, Pipe.SourceChannel in) {
     return new ByteChannel() {
-      @Override public int read(ByteBuffer dst) throws IOException {
+      @Override
+      public int read(ByteBuffer dst) throws IOException {
         return in.read(dst);
       }
 
-      @Override public int write(ByteBuffer src) throws IOException {
+      @Override
+      public int write(ByteBuffer src) throws IOException {
         return out.write(src);
       }
 
-      @Override public boolean isOpen() {
+      @Override
+      public boolean isOpen() {
         return true;
       }
 
-      @Override public void close() throws IOException {
+      @Override
+      public void close() throws IOException {
         out.close();
       }
     };

@@ -8,8 +8,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A transport reduced to the rules {@link BoundedReadChannel} holds, for tests of those rules:
  * issued READs wait in a queue until {@link #completeOne} (the transport's completion thread) or
- * {@link #end} (its last act when the connection ends: fail what was issued and what waited)
- * takes them. Counts what breaks the rules: READs issued after the end, READs beyond the bounds.
+ * {@link #end} (its last act when the connection ends: fail what was issued and what waited) takes
+ * them. Counts what breaks the rules: READs issued after the end, READs beyond the bounds.
  */
 final class ModelReadChannel extends BoundedReadChannel {
   private final ArrayDeque<ReadOp> issued = new ArrayDeque<>();

@@ -19,11 +19,14 @@ class PeerAddressFuzzTest {
 
   @Test
   void peerAddressDecodingRejectsEveryMutationByName() {
-    List<byte[]> valid = List.of(encode(new PeerAddress("127.0.0.1", 1)),
-        encode(new PeerAddress("h", 65535)), encode(new PeerAddress("x".repeat(255), 7337)),
-        encode(new PeerAddress("n\u00f6de-\u00e9t\u00e9.example", 4040)));
-    DecoderFuzz.Result r = DecoderFuzz.check(valid,
-        b -> PeerAddress.readFrom(ByteBuffer.wrap(b)), 21, 5_000);
+    List<byte[]> valid =
+        List.of(
+            encode(new PeerAddress("127.0.0.1", 1)),
+            encode(new PeerAddress("h", 65535)),
+            encode(new PeerAddress("x".repeat(255), 7337)),
+            encode(new PeerAddress("n\u00f6de-\u00e9t\u00e9.example", 4040)));
+    DecoderFuzz.Result r =
+        DecoderFuzz.check(valid, b -> PeerAddress.readFrom(ByteBuffer.wrap(b)), 21, 5_000);
     assertTrue(r.rejected() > 0 && r.accepted() > 0, r.toString());
   }
 

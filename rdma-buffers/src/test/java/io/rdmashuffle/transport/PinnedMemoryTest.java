@@ -3,16 +3,20 @@ package io.rdmashuffle.transport;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.rdmashuffle.config.ConfigSource;
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.testing.TestSchema;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The memlock limit is checked against what the process pins: served outputs, READ buffers. */
 class PinnedMemoryTest {
-  private static final RdmaConf CONF = RdmaConf.load(TestSchema.HADOOP_KEYS, ConfigSource.of(Map.of(
-      "mapreduce.shuffle.rdma.serve.maxPinnedBytes", "8g",
-      "mapreduce.shuffle.rdma.buffers.maxBytes", "256m")));
+  private static final RdmaConf CONF =
+      RdmaConf.load(
+          TestSchema.HADOOP_KEYS,
+          ConfigSource.of(
+              Map.of(
+                  "mapreduce.shuffle.rdma.serve.maxPinnedBytes", "8g",
+                  "mapreduce.shuffle.rdma.buffers.maxBytes", "256m")));
 
   @Test
   void aServingOnlyProcessIsCheckedAgainstTheServingBound() {
@@ -39,9 +43,13 @@ class PinnedMemoryTest {
 
   @Test
   void servedOutputsRegisteredOnDemandPinNothing() {
-    RdmaConf odp = RdmaConf.load(TestSchema.HADOOP_KEYS, ConfigSource.of(Map.of(
-        "mapreduce.shuffle.rdma.serve.maxPinnedBytes", "8g",
-        "mapreduce.shuffle.rdma.verbs.registration", "odp")));
+    RdmaConf odp =
+        RdmaConf.load(
+            TestSchema.HADOOP_KEYS,
+            ConfigSource.of(
+                Map.of(
+                    "mapreduce.shuffle.rdma.serve.maxPinnedBytes", "8g",
+                    "mapreduce.shuffle.rdma.verbs.registration", "odp")));
     PinnedMemory serving = PinnedMemory.of(odp, true, false);
     assertEquals(0, serving.bytes());
     assertNull(serving.memlockShortfall(0));

@@ -3,7 +3,6 @@ package io.rdmashuffle.transport;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.rdmashuffle.config.ConfigEntry;
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.TransportKind;
@@ -20,6 +19,7 @@ import io.rdmashuffle.testing.FileDescriptors;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.ReadResults;
 import io.rdmashuffle.testing.ServingProcess;
+import io.rdmashuffle.testing.TestSchema;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
@@ -42,17 +42,19 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The behaviour every transport must have, written once. {@code TcpTransportTest} runs it
- * against tcp on loopback, {@code VerbsTransportTest} against verbs on Soft-RoCE devices. A
- * subclass names the transport and the two hosts (serving side, reading side); everything else
- * goes through the SPI only.
+ * The behaviour every transport must have, written once. {@code TcpTransportTest} runs it against
+ * tcp on loopback, {@code VerbsTransportTest} against verbs on Soft-RoCE devices. A subclass names
+ * the transport and the two hosts (serving side, reading side); everything else goes through the
+ * SPI only.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 public abstract class TransportContractTest {
   protected static final String APP = "app-contract";
   protected static final String OTHER_APP = "app-other";
-  protected static final byte[] SECRET = "contract-secret-0123456789".getBytes(StandardCharsets.UTF_8);
-  protected static final byte[] OTHER_SECRET = "other-secret-0123456789ab".getBytes(StandardCharsets.UTF_8);
+  protected static final byte[] SECRET =
+      "contract-secret-0123456789".getBytes(StandardCharsets.UTF_8);
+  protected static final byte[] OTHER_SECRET =
+      "other-secret-0123456789ab".getBytes(StandardCharsets.UTF_8);
   protected static final int MIB = 1 << 20;
 
   @TempDir protected Path dir;
@@ -73,8 +75,8 @@ public abstract class TransportContractTest {
   protected abstract String clientHost();
 
   /**
-   * The read timeout both sides run with; assertions about how fast faults surface are relative
-   * to it. A slow environment (the emulated guest) may choose a longer one.
+   * The read timeout both sides run with; assertions about how fast faults surface are relative to
+   * it. A slow environment (the emulated guest) may choose a longer one.
    */
   protected long readTimeoutSeconds() {
     return 5;
@@ -146,8 +148,10 @@ public abstract class TransportContractTest {
     ByteBuffer memory = DirectMemory.allocate(bytes);
     Patterns.fill(memory, 0, seed);
     RegisteredRegion r =
-        server.registrar().register(
-            MemoryPiece.of(memory), Access.REMOTE_READ, owner, () -> DirectMemory.free(memory));
+        server
+            .registrar()
+            .register(
+                MemoryPiece.of(memory), Access.REMOTE_READ, owner, () -> DirectMemory.free(memory));
     closeAfter.add(r);
     return r;
   }
@@ -183,7 +187,8 @@ public abstract class TransportContractTest {
   protected record Outcome(PooledBuffer buffer, TransportException failure) {
     void assertUntouched(int length) {
       for (int i = 0; i < length; i++) {
-        assertEquals((byte) 0x5A, buffer.buffer().get(i), "byte " + i + " was written by a failed READ");
+        assertEquals(
+            (byte) 0x5A, buffer.buffer().get(i), "byte " + i + " was written by a failed READ");
       }
     }
   }
@@ -222,8 +227,14 @@ public abstract class TransportContractTest {
     assertEquals(6, f.pieces().size());
     RegisteredFileDescriptor d = RegisteredFileDescriptor.decode(f.descriptor().encode());
     ReadChannel c = connect();
-    long[][] ranges = {{0, 1}, {pieceSize - 10, 20}, {pieceSize - 1, 3 * pieceSize + 2}, {0, length},
-        {length - 12345, 12345}, {length - 1, 1}};
+    long[][] ranges = {
+      {0, 1},
+      {pieceSize - 10, 20},
+      {pieceSize - 1, 3 * pieceSize + 2},
+      {0, length},
+      {length - 12345, 12345},
+      {length - 1, 1}
+    };
     for (long[] range : ranges) {
       long offset = range[0];
       int len = (int) range[1];
@@ -231,8 +242,12 @@ public abstract class TransportContractTest {
       try {
         List<ReadOp> ops = new ArrayList<>();
         ReadResults results = new ReadResults(countSegments(d, offset, len));
-        d.segments(offset, len, (fileOffset, address, rkey, n) ->
-            ops.add(new ReadOp().set(address, rkey, n, b, (int) (fileOffset - offset), results)));
+        d.segments(
+            offset,
+            len,
+            (fileOffset, address, rkey, n) ->
+                ops.add(
+                    new ReadOp().set(address, rkey, n, b, (int) (fileOffset - offset), results)));
         c.postAll(ops);
         assertTrue(results.await(60, TimeUnit.SECONDS));
         assertEquals(List.of(), results.failures());
@@ -280,10 +295,14 @@ public abstract class TransportContractTest {
   @Test
   void inFlightReadsNeverExceedTheConfiguredBounds() throws Exception {
     client.close();
-    client = start(clientHost(), conf(Map.of(
-        RdmaShuffleConfig.MAX_OUTSTANDING_READS, "8",
-        RdmaShuffleConfig.MAX_OUTSTANDING_BYTES, "64k")),
-        ApplicationSecrets.of(APP, SECRET));
+    client =
+        start(
+            clientHost(),
+            conf(
+                Map.of(
+                    RdmaShuffleConfig.MAX_OUTSTANDING_READS, "8",
+                    RdmaShuffleConfig.MAX_OUTSTANDING_BYTES, "64k")),
+            ApplicationSecrets.of(APP, SECRET));
     pool.close();
     pool = new BufferPool(client.registrar(), 4096, 16 * MIB, 256L * MIB, true);
     RegisteredRegion r = serveMemory(4 * MIB, 4, APP);
@@ -297,7 +316,8 @@ public abstract class TransportContractTest {
       int posted = 0;
       ReadOp[] ops = new ReadOp[count];
       while (posted < count) {
-        ops[posted] = new ReadOp().set(r.address() + posted, r.rkey(), len, b, posted * len, results);
+        ops[posted] =
+            new ReadOp().set(r.address() + posted, r.rkey(), len, b, posted * len, results);
         if (c.tryPost(ops[posted])) {
           posted++;
         } else {
@@ -328,22 +348,24 @@ public abstract class TransportContractTest {
       List<Future<?>> fs = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         final int id = t;
-        fs.add(ex.submit(() -> {
-          ReadChannel c = id % 2 == 0 ? shared : connect();
-          Random random = new Random(id);
-          for (int i = 0; i < 200; i++) {
-            int len = 1 + random.nextInt(128 * 1024);
-            long at = random.nextInt(r.length() - len);
-            Outcome o = readOnce(c, r.address() + at, r.rkey(), len);
-            try {
-              assertNull(o.failure());
-              assertPattern(o.buffer().buffer(), 0, len, at, 5);
-            } finally {
-              o.buffer().release();
-            }
-          }
-          return null;
-        }));
+        fs.add(
+            ex.submit(
+                () -> {
+                  ReadChannel c = id % 2 == 0 ? shared : connect();
+                  Random random = new Random(id);
+                  for (int i = 0; i < 200; i++) {
+                    int len = 1 + random.nextInt(128 * 1024);
+                    long at = random.nextInt(r.length() - len);
+                    Outcome o = readOnce(c, r.address() + at, r.rkey(), len);
+                    try {
+                      assertNull(o.failure());
+                      assertPattern(o.buffer().buffer(), 0, len, at, 5);
+                    } finally {
+                      o.buffer().release();
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : fs) {
         f.get(100, TimeUnit.SECONDS);
@@ -482,10 +504,15 @@ public abstract class TransportContractTest {
 
   @Test
   void aPeerWithTheWrongSecretIsRefused() throws Exception {
-    try (Transport intruder = start(clientHost(), conf(Map.of()),
-        ApplicationSecrets.of(APP, "not-the-secret-0123456789".getBytes(StandardCharsets.UTF_8)))) {
+    try (Transport intruder =
+        start(
+            clientHost(),
+            conf(Map.of()),
+            ApplicationSecrets.of(
+                APP, "not-the-secret-0123456789".getBytes(StandardCharsets.UTF_8)))) {
       TransportException e =
-          assertThrows(TransportException.class, () -> intruder.connect(server.localAddress(), APP));
+          assertThrows(
+              TransportException.class, () -> intruder.connect(server.localAddress(), APP));
       assertInstanceOf(AuthenticationException.class, e);
       assertEquals(server.localAddress(), e.peer());
     }
@@ -493,16 +520,18 @@ public abstract class TransportContractTest {
 
   @Test
   void aPeerOfAnUnknownApplicationIsRefused() throws Exception {
-    try (Transport stranger = start(clientHost(), conf(Map.of()),
-        ApplicationSecrets.of("app-unknown", SECRET))) {
-      assertThrows(AuthenticationException.class,
+    try (Transport stranger =
+        start(clientHost(), conf(Map.of()), ApplicationSecrets.of("app-unknown", SECRET))) {
+      assertThrows(
+          AuthenticationException.class,
           () -> stranger.connect(server.localAddress(), "app-unknown"));
     }
   }
 
   @Test
   void connectingWithoutASecretForTheApplicationFailsBeforeTouchingTheNetwork() {
-    assertThrows(AuthenticationException.class,
+    assertThrows(
+        AuthenticationException.class,
         () -> client.connect(server.localAddress(), "app-without-secret"));
   }
 
@@ -511,13 +540,15 @@ public abstract class TransportContractTest {
   @Test
   void connectToAPortWithoutResponderFailsAsUnreachable() throws Exception {
     int port;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1,
-        java.net.InetAddress.getByName(serverHost()))) {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName(serverHost()))) {
       port = s.getLocalPort();
     }
     long t0 = System.nanoTime();
-    TransportException e = assertThrows(TransportException.class,
-        () -> client.connect(new PeerAddress(serverHost(), port), APP));
+    TransportException e =
+        assertThrows(
+            TransportException.class,
+            () -> client.connect(new PeerAddress(serverHost(), port), APP));
     assertInstanceOf(PeerUnreachableException.class, e);
     assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(2 * connectTimeoutSeconds()));
   }
@@ -525,18 +556,27 @@ public abstract class TransportContractTest {
   @Test
   void aServingProcessKilledMidReadFailsEveryReadWithinTheTimeout() throws Exception {
     int size = 64 * MIB;
-    ProcessBuilder pb = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx256m", "-XX:MaxDirectMemorySize=512m",
-        "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
-        "-cp", System.getProperty("rdma.test.classpath", System.getProperty("java.class.path")),
-        ServingProcess.class.getName(),
-        kind().name().toLowerCase(java.util.Locale.ROOT), serverHost(), APP,
-        new String(SECRET, StandardCharsets.UTF_8), Integer.toString(size), "11");
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx256m",
+            "-XX:MaxDirectMemorySize=512m",
+            "--add-exports",
+            "java.base/sun.nio.ch=ALL-UNNAMED",
+            "-cp",
+            System.getProperty("rdma.test.classpath", System.getProperty("java.class.path")),
+            ServingProcess.class.getName(),
+            kind().name().toLowerCase(java.util.Locale.ROOT),
+            serverHost(),
+            APP,
+            new String(SECRET, StandardCharsets.UTF_8),
+            Integer.toString(size),
+            "11");
     pb.redirectErrorStream(true);
     Process p = pb.start();
     try {
-      BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
       String line;
       while ((line = out.readLine()) != null && !line.startsWith("READY")) {
         // skip the child's log lines
@@ -554,21 +594,26 @@ public abstract class TransportContractTest {
       try {
         ReadResults results = new ReadResults(count);
         AtomicReference<ReadOp> first = new AtomicReference<>();
-        ReadListener killer = new ReadListener() {
-          @Override public void onReadComplete(ReadOp op) {
-            if (first.compareAndSet(null, op)) {
-              p.destroyForcibly();
-            }
-            results.onReadComplete(op);
-          }
+        ReadListener killer =
+            new ReadListener() {
+              @Override
+              public void onReadComplete(ReadOp op) {
+                if (first.compareAndSet(null, op)) {
+                  p.destroyForcibly();
+                }
+                results.onReadComplete(op);
+              }
 
-          @Override public void onReadFailed(ReadOp op, TransportException cause) {
-            results.onReadFailed(op, cause);
-          }
-        };
+              @Override
+              public void onReadFailed(ReadOp op, TransportException cause) {
+                results.onReadFailed(op, cause);
+              }
+            };
         List<ReadOp> ops = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-          ops.add(new ReadOp().set(address + (long) (i % 16) * len, rkey, len, b, (i % 4) * len, killer));
+          ops.add(
+              new ReadOp()
+                  .set(address + (long) (i % 16) * len, rkey, len, b, (i % 4) * len, killer));
         }
         long t0 = System.nanoTime();
         c.postAll(ops);
@@ -576,10 +621,12 @@ public abstract class TransportContractTest {
         long bound = 4 * readTimeoutSeconds() + 10;
         assertTrue(results.await(bound, TimeUnit.SECONDS), "READs hung after the peer was killed");
         long elapsed = System.nanoTime() - t0;
-        assertTrue(elapsed < TimeUnit.SECONDS.toNanos(bound), "took " + elapsed / 1_000_000 + " ms");
+        assertTrue(
+            elapsed < TimeUnit.SECONDS.toNanos(bound), "took " + elapsed / 1_000_000 + " ms");
         assertFalse(results.failures().isEmpty(), "every READ completed although the peer died");
         for (TransportException e : results.failures()) {
-          assertTrue(e.kind() == FailureKind.CONNECTION_LOST || e.kind() == FailureKind.TIMEOUT,
+          assertTrue(
+              e.kind() == FailureKind.CONNECTION_LOST || e.kind() == FailureKind.TIMEOUT,
               "unexpected " + e);
           assertEquals(peer, e.peer());
           assertNotNull(e.request());

@@ -21,14 +21,15 @@ import org.apache.spark.sql.SparkSession;
  * The Spark shuffle benchmark ({@code spark-it/bin/bench-spark}): a groupByKey and a sortByKey of
  * {@code --bytes} (2 GiB) of records in {@code local-cluster} with two executors, stock shuffle
  * against ours, applications alternating (stock first in odd rounds, ours first in even ones),
- * medians of {@code --runs} rounds. Two comparisons (docs/architecture.md, "Measuring on one machine"):
+ * medians of {@code --runs} rounds. Two comparisons (docs/architecture.md, "Measuring on one
+ * machine"):
  *
  * <ul>
  *   <li>{@code headline}: both as configured by default; on one machine the stock shuffle then
  *       reads every block from local disk, and ours from the files, so no transport runs;
- *   <li>{@code transport}: stock with {@code spark.shuffle.readHostLocalDisk=false} (its Netty
- *       path for the other executor's blocks) against ours with {@code read.local=false} (every
- *       block one-sided READ over the tcp transport, its own executor's too).
+ *   <li>{@code transport}: stock with {@code spark.shuffle.readHostLocalDisk=false} (its Netty path
+ *       for the other executor's blocks) against ours with {@code read.local=false} (every block
+ *       one-sided READ over the tcp transport, its own executor's too).
  * </ul>
  *
  * Not a test: it measures and writes a report; it fails only when results differ.
@@ -59,32 +60,43 @@ public final class Bench {
         case "--modes" -> modes = List.of(args[++i].split(","));
         case "--out" -> out = Paths.get(args[++i]);
         default -> {
-          System.err.println("usage: bench-spark [--bytes 2g] [--runs 3] [--memory-mb 2048]"
-              + " [--maps 16] [--modes headline,transport] [--out FILE]");
+          System.err.println(
+              "usage: bench-spark [--bytes 2g] [--runs 3] [--memory-mb 2048]"
+                  + " [--maps 16] [--modes headline,transport] [--out FILE]");
           System.exit(2);
         }
       }
     }
     StringBuilder report = new StringBuilder();
-    report.append("# Spark shuffle benchmark: stock sort shuffle vs rdma-shuffle (tcp transport)\n\n")
-        .append(machine()).append("\n")
-        .append(String.format(Locale.ROOT, "workload: %d MiB of records (int key out of 1M, 96"
-            + " random bytes), %d map tasks, %d reduce partitions, Kryo, lz4;"
-            + " local-cluster[2,1,%d]; groupByKey then sortByKey of the same records, timed"
-            + " separately; %d rounds, applications alternating; medians.%n%n",
-            bytes >> 20, maps, maps, memoryMb, runs));
+    report
+        .append("# Spark shuffle benchmark: stock sort shuffle vs rdma-shuffle (tcp transport)\n\n")
+        .append(machine())
+        .append("\n")
+        .append(
+            String.format(
+                Locale.ROOT,
+                "workload: %d MiB of records (int key out of 1M, 96"
+                    + " random bytes), %d map tasks, %d reduce partitions, Kryo, lz4;"
+                    + " local-cluster[2,1,%d]; groupByKey then sortByKey of the same records, timed"
+                    + " separately; %d rounds, applications alternating; medians.%n%n",
+                bytes >> 20,
+                maps,
+                maps,
+                memoryMb,
+                runs));
     boolean allEqual = true;
     for (String mode : modes) {
-      Workloads.Shuffle stock = mode.equals("transport")
-          ? Workloads.Shuffle.STOCK_NETWORK : Workloads.Shuffle.STOCK;
-      Workloads.Shuffle ours = mode.equals("transport")
-          ? Workloads.Shuffle.RDMA_TRANSPORT : Workloads.Shuffle.RDMA;
+      Workloads.Shuffle stock =
+          mode.equals("transport") ? Workloads.Shuffle.STOCK_NETWORK : Workloads.Shuffle.STOCK;
+      Workloads.Shuffle ours =
+          mode.equals("transport") ? Workloads.Shuffle.RDMA_TRANSPORT : Workloads.Shuffle.RDMA;
       Map<Workloads.Shuffle, Times> times = new EnumMap<>(Workloads.Shuffle.class);
       times.put(stock, new Times(new ArrayList<>(), new ArrayList<>(), new ArrayList<>()));
       times.put(ours, new Times(new ArrayList<>(), new ArrayList<>(), new ArrayList<>()));
       Map<Workloads.Shuffle, List<String>> prints = new LinkedHashMap<>();
       for (int round = 1; round <= runs; round++) {
-        List<Workloads.Shuffle> order = round % 2 == 1 ? List.of(stock, ours) : List.of(ours, stock);
+        List<Workloads.Shuffle> order =
+            round % 2 == 1 ? List.of(stock, ours) : List.of(ours, stock);
         for (Workloads.Shuffle s : order) {
           List<String> fp = new ArrayList<>();
           Run t = runOnce(s, bytes, maps, memoryMb, fp);
@@ -93,8 +105,14 @@ public final class Bench {
           times.get(s).reduce().add(t.reduce());
           List<String> previous = prints.putIfAbsent(s, fp);
           allEqual &= previous == null || previous.equals(fp);
-          System.out.printf(Locale.ROOT, "[%s round %d] %-34s groupBy %6.1f s  sortBy %6.1f s%n",
-              mode, round, s.label, t.groupBy(), t.sortBy());
+          System.out.printf(
+              Locale.ROOT,
+              "[%s round %d] %-34s groupBy %6.1f s  sortBy %6.1f s%n",
+              mode,
+              round,
+              s.label,
+              t.groupBy(),
+              t.sortBy());
         }
       }
       boolean equal = prints.get(stock).equals(prints.get(ours));
@@ -111,22 +129,43 @@ public final class Bench {
     System.exit(allEqual ? 0 : 1);
   }
 
-  private static String table(String mode, Workloads.Shuffle stock, Workloads.Shuffle ours,
-      Map<Workloads.Shuffle, Times> times, boolean equal) {
+  private static String table(
+      String mode,
+      Workloads.Shuffle stock,
+      Workloads.Shuffle ours,
+      Map<Workloads.Shuffle, Times> times,
+      boolean equal) {
     StringBuilder sb = new StringBuilder();
-    sb.append("## ").append(mode).append(": ").append(stock.label).append(" vs ")
-        .append(ours.label).append("\n\n");
-    sb.append("| job | stock median (s) | ours median (s) | ours / stock | stock runs | ours runs |\n");
+    sb.append("## ")
+        .append(mode)
+        .append(": ")
+        .append(stock.label)
+        .append(" vs ")
+        .append(ours.label)
+        .append("\n\n");
+    sb.append(
+        "| job | stock median (s) | ours median (s) | ours / stock | stock runs | ours runs |\n");
     sb.append("| --- | --- | --- | --- | --- | --- |\n");
     for (String job : List.of("groupBy", "sortBy")) {
-      List<Double> s = job.equals("groupBy") ? times.get(stock).groupBy() : times.get(stock).sortBy();
+      List<Double> s =
+          job.equals("groupBy") ? times.get(stock).groupBy() : times.get(stock).sortBy();
       List<Double> o = job.equals("groupBy") ? times.get(ours).groupBy() : times.get(ours).sortBy();
-      sb.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.2f | %s | %s |%n", job,
-          median(s), median(o), median(o) / median(s), list(s), list(o)));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %.1f | %.1f | %.2f | %s | %s |%n",
+              job,
+              median(s),
+              median(o),
+              median(o) / median(s),
+              list(s),
+              list(o)));
     }
     sb.append("\nreduce tasks' shuffle fetch wait, share of their run time (all runs): stock ")
-        .append(share(times.get(stock).reduce())).append(", ours ")
-        .append(share(times.get(ours).reduce())).append("\n");
+        .append(share(times.get(stock).reduce()))
+        .append(", ours ")
+        .append(share(times.get(ours).reduce()))
+        .append("\n");
     sb.append("\nresults equal: ").append(equal ? "yes" : "NO").append("\n\n");
     return sb.toString();
   }
@@ -134,15 +173,21 @@ public final class Bench {
   private static String share(List<FetchWaitListener.ReduceTime> runs) {
     FetchWaitListener.ReduceTime all =
         runs.stream().reduce(FetchWaitListener.ReduceTime.ZERO, FetchWaitListener.ReduceTime::plus);
-    return String.format(Locale.ROOT, "%.1f %% (%.1f s of %.1f s)",
-        100.0 * all.fetchWaitMs() / Math.max(1, all.runMs()), all.fetchWaitMs() / 1e3,
+    return String.format(
+        Locale.ROOT,
+        "%.1f %% (%.1f s of %.1f s)",
+        100.0 * all.fetchWaitMs() / Math.max(1, all.runMs()),
+        all.fetchWaitMs() / 1e3,
         all.runMs() / 1e3);
   }
 
-  private static Run runOnce(Workloads.Shuffle shuffle, long bytes, int maps, int memoryMb,
-      List<String> fingerprint) throws Exception {
-    SparkSession s = SparkSession.builder()
-        .config(Workloads.conf("bench " + shuffle.label, shuffle, 2, memoryMb)).getOrCreate();
+  private static Run runOnce(
+      Workloads.Shuffle shuffle, long bytes, int maps, int memoryMb, List<String> fingerprint)
+      throws Exception {
+    SparkSession s =
+        SparkSession.builder()
+            .config(Workloads.conf("bench " + shuffle.label, shuffle, 2, memoryMb))
+            .getOrCreate();
     try {
       JavaSparkContext sc = JavaSparkContext.fromSparkContext(s.sparkContext());
       Workloads.awaitExecutors(sc, 2);
@@ -213,10 +258,22 @@ public final class Bench {
     } catch (IOException e) {
       // keep the defaults
     }
-    return "machine: " + cpu + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
-        + mem + ", " + System.getProperty("os.name") + " " + System.getProperty("os.version")
-        + ", Java " + System.getProperty("java.version") + ", Spark "
-        + org.apache.spark.package$.MODULE$.SPARK_VERSION() + "\ndate: "
-        + ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME) + "\n";
+    return "machine: "
+        + cpu
+        + ", "
+        + Runtime.getRuntime().availableProcessors()
+        + " cores, "
+        + mem
+        + ", "
+        + System.getProperty("os.name")
+        + " "
+        + System.getProperty("os.version")
+        + ", Java "
+        + System.getProperty("java.version")
+        + ", Spark "
+        + org.apache.spark.package$.MODULE$.SPARK_VERSION()
+        + "\ndate: "
+        + ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+        + "\n";
   }
 }

@@ -7,10 +7,10 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * {@code bin/rdma-shuffle demo}: the same shuffle-heavy job (a groupByKey and a sortByKey of
- * {@code --bytes} of records) in a two-executor {@code local-cluster} on this machine, once with
- * Spark's stock sort shuffle and once with rdma-shuffle; checks the results are equal and prints
- * both times. Nothing to set up: the executors start from the build's Spark home.
+ * {@code bin/rdma-shuffle demo}: the same shuffle-heavy job (a groupByKey and a sortByKey of {@code
+ * --bytes} of records) in a two-executor {@code local-cluster} on this machine, once with Spark's
+ * stock sort shuffle and once with rdma-shuffle; checks the results are equal and prints both
+ * times. Nothing to set up: the executors start from the build's Spark home.
  */
 public final class Demo {
   private Demo() {}
@@ -25,16 +25,23 @@ public final class Demo {
         System.exit(2);
       }
     }
-    System.out.printf(Locale.ROOT, "== a groupByKey and a sortByKey of %d MiB of records,"
-        + " local-cluster[2,1,1536] with Kryo%n", bytes >> 20);
+    System.out.printf(
+        Locale.ROOT,
+        "== a groupByKey and a sortByKey of %d MiB of records,"
+            + " local-cluster[2,1,1536] with Kryo%n",
+        bytes >> 20);
     double[] stock = run(Workloads.Shuffle.STOCK, bytes);
     double[] ours = run(Workloads.Shuffle.RDMA, bytes);
     boolean same = fingerprints[0].equals(fingerprints[1]);
     System.out.printf(Locale.ROOT, "%-16s %10s %10s%n", "", "groupBy", "sortBy");
     System.out.printf(Locale.ROOT, "%-16s %9.1fs %9.1fs%n", "stock shuffle", stock[0], stock[1]);
     System.out.printf(Locale.ROOT, "%-16s %9.1fs %9.1fs%n", "rdma-shuffle", ours[0], ours[1]);
-    System.out.printf(Locale.ROOT, "%-16s %9.2fx %9.2fx%n", "ours / stock",
-        ours[0] / stock[0], ours[1] / stock[1]);
+    System.out.printf(
+        Locale.ROOT,
+        "%-16s %9.2fx %9.2fx%n",
+        "ours / stock",
+        ours[0] / stock[0],
+        ours[1] / stock[1]);
     System.out.println("results equal: " + (same ? "yes" : "NO"));
     System.out.println("(one run each, on a shared machine: see bench-spark for medians)");
     System.exit(same ? 0 : 1);
@@ -44,8 +51,10 @@ public final class Demo {
 
   private static double[] run(Workloads.Shuffle shuffle, long bytes) throws Exception {
     System.out.println("-- " + shuffle.label + ": starting the application");
-    SparkSession s = SparkSession.builder()
-        .config(Workloads.conf("demo " + shuffle.label, shuffle, 2, 1536)).getOrCreate();
+    SparkSession s =
+        SparkSession.builder()
+            .config(Workloads.conf("demo " + shuffle.label, shuffle, 2, 1536))
+            .getOrCreate();
     try {
       JavaSparkContext sc = JavaSparkContext.fromSparkContext(s.sparkContext());
       Workloads.awaitExecutors(sc, 2);
@@ -59,8 +68,8 @@ public final class Demo {
       List<String> all = Workloads.copy(g);
       all.addAll(o);
       fingerprints[shuffle == Workloads.Shuffle.STOCK ? 0 : 1] = all;
-      System.out.printf(Locale.ROOT, "   groupBy %.1f s, sortBy %.1f s%n",
-          (t1 - t0) / 1e9, (t2 - t1) / 1e9);
+      System.out.printf(
+          Locale.ROOT, "   groupBy %.1f s, sortBy %.1f s%n", (t1 - t0) / 1e9, (t2 - t1) / 1e9);
       return new double[] {(t1 - t0) / 1e9, (t2 - t1) / 1e9};
     } finally {
       s.stop();

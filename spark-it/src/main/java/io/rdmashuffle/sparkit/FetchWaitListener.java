@@ -6,9 +6,9 @@ import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 
 /**
- * Sums, over the tasks that read shuffle data and end while it counts (from its creation to
- * {@link #stop}), the time they waited for shuffle blocks and the time they ran: the share of the
- * reduce side a shuffle's fetch path could win at most.
+ * Sums, over the tasks that read shuffle data and end while it counts (from its creation to {@link
+ * #stop}), the time they waited for shuffle blocks and the time they ran: the share of the reduce
+ * side a shuffle's fetch path could win at most.
  */
 final class FetchWaitListener extends SparkListener {
   /** Fetch wait and run time of shuffle-reading tasks, in milliseconds. */

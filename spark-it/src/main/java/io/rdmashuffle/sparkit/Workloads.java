@@ -46,17 +46,19 @@ public final class Workloads {
   public static SparkConf conf(String name, Shuffle shuffle, int executors, int memoryMb) {
     String plugin = System.getProperty("rdma.pluginJar");
     if (plugin == null || !new File(plugin).isFile()) {
-      throw new IllegalStateException("-Drdma.pluginJar=<rdma-shuffle-spark jar> is not a file: "
-          + plugin);
+      throw new IllegalStateException(
+          "-Drdma.pluginJar=<rdma-shuffle-spark jar> is not a file: " + plugin);
     }
-    SparkConf c = new SparkConf()
-        .setAppName(name)
-        .setMaster("local-cluster[" + executors + ",1," + memoryMb + "]")
-        .set("spark.executor.memory", memoryMb + "m")
-        .set("spark.ui.enabled", "false")
-        .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
-        .set("spark.executor.extraClassPath", plugin + File.pathSeparator
-            + System.getProperty("rdma.appClasses", ""));
+    SparkConf c =
+        new SparkConf()
+            .setAppName(name)
+            .setMaster("local-cluster[" + executors + ",1," + memoryMb + "]")
+            .set("spark.executor.memory", memoryMb + "m")
+            .set("spark.ui.enabled", "false")
+            .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
+            .set(
+                "spark.executor.extraClassPath",
+                plugin + File.pathSeparator + System.getProperty("rdma.appClasses", ""));
     if (System.getProperty("rdma.localDir") != null) {
       c.set("spark.local.dir", System.getProperty("rdma.localDir"));
     }
@@ -66,15 +68,16 @@ public final class Workloads {
       case STOCK -> c.set("spark.shuffle.readHostLocalDisk", "true");
       case STOCK_NETWORK -> c.set("spark.shuffle.readHostLocalDisk", "false");
       case RDMA -> c.set("spark.shuffle.manager", MANAGER);
-      case RDMA_TRANSPORT -> c.set("spark.shuffle.manager", MANAGER)
-          .set("spark.shuffle.rdma.read.local", "false");
+      case RDMA_TRANSPORT ->
+          c.set("spark.shuffle.manager", MANAGER).set("spark.shuffle.rdma.read.local", "false");
       default -> throw new IllegalArgumentException(shuffle.name());
     }
     return c;
   }
 
   /** Waits until the application's executors registered (local-cluster starts them lazily). */
-  public static void awaitExecutors(JavaSparkContext sc, int executors) throws InterruptedException {
+  public static void awaitExecutors(JavaSparkContext sc, int executors)
+      throws InterruptedException {
     long deadline = System.currentTimeMillis() + 180_000;
     while (sc.sc().getExecutorIds().size() < executors) {
       if (System.currentTimeMillis() > deadline) {
@@ -85,71 +88,84 @@ public final class Workloads {
   }
 
   /**
-   * {@code bytes} of records spread over {@code maps} map tasks: an int key out of {@code keys}
-   * and an incompressible value of {@code valueBytes}, generated in the map tasks (no input).
+   * {@code bytes} of records spread over {@code maps} map tasks: an int key out of {@code keys} and
+   * an incompressible value of {@code valueBytes}, generated in the map tasks (no input).
    */
   public static JavaPairRDD<Integer, byte[]> records(
       JavaSparkContext sc, long bytes, int maps, int keys, int valueBytes) {
     long perMap = bytes / maps / (valueBytes + 4);
     List<Integer> seeds = IntStream.range(0, maps).boxed().collect(Collectors.toList());
-    return sc.parallelize(seeds, maps).flatMapToPair(seed -> new Iterator<Tuple2<Integer, byte[]>>() {
-      private final Random r = new Random(seed);
-      private long left = perMap;
+    return sc.parallelize(seeds, maps)
+        .flatMapToPair(
+            seed ->
+                new Iterator<Tuple2<Integer, byte[]>>() {
+                  private final Random r = new Random(seed);
+                  private long left = perMap;
 
-      @Override
-      public boolean hasNext() {
-        return left > 0;
-      }
+                  @Override
+                  public boolean hasNext() {
+                    return left > 0;
+                  }
 
-      @Override
-      public Tuple2<Integer, byte[]> next() {
-        left--;
-        byte[] v = new byte[valueBytes];
-        r.nextBytes(v);
-        return new Tuple2<>(r.nextInt(keys), v);
-      }
-    });
+                  @Override
+                  public Tuple2<Integer, byte[]> next() {
+                    left--;
+                    byte[] v = new byte[valueBytes];
+                    r.nextBytes(v);
+                    return new Tuple2<>(r.nextInt(keys), v);
+                  }
+                });
   }
 
   /** groupByKey: per reduce partition, groups, values and a sum of their hashes. */
   public static List<String> groupBy(JavaPairRDD<Integer, byte[]> records, int reducers) {
-    return records.groupByKey(reducers).mapPartitionsWithIndex((p, it) -> {
-      long groups = 0;
-      long values = 0;
-      long hash = 0;
-      while (it.hasNext()) {
-        Tuple2<Integer, Iterable<byte[]>> g = it.next();
-        groups++;
-        for (byte[] v : g._2()) {
-          values++;
-          hash += g._1() * 31L + Arrays.hashCode(v);
-        }
-      }
-      return List.of(p + ":" + groups + ":" + values + ":" + hash).iterator();
-    }, false).collect();
+    return records
+        .groupByKey(reducers)
+        .mapPartitionsWithIndex(
+            (p, it) -> {
+              long groups = 0;
+              long values = 0;
+              long hash = 0;
+              while (it.hasNext()) {
+                Tuple2<Integer, Iterable<byte[]>> g = it.next();
+                groups++;
+                for (byte[] v : g._2()) {
+                  values++;
+                  hash += g._1() * 31L + Arrays.hashCode(v);
+                }
+              }
+              return List.of(p + ":" + groups + ":" + values + ":" + hash).iterator();
+            },
+            false)
+        .collect();
   }
 
   /** sortByKey: per reduce partition, records, whether sorted, first and last key, hashes. */
   public static List<String> sortBy(JavaPairRDD<Integer, byte[]> records, int reducers) {
-    return records.sortByKey(true, reducers).mapPartitionsWithIndex((p, it) -> {
-      long n = 0;
-      long hash = 0;
-      boolean sorted = true;
-      Integer first = null;
-      int last = Integer.MIN_VALUE;
-      while (it.hasNext()) {
-        Tuple2<Integer, byte[]> t = it.next();
-        if (first == null) {
-          first = t._1();
-        }
-        sorted &= t._1() >= last;
-        last = t._1();
-        n++;
-        hash += t._1() * 31L + Arrays.hashCode(t._2());
-      }
-      return List.of(p + ":" + n + ":" + sorted + ":" + first + ":" + last + ":" + hash)
-          .iterator();
-    }, false).collect();
+    return records
+        .sortByKey(true, reducers)
+        .mapPartitionsWithIndex(
+            (p, it) -> {
+              long n = 0;
+              long hash = 0;
+              boolean sorted = true;
+              Integer first = null;
+              int last = Integer.MIN_VALUE;
+              while (it.hasNext()) {
+                Tuple2<Integer, byte[]> t = it.next();
+                if (first == null) {
+                  first = t._1();
+                }
+                sorted &= t._1() >= last;
+                last = t._1();
+                n++;
+                hash += t._1() * 31L + Arrays.hashCode(t._2());
+              }
+              return List.of(p + ":" + n + ":" + sorted + ":" + first + ":" + last + ":" + hash)
+                  .iterator();
+            },
+            false)
+        .collect();
   }
 
   /** A job of the benchmark or the demo. */

@@ -25,9 +25,11 @@ class CrossVersionIT {
   @Test
   void sameResultsAsTheStockShuffleOnThisSparkVersion() {
     Path work = ItCluster.workDir("cross-version");
-    SparkSession s = Differential.start(ItCluster.localCluster("cross-version", work)
-        .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
-        .set("spark.shuffle.rdma.read.local", "false"));
+    SparkSession s =
+        Differential.start(
+            ItCluster.localCluster("cross-version", work)
+                .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
+                .set("spark.shuffle.rdma.read.local", "false"));
     try {
       String expected = System.getProperty("rdma.it.sparkVersion");
       if (expected != null) {

@@ -17,7 +17,8 @@ final class Differential {
   /** The stock shuffle's results (computed once per test JVM, in local[2]). */
   static synchronized Map<String, List<String>> reference() {
     if (reference == null) {
-      if (SparkSession.getActiveSession().isDefined() || SparkSession.getDefaultSession().isDefined()) {
+      if (SparkSession.getActiveSession().isDefined()
+          || SparkSession.getDefaultSession().isDefined()) {
         throw new IllegalStateException("compute the reference before starting an application");
       }
       Path work = ItCluster.workDir("reference");
@@ -50,8 +51,14 @@ final class Differential {
     assertNotNull(actual, name + ": no result");
     for (int i = 0; i < Math.min(expected.size(), actual.size()); i++) {
       if (!expected.get(i).equals(actual.get(i))) {
-        fail(name + ": first difference at " + i + ": stock " + expected.get(i) + ", ours "
-            + actual.get(i));
+        fail(
+            name
+                + ": first difference at "
+                + i
+                + ": stock "
+                + expected.get(i)
+                + ", ours "
+                + actual.get(i));
       }
     }
     assertEquals(expected.size(), actual.size(), name + ": result sizes differ");

@@ -25,9 +25,9 @@ import org.apache.spark.sql.SparkSession;
 import scala.Tuple2;
 
 /**
- * The jobs every differential test runs, on the stock shuffle and on ours, with the same data:
- * each returns its result in a canonical form (sorted, unless order is the result) so results of
- * two runs can be compared with equals. Only APIs that are the same from Spark 3.5 to 4.2.
+ * The jobs every differential test runs, on the stock shuffle and on ours, with the same data: each
+ * returns its result in a canonical form (sorted, unless order is the result) so results of two
+ * runs can be compared with equals. Only APIs that are the same from Spark 3.5 to 4.2.
  */
 public final class DifferentialCases {
   private DifferentialCases() {}
@@ -73,14 +73,16 @@ public final class DifferentialCases {
 
   static JavaPairRDD<Integer, Long> pairs(JavaSparkContext sc, int n, int keys, int maps) {
     List<Integer> seeds = IntStream.range(0, maps).boxed().collect(Collectors.toList());
-    return sc.parallelize(seeds, maps).flatMapToPair(seed -> {
-      Random r = new Random(seed);
-      List<Tuple2<Integer, Long>> out = new ArrayList<>();
-      for (int i = 0; i < n / maps; i++) {
-        out.add(new Tuple2<>(r.nextInt(keys), r.nextLong() % 1_000_000));
-      }
-      return out.iterator();
-    });
+    return sc.parallelize(seeds, maps)
+        .flatMapToPair(
+            seed -> {
+              Random r = new Random(seed);
+              List<Tuple2<Integer, Long>> out = new ArrayList<>();
+              for (int i = 0; i < n / maps; i++) {
+                out.add(new Tuple2<>(r.nextInt(keys), r.nextLong() % 1_000_000));
+              }
+              return out.iterator();
+            });
   }
 
   /** What {@code pairs(n, keys, maps).reduceByKey(sum)} gives, computed without Spark, sorted. */
@@ -92,37 +94,45 @@ public final class DifferentialCases {
         sums.merge(r.nextInt(keys), r.nextLong() % 1_000_000, Long::sum);
       }
     }
-    return sorted(sums.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-        .collect(Collectors.toList()));
+    return sorted(
+        sums.entrySet().stream()
+            .map(e -> e.getKey() + "=" + e.getValue())
+            .collect(Collectors.toList()));
   }
 
   static List<String> groupByKey(JavaSparkContext sc) {
-    return sorted(pairs(sc, 60_000, 2000, 4).groupByKey(6).map(t -> {
-      List<Long> v = new ArrayList<>();
-      t._2().forEach(v::add);
-      Collections.sort(v);
-      return t._1() + "=" + v;
-    }).collect());
+    return sorted(
+        pairs(sc, 60_000, 2000, 4)
+            .groupByKey(6)
+            .map(
+                t -> {
+                  List<Long> v = new ArrayList<>();
+                  t._2().forEach(v::add);
+                  Collections.sort(v);
+                  return t._1() + "=" + v;
+                })
+            .collect());
   }
 
   static List<String> reduceByKey(JavaSparkContext sc) {
-    return sorted(pairs(sc, 100_000, 5000, 5).reduceByKey(Long::sum, 7)
-        .map(t -> t._1() + "=" + t._2()).collect());
+    return sorted(
+        pairs(sc, 100_000, 5000, 5)
+            .reduceByKey(Long::sum, 7)
+            .map(t -> t._1() + "=" + t._2())
+            .collect());
   }
 
   // lambdas, not String::valueOf: serialized method references of one method with different
   // argument types can be confused when deserialized (JDK-8174865)
   static List<String> sortByKey(JavaSparkContext sc) {
     // order is the result: keys only (values of equal keys may come in any order)
-    return pairs(sc, 50_000, 100_000, 4).sortByKey(true, 5).keys()
-        .map(v -> "" + v).collect();
+    return pairs(sc, 50_000, 100_000, 4).sortByKey(true, 5).keys().map(v -> "" + v).collect();
   }
 
   static List<String> join(JavaSparkContext sc) {
     JavaPairRDD<Integer, Long> a = pairs(sc, 30_000, 3000, 3);
     JavaPairRDD<Integer, String> b = pairs(sc, 20_000, 3000, 2).mapValues(v -> "b" + v);
-    return sorted(a.join(b, 5).map(t -> t._1() + ":" + t._2()._1() + ":" + t._2()._2())
-        .collect());
+    return sorted(a.join(b, 5).map(t -> t._1() + ":" + t._2()._1() + ":" + t._2()._2()).collect());
   }
 
   static List<String> repartition(JavaSparkContext sc) {
@@ -140,37 +150,44 @@ public final class DifferentialCases {
   }
 
   /**
-   * Most records under one key, with incompressible values: that key's block of each map output
-   * is several MiB (larger than a READ segment and a registered piece where tests make them
-   * small).
+   * Most records under one key, with incompressible values: that key's block of each map output is
+   * several MiB (larger than a READ segment and a registered piece where tests make them small).
    */
   static List<String> skewedKey(JavaSparkContext sc) {
     List<Integer> seeds = IntStream.range(0, 3).boxed().collect(Collectors.toList());
-    JavaPairRDD<Integer, byte[]> skewed = sc.parallelize(seeds, 3).flatMapToPair(seed -> {
-      Random r = new Random(seed);
-      List<Tuple2<Integer, byte[]>> out = new ArrayList<>();
-      for (int i = 0; i < 60_000; i++) {
-        byte[] v = new byte[48];
-        r.nextBytes(v);
-        out.add(new Tuple2<>(r.nextInt(10) < 7 ? 0 : r.nextInt(500), v));
-      }
-      return out.iterator();
-    });
-    return sorted(skewed.groupByKey(4).map(t -> {
-      long n = 0;
-      long h = 0;
-      for (byte[] v : t._2()) {
-        n++;
-        h += Arrays.hashCode(v);
-      }
-      return t._1() + ":" + n + ":" + h;
-    }).collect());
+    JavaPairRDD<Integer, byte[]> skewed =
+        sc.parallelize(seeds, 3)
+            .flatMapToPair(
+                seed -> {
+                  Random r = new Random(seed);
+                  List<Tuple2<Integer, byte[]>> out = new ArrayList<>();
+                  for (int i = 0; i < 60_000; i++) {
+                    byte[] v = new byte[48];
+                    r.nextBytes(v);
+                    out.add(new Tuple2<>(r.nextInt(10) < 7 ? 0 : r.nextInt(500), v));
+                  }
+                  return out.iterator();
+                });
+    return sorted(
+        skewed
+            .groupByKey(4)
+            .map(
+                t -> {
+                  long n = 0;
+                  long h = 0;
+                  for (byte[] v : t._2()) {
+                    n++;
+                    h += Arrays.hashCode(v);
+                  }
+                  return t._1() + ":" + n + ":" + h;
+                })
+            .collect());
   }
 
   static List<String> emptyDataset(JavaSparkContext sc) {
     JavaPairRDD<Integer, Long> empty = pairs(sc, 0, 10, 3);
-    List<String> out = new ArrayList<>(empty.reduceByKey(Long::sum, 4)
-        .map(t -> t._1() + "=" + t._2()).collect());
+    List<String> out =
+        new ArrayList<>(empty.reduceByKey(Long::sum, 4).map(t -> t._1() + "=" + t._2()).collect());
     out.add("groups=" + empty.groupByKey(3).count());
     return out;
   }
@@ -182,10 +199,13 @@ public final class DifferentialCases {
 
   /** Most maps write nothing; most reduce partitions are empty. */
   static List<String> zeroRecordMaps(JavaSparkContext sc) {
-    List<Tuple2<Integer, Long>> few = List.of(new Tuple2<>(3, 1L), new Tuple2<>(3, 2L),
-        new Tuple2<>(40, 5L));
-    return sorted(sc.parallelizePairs(few, 8).reduceByKey(Long::sum, 50)
-        .map(t -> t._1() + "=" + t._2()).collect());
+    List<Tuple2<Integer, Long>> few =
+        List.of(new Tuple2<>(3, 1L), new Tuple2<>(3, 2L), new Tuple2<>(40, 5L));
+    return sorted(
+        sc.parallelizePairs(few, 8)
+            .reduceByKey(Long::sum, 50)
+            .map(t -> t._1() + "=" + t._2())
+            .collect());
   }
 
   static List<String> rows(Dataset<Row> d) {
@@ -202,10 +222,12 @@ public final class DifferentialCases {
     String old = s.conf().get("spark.sql.autoBroadcastJoinThreshold");
     s.conf().set("spark.sql.autoBroadcastJoinThreshold", "-1");
     try {
-      Dataset<Row> big = s.range(0, 120_000, 1, 4)
-          .withColumn("k", when(col("id").mod(4).notEqual(0), lit(0)).otherwise(col("id").mod(700)));
-      Dataset<Row> small = s.range(0, 700, 1, 2).withColumnRenamed("id", "k2")
-          .withColumn("tag", col("k2").mod(7));
+      Dataset<Row> big =
+          s.range(0, 120_000, 1, 4)
+              .withColumn(
+                  "k", when(col("id").mod(4).notEqual(0), lit(0)).otherwise(col("id").mod(700)));
+      Dataset<Row> small =
+          s.range(0, 700, 1, 2).withColumnRenamed("id", "k2").withColumn("tag", col("k2").mod(7));
       Dataset<Row> j = big.join(small, big.col("k").equalTo(small.col("k2")));
       return rows(j.groupBy("tag").agg(count(lit(1)).as("n"), sum("id").as("s")));
     } finally {
@@ -214,13 +236,16 @@ public final class DifferentialCases {
   }
 
   /**
-   * A join planned as sort-merge whose one side turns out tiny: AQE makes it a broadcast join
-   * and reads the other side's shuffle per map (local shuffle reader: map ranges).
+   * A join planned as sort-merge whose one side turns out tiny: AQE makes it a broadcast join and
+   * reads the other side's shuffle per map (local shuffle reader: map ranges).
    */
   static List<String> dataFrameLocalShuffleRead(SparkSession s) {
     Dataset<Row> left = s.range(0, 100_000, 1, 4).withColumn("k", col("id").mod(500));
-    Dataset<Row> right = s.range(0, 100_000, 1, 4).filter(col("id").lt(20))
-        .withColumn("k", col("id").mod(500)).withColumnRenamed("id", "rid");
+    Dataset<Row> right =
+        s.range(0, 100_000, 1, 4)
+            .filter(col("id").lt(20))
+            .withColumn("k", col("id").mod(500))
+            .withColumnRenamed("id", "rid");
     Dataset<Row> j = left.join(right, "k");
     return rows(j.groupBy("rid").agg(count(lit(1)).as("n")));
   }

@@ -1,6 +1,5 @@
 package io.rdmashuffle.sparkit;
 
-import org.apache.spark.shuffle.rdma.SparkConfig;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.rdmashuffle.config.RdmaConf;
@@ -35,6 +34,7 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.shuffle.rdma.RdmaShuffleManager;
+import org.apache.spark.shuffle.rdma.SparkConfig;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.BlockManagerId;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,10 +46,10 @@ import scala.collection.Iterator;
 import scala.collection.Seq;
 
 /**
- * The same jobs on the stock shuffle and on ours, results asserted equal, in two executor
- * processes ({@code local-cluster[2,1,1024]}) and in {@code local[2]}. Each application also
- * runs the checks that need its settings: a corrupted block (defaults), a foreign peer and a soak
- * of 100 shuffles (authenticated, encrypted, everything through the transport).
+ * The same jobs on the stock shuffle and on ours, results asserted equal, in two executor processes
+ * ({@code local-cluster[2,1,1024]}) and in {@code local[2]}. Each application also runs the checks
+ * that need its settings: a corrupted block (defaults), a foreign peer and a soak of 100 shuffles
+ * (authenticated, encrypted, everything through the transport).
  */
 @Timeout(900)
 class DifferentialIT {
@@ -62,8 +62,10 @@ class DifferentialIT {
   @Test
   void javaSerializerWithDefaults() throws Exception {
     Path work = ItCluster.workDir("java");
-    SparkSession s = Differential.start(ItCluster.localCluster("differential-java", work)
-        .set("spark.serializer", "org.apache.spark.serializer.JavaSerializer"));
+    SparkSession s =
+        Differential.start(
+            ItCluster.localCluster("differential-java", work)
+                .set("spark.serializer", "org.apache.spark.serializer.JavaSerializer"));
     try {
       JavaSparkContext sc = ItCluster.jsc(s);
       Differential.assertSameAsStock(s);
@@ -82,14 +84,16 @@ class DifferentialIT {
   private static void aCorruptedBlockIsDetectedAndRecomputed(JavaSparkContext sc, Path work)
       throws IOException, TimeoutException {
     AtomicInteger fetchFailures = new AtomicInteger();
-    sc.sc().addSparkListener(new SparkListener() {
-      @Override
-      public void onTaskEnd(SparkListenerTaskEnd end) {
-        if (end.reason() instanceof FetchFailed) {
-          fetchFailures.incrementAndGet();
-        }
-      }
-    });
+    sc.sc()
+        .addSparkListener(
+            new SparkListener() {
+              @Override
+              public void onTaskEnd(SparkListenerTaskEnd end) {
+                if (end.reason() instanceof FetchFailed) {
+                  fetchFailures.incrementAndGet();
+                }
+              }
+            });
     JavaPairRDD<Integer, Long> sums =
         DifferentialCases.pairs(sc, 100_000, 5000, 4).reduceByKey(Long::sum, 4);
     List<String> first = canonical(sums);
@@ -104,8 +108,9 @@ class DifferentialIT {
     assertTrue(fetchFailures.get() >= 1, "the corrupted block was not detected");
     Map<String, Map<String, Long>> p = ItCluster.probe(sc);
     // caught by our checksum, or first by Spark's decompressor: a fetch failure either way
-    assertTrue(ItCluster.total(p, "checksumMismatches") + ItCluster.total(p, "fetchFailures.stream")
-        >= 1, p.toString());
+    assertTrue(
+        ItCluster.total(p, "checksumMismatches") + ItCluster.total(p, "fetchFailures.stream") >= 1,
+        p.toString());
   }
 
   static List<String> canonical(JavaPairRDD<Integer, Long> r) {
@@ -120,22 +125,26 @@ class DifferentialIT {
 
   /**
    * The largest data file of the shuffle written since {@code since}. Executors of every
-   * application in this JVM share the first application's local directories (Spark caches them
-   * per JVM), so this looks under every test's work directory.
+   * application in this JVM share the first application's local directories (Spark caches them per
+   * JVM), so this looks under every test's work directory.
    */
   private static Path largestDataFile(int shuffleId, long since) throws IOException {
     String prefix = "shuffle_" + shuffleId + "_";
     try (Stream<Path> files = Files.walk(Path.of(ItCluster.property("rdma.it.workDir")))) {
-      return files.filter(f -> f.getFileName().toString().startsWith(prefix)
-              && f.getFileName().toString().endsWith("_0.data")
-              && f.toFile().lastModified() >= since - 1000)
+      return files
+          .filter(
+              f ->
+                  f.getFileName().toString().startsWith(prefix)
+                      && f.getFileName().toString().endsWith("_0.data")
+                      && f.toFile().lastModified() >= since - 1000)
           .max((a, b) -> Long.compare(a.toFile().length(), b.toFile().length()))
           .orElseThrow(() -> new AssertionError("no data file of shuffle " + shuffleId));
     }
   }
 
   private static void flipByte(Path file, long position) throws IOException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.allocate(1);
       ch.read(b, position);
       b.put(0, (byte) (b.get(0) ^ 0xff)).rewind();
@@ -145,22 +154,23 @@ class DifferentialIT {
 
   /**
    * Kryo (what the benchmarks use), spark.authenticate and I/O encryption on (so the map side
-   * computes CRC32C itself), every block through the transport, small READ segments and
-   * registered pieces (large partitions span pieces and are streamed), small in-flight bounds.
+   * computes CRC32C itself), every block through the transport, small READ segments and registered
+   * pieces (large partitions span pieces and are streamed), small in-flight bounds.
    */
   @Test
   void kryoAuthenticatedEncryptedThroughTheTransport() throws Exception {
     Path work = ItCluster.workDir("kryo");
-    SparkConf conf = ItCluster.localCluster("differential-kryo", work)
-        .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
-        .set("spark.authenticate", "true")
-        .set("spark.authenticate.secret", "differential-kryo-test-secret")
-        .set("spark.io.encryption.enabled", "true")
-        .set("spark.shuffle.rdma.read.local", "false")
-        .set("spark.shuffle.rdma.read.segmentSize", "256k")
-        .set("spark.shuffle.rdma.memory.pieceSize", "1m")
-        .set("spark.reducer.maxSizeInFlight", "4m")
-        .set("spark.reducer.maxReqsInFlight", "16");
+    SparkConf conf =
+        ItCluster.localCluster("differential-kryo", work)
+            .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
+            .set("spark.authenticate", "true")
+            .set("spark.authenticate.secret", "differential-kryo-test-secret")
+            .set("spark.io.encryption.enabled", "true")
+            .set("spark.shuffle.rdma.read.local", "false")
+            .set("spark.shuffle.rdma.read.segmentSize", "256k")
+            .set("spark.shuffle.rdma.memory.pieceSize", "1m")
+            .set("spark.reducer.maxSizeInFlight", "4m")
+            .set("spark.reducer.maxReqsInFlight", "16");
     SparkSession s = Differential.start(conf);
     try {
       JavaSparkContext sc = ItCluster.jsc(s);
@@ -188,8 +198,8 @@ class DifferentialIT {
     byte[] wrong = "not-the-application-secret".getBytes(StandardCharsets.UTF_8);
     try (TcpTransport t = probe(ApplicationSecrets.of(app, wrong), "other-app", wrong)) {
       assertThrows(AuthenticationException.class, () -> t.connect(owner.address(), app).close());
-      assertThrows(AuthenticationException.class,
-          () -> t.connect(owner.address(), "other-app").close());
+      assertThrows(
+          AuthenticationException.class, () -> t.connect(owner.address(), "other-app").close());
     }
     try (TcpTransport t = probe(ApplicationSecrets.of(app, right), app, right);
         ReadChannel c = t.connect(owner.address(), app)) {
@@ -201,8 +211,8 @@ class DifferentialIT {
       throws Exception {
     secrets.put(otherApp, secret);
     RdmaConf conf = RdmaConf.of(SparkConfig.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp"));
-    return TcpTransport.start(new TransportContext(conf, secrets, "127.0.0.1",
-        new TransportMetrics()));
+    return TcpTransport.start(
+        new TransportContext(conf, secrets, "127.0.0.1", new TransportMetrics()));
   }
 
   /** An owner the driver's map output tracker names for the shuffle. */
@@ -241,13 +251,16 @@ class DifferentialIT {
       assertEquals(0L, a.get("mapOutputsServed"), both);
       assertEquals(0L, a.get("serve.openOutputs"), both);
       assertEquals(0L, a.get("bufferPoolLentBytes"), both);
-      assertEquals(b.get("registeredBytes") - b.get("bufferPoolBytes"),
-          a.get("registeredBytes") - a.get("bufferPoolBytes"), "registered bytes: " + both);
+      assertEquals(
+          b.get("registeredBytes") - b.get("bufferPoolBytes"),
+          a.get("registeredBytes") - a.get("bufferPoolBytes"),
+          "registered bytes: " + both);
       assertEquals(b.get("shuffleMappings"), a.get("shuffleMappings"), "mappings: " + both);
       assertEquals(b.get("shuffleFds"), a.get("shuffleFds"), "shuffle files open: " + both);
       assertTrue(a.get("fds") <= b.get("fds") + 8, "file descriptors: " + both);
     }
-    assertTrue(ItCluster.total(after, "readers") >= ItCluster.total(before, "readers") + 100,
+    assertTrue(
+        ItCluster.total(after, "readers") >= ItCluster.total(before, "readers") + 100,
         "the soak's reduce tasks did not read through rdma-shuffle");
     System.out.println("soak of 100 shuffles: before " + before + "\nafter " + after);
   }
@@ -261,17 +274,19 @@ class DifferentialIT {
 
   /**
    * Spark encrypts its network traffic (spark.network.crypto.enabled, I/O encryption off): our
-   * transport does not encrypt, so every shuffle runs Spark's stock shuffle, decided on the
-   * driver, counted there; no executor publishes, serves or reads a block.
+   * transport does not encrypt, so every shuffle runs Spark's stock shuffle, decided on the driver,
+   * counted there; no executor publishes, serves or reads a block.
    */
   @Test
   void networkEncryptionRunsTheStockShuffle() throws Exception {
     Path work = ItCluster.workDir("crypto");
-    SparkSession s = Differential.start(ItCluster.localCluster("differential-crypto", work)
-        .set("spark.authenticate", "true")
-        .set("spark.authenticate.secret", "differential-crypto-test-secret")
-        .set("spark.network.crypto.enabled", "true")
-        .set("spark.io.encryption.enabled", "false"));
+    SparkSession s =
+        Differential.start(
+            ItCluster.localCluster("differential-crypto", work)
+                .set("spark.authenticate", "true")
+                .set("spark.authenticate.secret", "differential-crypto-test-secret")
+                .set("spark.network.crypto.enabled", "true")
+                .set("spark.io.encryption.enabled", "false"));
     try {
       JavaSparkContext sc = ItCluster.jsc(s);
       Map<String, List<String>> ref = Differential.reference();
@@ -281,14 +296,22 @@ class DifferentialIT {
       }
       RdmaShuffleManager driver = (RdmaShuffleManager) SparkEnv.get().shuffleManager();
       assertNotNull(driver.disabledCause());
-      assertTrue(driver.disabledCause().contains("spark.network.crypto.enabled=true"),
+      assertTrue(
+          driver.disabledCause().contains("spark.network.crypto.enabled=true"),
           driver.disabledCause());
       Map<String, Long> d = driver.metricsSnapshot();
       assertTrue(d.get("fallbacks.networkEncryption") >= cases.size(), d.toString());
       assertEquals(d.get("fallbacks.networkEncryption"), d.get("fallbacks"), d.toString());
       Map<String, Map<String, Long>> p = ItCluster.probe(sc);
-      for (String key : List.of("mapOutputsPublished", "readers", "blocksRemote", "blocksLocal",
-          "locates", "readsServed", "bufferPoolBytes")) {
+      for (String key :
+          List.of(
+              "mapOutputsPublished",
+              "readers",
+              "blocksRemote",
+              "blocksLocal",
+              "locates",
+              "readsServed",
+              "bufferPoolBytes")) {
         assertEquals(0, ItCluster.total(p, key), key + ": " + p);
       }
       assertTrue(ItCluster.executorLogs(sc.sc().applicationId()).size() >= 1);
@@ -301,10 +324,11 @@ class DifferentialIT {
   @Test
   void localModeToo() {
     Path work = ItCluster.workDir("local");
-    SparkConf conf = ItCluster.base("differential-local", work)
-        .setMaster("local[2]")
-        .set("spark.shuffle.manager", ItCluster.MANAGER)
-        .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer");
+    SparkConf conf =
+        ItCluster.base("differential-local", work)
+            .setMaster("local[2]")
+            .set("spark.shuffle.manager", ItCluster.MANAGER)
+            .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer");
     SparkSession s = Differential.start(conf);
     try {
       Differential.assertSameAsStock(s);

@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The doctor from a spark-submit environment: {@code spark-submit <plugin jar>} runs it (the
- * jar's main class) with the settings spark-submit collected ({@code --conf},
- * spark-defaults.conf), and its exit status says whether the configured transport can run.
+ * The doctor from a spark-submit environment: {@code spark-submit <plugin jar>} runs it (the jar's
+ * main class) with the settings spark-submit collected ({@code --conf}, spark-defaults.conf), and
+ * its exit status says whether the configured transport can run.
  */
 @Timeout(300)
 class DoctorIT {
@@ -22,10 +22,15 @@ class DoctorIT {
 
   private static Run sparkSubmit(String... conf) throws Exception {
     String sparkHome = ItCluster.property("rdma.it.sparkHome");
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", sparkHome + File.separator + "jars" + File.separator + "*",
-        "org.apache.spark.deploy.SparkSubmit", "--master", "local[1]"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                sparkHome + File.separator + "jars" + File.separator + "*",
+                "org.apache.spark.deploy.SparkSubmit",
+                "--master",
+                "local[1]"));
     for (String c : conf) {
       cmd.add("--conf");
       cmd.add(c);
@@ -44,7 +49,8 @@ class DoctorIT {
   void sparkSubmitOfThePluginJarRunsTheDoctorWithItsSettings() throws Exception {
     Run tcp = sparkSubmit("spark.shuffle.rdma.transport=tcp");
     assertEquals(0, tcp.exit(), tcp.output());
-    assertTrue(tcp.output().contains("chosen: tcp (forced by spark.shuffle.rdma.transport)"),
+    assertTrue(
+        tcp.output().contains("chosen: tcp (forced by spark.shuffle.rdma.transport)"),
         tcp.output());
 
     Run verbs = sparkSubmit("spark.shuffle.rdma.transport=verbs");

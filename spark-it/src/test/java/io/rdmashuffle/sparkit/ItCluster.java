@@ -37,8 +37,11 @@ public final class ItCluster {
   static String property(String name) {
     String v = System.getProperty(name);
     if (v == null) {
-      throw new IllegalStateException("system property " + name + " is not set (run through"
-          + " Maven: mvn -pl spark-it -am verify)");
+      throw new IllegalStateException(
+          "system property "
+              + name
+              + " is not set (run through"
+              + " Maven: mvn -pl spark-it -am verify)");
     }
     return v;
   }
@@ -84,12 +87,12 @@ public final class ItCluster {
 
   /**
    * Our shuffle in {@code executors} executor processes of {@code cores} cores each. As in a
-   * standalone cluster, {@code spark.executor.cores} stays unset: each executor takes its
-   * worker's cores.
+   * standalone cluster, {@code spark.executor.cores} stays unset: each executor takes its worker's
+   * cores.
    */
   static SparkConf localCluster(String name, Path work, int executors, int cores) {
-    String cp = property("rdma.it.pluginJar") + File.pathSeparator
-        + property("rdma.it.testClasses");
+    String cp =
+        property("rdma.it.pluginJar") + File.pathSeparator + property("rdma.it.testClasses");
     return base(name, work)
         .setMaster("local-cluster[" + executors + "," + cores + ",1024]")
         .set("spark.shuffle.manager", MANAGER)
@@ -104,21 +107,26 @@ public final class ItCluster {
     SparkSession s = SparkSession.builder().config(conf).getOrCreate();
     String master = conf.get("spark.master");
     if (master.startsWith("local-cluster")) {
-      int executors = Integer.parseInt(master.substring(master.indexOf('[') + 1,
-          master.indexOf(',')).trim());
+      int executors =
+          Integer.parseInt(master.substring(master.indexOf('[') + 1, master.indexOf(',')).trim());
       long deadline = System.currentTimeMillis() + 180_000;
       while (s.sparkContext().getExecutorIds().size() < executors) {
         if (System.currentTimeMillis() > deadline) {
           String logs;
           try {
-            logs = executorLogs(s.sparkContext().applicationId()).stream().limit(1)
-                .map(ItCluster::tail).collect(Collectors.joining("\n"));
+            logs =
+                executorLogs(s.sparkContext().applicationId()).stream()
+                    .limit(1)
+                    .map(ItCluster::tail)
+                    .collect(Collectors.joining("\n"));
           } catch (IOException e) {
             logs = e.toString();
           }
           s.stop();
-          throw new IllegalStateException("executors did not register within 180 s; an"
-              + " executor's log ends with:\n" + logs);
+          throw new IllegalStateException(
+              "executors did not register within 180 s; an"
+                  + " executor's log ends with:\n"
+                  + logs);
         }
         try {
           Thread.sleep(200);
@@ -134,8 +142,9 @@ public final class ItCluster {
   private static String tail(Path log) {
     try {
       List<String> lines = Files.readAllLines(log);
-      return log + ":\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 20),
-          lines.size()));
+      return log
+          + ":\n"
+          + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
     } catch (IOException e) {
       return log + ": " + e;
     }
@@ -165,10 +174,13 @@ public final class ItCluster {
   /** This process's soft open-file limit (-1: unknown or unlimited). */
   private static long maxOpenFiles() {
     try (Stream<String> lines = Files.lines(Paths.get("/proc/self/limits"))) {
-      return lines.filter(l -> l.startsWith("Max open files")).findFirst()
+      return lines
+          .filter(l -> l.startsWith("Max open files"))
+          .findFirst()
           .map(l -> l.substring("Max open files".length()).trim().split("\\s+")[0])
           .filter(v -> v.chars().allMatch(Character::isDigit))
-          .map(Long::parseLong).orElse(-1L);
+          .map(Long::parseLong)
+          .orElse(-1L);
     } catch (IOException e) {
       return -1;
     }
@@ -201,32 +213,35 @@ public final class ItCluster {
 
   /** Asks every executor {@link #probeHere()}; executor id to report. */
   static Map<String, Map<String, Long>> probe(JavaSparkContext sc) {
-    List<String> ids = new ArrayList<>(
-        CollectionConverters.asJava(sc.sc().getExecutorIds()));
+    List<String> ids = new ArrayList<>(CollectionConverters.asJava(sc.sc().getExecutorIds()));
     Map<String, Map<String, Long>> out = new TreeMap<>();
     for (int attempt = 0; attempt < 20 && out.keySet().size() < ids.size(); attempt++) {
       int tasks = 8 * Math.max(1, ids.size());
       List<Integer> seeds = IntStream.range(0, tasks).boxed().collect(Collectors.toList());
-      List<Map<String, Object>> reports = sc.parallelize(seeds, tasks).mapPartitions(
-          (Iterator<Integer> it) -> {
-            Thread.sleep(100);
-            Map<String, Object> r = new HashMap<>(probeHere());
-            r.put("executor", SparkEnv.get().executorId());
-            return List.of(r).iterator();
-          }).collect();
+      List<Map<String, Object>> reports =
+          sc.parallelize(seeds, tasks)
+              .mapPartitions(
+                  (Iterator<Integer> it) -> {
+                    Thread.sleep(100);
+                    Map<String, Object> r = new HashMap<>(probeHere());
+                    r.put("executor", SparkEnv.get().executorId());
+                    return List.of(r).iterator();
+                  })
+              .collect();
       for (Map<String, Object> r : reports) {
         Map<String, Long> values = new LinkedHashMap<>();
-        r.forEach((k, v) -> {
-          if (v instanceof Long l) {
-            values.put(k, l);
-          }
-        });
+        r.forEach(
+            (k, v) -> {
+              if (v instanceof Long l) {
+                values.put(k, l);
+              }
+            });
         out.put((String) r.get("executor"), values);
       }
     }
     if (!out.keySet().containsAll(ids)) {
-      throw new IllegalStateException("executors " + ids + " but only " + out.keySet()
-          + " answered");
+      throw new IllegalStateException(
+          "executors " + ids + " but only " + out.keySet() + " answered");
     }
     return out;
   }

@@ -17,11 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A shuffle of 5000 map outputs served by executors whose open-file limit is 1024 (each
- * registered output holds an open file): the serving side keeps at most serve.maxOpenOutputs
- * registered, deregistering the least recently asked-for, and every block still arrives
- * through the transport; the result is what the stock shuffle returns (computed here without
- * Spark).
+ * A shuffle of 5000 map outputs served by executors whose open-file limit is 1024 (each registered
+ * output holds an open file): the serving side keeps at most serve.maxOpenOutputs registered,
+ * deregistering the least recently asked-for, and every block still arrives through the transport;
+ * the result is what the stock shuffle returns (computed here without Spark).
  */
 @Timeout(600)
 class OpenFileLimitIT {
@@ -31,11 +30,14 @@ class OpenFileLimitIT {
   @Test
   void fiveThousandMapOutputsUnderAnOpenFileLimitOf1024() throws Exception {
     Path work = ItCluster.workDir("open-files");
-    SparkSession s = Differential.start(ItCluster.localCluster("open-file-limit", work)
-        .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
-        // the worker starts executors with $JAVA_HOME/bin/java: this one lowers the limit first
-        .set("spark.executorEnv.JAVA_HOME", javaWithOpenFileLimit(work, LIMIT).toString())
-        .set("spark.shuffle.rdma.read.local", "false"));
+    SparkSession s =
+        Differential.start(
+            ItCluster.localCluster("open-file-limit", work)
+                .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
+                // the worker starts executors with $JAVA_HOME/bin/java: this one lowers the limit
+                // first
+                .set("spark.executorEnv.JAVA_HOME", javaWithOpenFileLimit(work, LIMIT).toString())
+                .set("spark.shuffle.rdma.read.local", "false"));
     try {
       JavaSparkContext sc = ItCluster.jsc(s);
       Map<String, Map<String, Long>> before = ItCluster.probe(sc);
@@ -43,12 +45,13 @@ class OpenFileLimitIT {
         assertEquals(LIMIT, e.get("maxOpenFiles"), "executor not limited: " + before);
       }
       TaskOutcomes outcomes = TaskOutcomes.watch(sc);
-      List<String> sums = DifferentialIT.canonical(
-          DifferentialCases.pairs(sc, MAPS * 4, 1000, MAPS).reduceByKey(Long::sum, 4));
+      List<String> sums =
+          DifferentialIT.canonical(
+              DifferentialCases.pairs(sc, MAPS * 4, 1000, MAPS).reduceByKey(Long::sum, 4));
       outcomes.settle(sc);
       assertEquals(DifferentialCases.expectedSums(MAPS * 4, 1000, MAPS), sums);
-      assertEquals(0, outcomes.fetchFailures.get() + outcomes.otherFailures.get(),
-          outcomes.toString());
+      assertEquals(
+          0, outcomes.fetchFailures.get() + outcomes.otherFailures.get(), outcomes.toString());
       Map<String, Map<String, Long>> p = ItCluster.probe(sc);
       assertEquals(MAPS, ItCluster.total(p, "mapOutputsPublished"), p.toString());
       assertEquals(0, ItCluster.total(p, "fallbacks"), p.toString());
@@ -84,9 +87,11 @@ class OpenFileLimitIT {
     Path home = work.resolve("java-nofile-" + limit);
     Path bin = Files.createDirectories(home.resolve("bin"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Files.writeString(bin.resolve("java"), "#!/bin/sh\nexec prlimit --nofile=" + limit + ":"
-        + limit + " '" + java + "' \"$@\"\n");
-    Files.setPosixFilePermissions(bin.resolve("java"), PosixFilePermissions.fromString("rwxr-xr-x"));
+    Files.writeString(
+        bin.resolve("java"),
+        "#!/bin/sh\nexec prlimit --nofile=" + limit + ":" + limit + " '" + java + "' \"$@\"\n");
+    Files.setPosixFilePermissions(
+        bin.resolve("java"), PosixFilePermissions.fromString("rwxr-xr-x"));
     return home;
   }
 }

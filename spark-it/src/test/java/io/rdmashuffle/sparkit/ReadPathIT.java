@@ -26,8 +26,8 @@ import scala.Tuple2;
 /**
  * The read path in executor processes, every block through the transport (read.local=false),
  * results checked against what the stock shuffle returns (computed here without Spark): reduce
- * tasks of several-core executors sharing a small READ pool, and a byte flipped in a block
- * streamed in many segments, under lz4 and under zstd.
+ * tasks of several-core executors sharing a small READ pool, and a byte flipped in a block streamed
+ * in many segments, under lz4 and under zstd.
  */
 @Timeout(600)
 class ReadPathIT {
@@ -44,26 +44,31 @@ class ReadPathIT {
   /**
    * Two executors of four cores (spark.executor.cores unset, as in a standalone cluster), a READ
    * pool of 2 MiB per executor, every reduce task holding its first blocks for a second and a half
-   * before it reads on: together they take no more than their shares of the pool (a quarter of
-   * it divided among the executor's cores), no task fails (a shortage would be a task failure, and a READ buffer
-   * waited for longer than read.timeout is one), no fetch fails, no stage runs twice. Then a
-   * corrupted streamed block under lz4; Spark's checksums are CRC32C.
+   * before it reads on: together they take no more than their shares of the pool (a quarter of it
+   * divided among the executor's cores), no task fails (a shortage would be a task failure, and a
+   * READ buffer waited for longer than read.timeout is one), no fetch fails, no stage runs twice.
+   * Then a corrupted streamed block under lz4; Spark's checksums are CRC32C.
    */
   @Test
   void contentionForASmallReadPoolThenStreamedCorruptionWithLz4() throws Exception {
     Path work = ItCluster.workDir("contention");
-    SparkSession s = Differential.start(throughTheTransport("contention-lz4", work, 4, "lz4")
-        .set("spark.shuffle.checksum.algorithm", "CRC32C")
-        .set("spark.shuffle.rdma.buffers.maxBytes", "2m")
-        .set("spark.shuffle.rdma.buffers.chunkSize", "256k")
-        .set("spark.shuffle.rdma.read.timeout", "5s"));
+    SparkSession s =
+        Differential.start(
+            throughTheTransport("contention-lz4", work, 4, "lz4")
+                .set("spark.shuffle.checksum.algorithm", "CRC32C")
+                .set("spark.shuffle.rdma.buffers.maxBytes", "2m")
+                .set("spark.shuffle.rdma.buffers.chunkSize", "256k")
+                .set("spark.shuffle.rdma.read.timeout", "5s"));
     try {
       JavaSparkContext sc = ItCluster.jsc(s);
       TaskOutcomes outcomes = TaskOutcomes.watch(sc);
       // 4 maps of 3 MiB, 16 reduce partitions: each reduce reads 4 blocks of 192 KiB (streamed)
       JavaPairRDD<Integer, byte[]> data = randomValues(sc, 4, 1536, 16, 2048, false);
-      List<String> result = sorted(data.partitionBy(new HashPartitioner(16))
-          .mapPartitions(ReadPathIT::digestsHoldingBlocks).collect());
+      List<String> result =
+          sorted(
+              data.partitionBy(new HashPartitioner(16))
+                  .mapPartitions(ReadPathIT::digestsHoldingBlocks)
+                  .collect());
       outcomes.settle(sc);
       assertEquals(expectedDigests(4, 1536, 16, 2048, false), result);
       assertEquals(0, outcomes.fetchFailures.get(), outcomes.toString());
@@ -76,7 +81,8 @@ class ReadPathIT {
       for (Map<String, Long> e : p.values()) {
         // each task's share is a quarter of the pool divided among the executor's four cores
         // (plus the one segment it can't go on without): together they never need half of it
-        assertTrue(e.get("bufferPoolBytes") <= 1024 * 1024,
+        assertTrue(
+            e.get("bufferPoolBytes") <= 1024 * 1024,
             "the reduce tasks of one executor took more than half its READ pool: " + p);
       }
       System.out.println("contention: " + outcomes + "\n" + p);
@@ -99,9 +105,9 @@ class ReadPathIT {
   }
 
   /**
-   * Runs the map stage alone, flips the middle byte of its largest block (many READ segments
-   * long), runs the reduce stage: it fails the fetch of that map output, the map runs again, the
-   * result is right.
+   * Runs the map stage alone, flips the middle byte of its largest block (many READ segments long),
+   * runs the reduce stage: it fails the fetch of that map output, the map runs again, the result is
+   * right.
    */
   private static void aFlippedByteInAStreamedBlockFailsTheFetchAndTheMapRunsAgain(
       JavaSparkContext sc) throws Exception {
@@ -124,29 +130,37 @@ class ReadPathIT {
     assertTrue(outcomes.mapTasksSucceeded.get() >= 1, "no map ran again: " + outcomes);
     Map<String, Map<String, Long>> after = ItCluster.probe(sc);
     // caught by our checksum, or first by the decompressor: a fetch failure either way
-    long found = ItCluster.total(after, "checksumMismatches")
-        - ItCluster.total(before, "checksumMismatches")
-        + ItCluster.total(after, "fetchFailures.stream")
-        - ItCluster.total(before, "fetchFailures.stream");
+    long found =
+        ItCluster.total(after, "checksumMismatches")
+            - ItCluster.total(before, "checksumMismatches")
+            + ItCluster.total(after, "fetchFailures.stream")
+            - ItCluster.total(before, "fetchFailures.stream");
     assertTrue(found >= 1, "before " + before + "\nafter " + after);
-    System.out.println("streamed corruption (" + sc.getConf().get("spark.io.compression.codec")
-        + ", block of " + block.length() + " bytes): " + outcomes + "\n" + after);
+    System.out.println(
+        "streamed corruption ("
+            + sc.getConf().get("spark.io.compression.codec")
+            + ", block of "
+            + block.length()
+            + " bytes): "
+            + outcomes
+            + "\n"
+            + after);
   }
 
   /**
-   * {@code maps} map tasks of {@code records} records each: a key below {@code keys} (round
-   * robin, or key 0 for all but one record in eight when {@code skewed}) and {@code valueBytes}
-   * random bytes (incompressible).
+   * {@code maps} map tasks of {@code records} records each: a key below {@code keys} (round robin,
+   * or key 0 for all but one record in eight when {@code skewed}) and {@code valueBytes} random
+   * bytes (incompressible).
    */
-  static JavaPairRDD<Integer, byte[]> randomValues(JavaSparkContext sc, int maps, int records,
-      int keys, int valueBytes, boolean skewed) {
+  static JavaPairRDD<Integer, byte[]> randomValues(
+      JavaSparkContext sc, int maps, int records, int keys, int valueBytes, boolean skewed) {
     List<Integer> seeds = IntStream.range(0, maps).boxed().collect(Collectors.toList());
-    return sc.parallelize(seeds, maps).flatMapToPair(seed -> records(seed, records, keys,
-        valueBytes, skewed).iterator());
+    return sc.parallelize(seeds, maps)
+        .flatMapToPair(seed -> records(seed, records, keys, valueBytes, skewed).iterator());
   }
 
-  private static List<Tuple2<Integer, byte[]>> records(int seed, int records, int keys,
-      int valueBytes, boolean skewed) {
+  private static List<Tuple2<Integer, byte[]>> records(
+      int seed, int records, int keys, int valueBytes, boolean skewed) {
     Random r = new Random(seed);
     List<Tuple2<Integer, byte[]>> out = new ArrayList<>(records);
     for (int i = 0; i < records; i++) {
@@ -159,8 +173,8 @@ class ReadPathIT {
   }
 
   /** Per key: how many values and the sum of their hashes, as "key:count:sum", sorted. */
-  static List<String> expectedDigests(int maps, int records, int keys, int valueBytes,
-      boolean skewed) {
+  static List<String> expectedDigests(
+      int maps, int records, int keys, int valueBytes, boolean skewed) {
     Map<Integer, long[]> d = new TreeMap<>();
     for (int seed = 0; seed < maps; seed++) {
       for (Tuple2<Integer, byte[]> t : records(seed, records, keys, valueBytes, skewed)) {
@@ -177,8 +191,9 @@ class ReadPathIT {
   }
 
   private static List<String> format(Map<Integer, long[]> d) {
-    return d.entrySet().stream().map(e -> e.getKey() + ":" + e.getValue()[0] + ":"
-        + e.getValue()[1]).collect(Collectors.toList());
+    return d.entrySet().stream()
+        .map(e -> e.getKey() + ":" + e.getValue()[0] + ":" + e.getValue()[1])
+        .collect(Collectors.toList());
   }
 
   static Iterator<String> digests(Iterator<Tuple2<Integer, byte[]>> it) {

@@ -12,9 +12,9 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * The executors' map output files of a shuffle. Executors of every application in a test JVM
- * may share the first application's local directories (Spark caches them per JVM), so these
- * look under every test's work directory, at files written since the application started.
+ * The executors' map output files of a shuffle. Executors of every application in a test JVM may
+ * share the first application's local directories (Spark caches them per JVM), so these look under
+ * every test's work directory, at files written since the application started.
  */
 final class ShuffleFiles {
   /** One block (a reduce partition of one map output): its data file and byte range. */
@@ -28,9 +28,12 @@ final class ShuffleFiles {
     // Spark hashes each file's name to a subdirectory: an index and its data file part ways
     Map<String, Path> files;
     try (Stream<Path> all = Files.walk(Path.of(ItCluster.property("rdma.it.workDir")))) {
-      files = all.filter(f -> f.getFileName().toString().startsWith(prefix)
-              && f.toFile().lastModified() >= since - 1000)
-          .collect(Collectors.toMap(f -> f.getFileName().toString(), f -> f, (a, b) -> a));
+      files =
+          all.filter(
+                  f ->
+                      f.getFileName().toString().startsWith(prefix)
+                          && f.toFile().lastModified() >= since - 1000)
+              .collect(Collectors.toMap(f -> f.getFileName().toString(), f -> f, (a, b) -> a));
     }
     BlockRange best = null;
     for (Map.Entry<String, Path> e : files.entrySet()) {
@@ -67,8 +70,8 @@ final class ShuffleFiles {
 
   /** Inverts every bit of one byte of {@code file}. */
   static void flipByte(Path file, long position) throws IOException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ,
-        StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.allocate(1);
       ch.read(b, position);
       b.put(0, (byte) (b.get(0) ^ 0xff)).rewind();

@@ -15,9 +15,9 @@ import org.apache.spark.scheduler.SparkListenerTaskEnd;
 
 /**
  * What the scheduler reported of an application's tasks and stages from the moment this listener
- * was added: fetch failures (with their messages), other task failures, stages submitted again
- * (a stage attempt above 0: a map stage re-run), map tasks that succeeded, speculative attempts,
- * bytes spilled by map tasks.
+ * was added: fetch failures (with their messages), other task failures, stages submitted again (a
+ * stage attempt above 0: a map stage re-run), map tasks that succeeded, speculative attempts, bytes
+ * spilled by map tasks.
  */
 final class TaskOutcomes extends SparkListener {
   final AtomicInteger fetchFailures = new AtomicInteger();
@@ -82,9 +82,17 @@ final class TaskOutcomes extends SparkListener {
 
   @Override
   public synchronized String toString() {
-    return "fetch failures " + fetchFailureMessages + ", other failures " + otherFailureReasons
-        + ", stages re-attempted " + stageReattempts + ", map tasks succeeded "
-        + mapTasksSucceeded + ", speculative attempts " + speculativeAttempts
-        + ", map bytes spilled " + mapBytesSpilled;
+    return "fetch failures "
+        + fetchFailureMessages
+        + ", other failures "
+        + otherFailureReasons
+        + ", stages re-attempted "
+        + stageReattempts
+        + ", map tasks succeeded "
+        + mapTasksSucceeded
+        + ", speculative attempts "
+        + speculativeAttempts
+        + ", map bytes spilled "
+        + mapBytesSpilled;
   }
 }

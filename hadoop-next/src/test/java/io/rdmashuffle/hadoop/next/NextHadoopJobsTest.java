@@ -39,21 +39,34 @@ class NextHadoopJobsTest {
 
   @Test
   void wordCountOnTheNextHadoopGivesTheStockOutput() throws Exception {
-    assertTrue(VersionInfo.getVersion().startsWith(System.getProperty("hadoop.next.version", "3.5")),
+    assertTrue(
+        VersionInfo.getVersion().startsWith(System.getProperty("hadoop.next.version", "3.5")),
         "running on Hadoop " + VersionInfo.getVersion());
     Path words = Inputs.words(cluster.fs(), cluster.path("words"), 3, 1_000_000, 3000, 7);
     byte[][] out = new byte[2][];
     for (boolean ours : new boolean[] {false, true}) {
-      Job job = run(TestJobs.wordCount(cluster, "next-wordcount", ours, words, 2, c -> {
-        c.setBoolean(MRJobConfig.MAP_OUTPUT_COMPRESS, true);
-        c.setClass(MRJobConfig.MAP_OUTPUT_COMPRESS_CODEC, DefaultCodec.class, CompressionCodec.class);
-      }));
+      Job job =
+          run(
+              TestJobs.wordCount(
+                  cluster,
+                  "next-wordcount",
+                  ours,
+                  words,
+                  2,
+                  c -> {
+                    c.setBoolean(MRJobConfig.MAP_OUTPUT_COMPRESS, true);
+                    c.setClass(
+                        MRJobConfig.MAP_OUTPUT_COMPRESS_CODEC,
+                        DefaultCodec.class,
+                        CompressionCodec.class);
+                  }));
       if (ours) {
         assertAllRead(job.getCounters());
       } else {
         assertStock(job.getCounters());
       }
-      out[ours ? 1 : 0] = cluster.output(cluster.path("next-wordcount" + (ours ? "-ours" : "-stock")));
+      out[ours ? 1 : 0] =
+          cluster.output(cluster.path("next-wordcount" + (ours ? "-ours" : "-stock")));
     }
     assertTrue(out[0].length > 10_000);
     assertArrayEquals(out[0], out[1]);

@@ -10,15 +10,17 @@ import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
 /**
  * One fetcher's round of copying from one host, kept as Hadoop's {@code Fetcher} keeps it: every
  * map of the round stays in {@code remaining} until it is copied, and whatever remains at the end
- * is put back to the scheduler, failed maps included (the scheduler fetches them again, and the
- * AM hears of their failures through {@code copyFailed}). The host's failure is counted once per
+ * is put back to the scheduler, failed maps included (the scheduler fetches them again, and the AM
+ * hears of their failures through {@code copyFailed}). The host's failure is counted once per
  * round, however many of its maps failed. Not thread-safe: one fetcher thread's.
  */
 final class FetchRound {
   private final ShuffleSchedulerImpl<?, ?> scheduler;
   private final MapHost host;
+
   /** The maps not copied yet, by name, as the scheduler handed them out. */
   private final Map<String, TaskAttemptID> remaining = new LinkedHashMap<>();
+
   private boolean hostFailureCounted;
   private boolean overHttp;
 
@@ -32,8 +34,8 @@ final class FetchRound {
 
   /**
    * The scheduler's own id of the map named {@code name} in an answer (its class matters to the
-   * scheduler: it keys failures by it and hands it to the AM), or the parsed name when the
-   * round has no such map.
+   * scheduler: it keys failures by it and hands it to the AM), or the parsed name when the round
+   * has no such map.
    */
   TaskAttemptID map(String name) {
     TaskAttemptID m = remaining.get(name);
@@ -50,10 +52,9 @@ final class FetchRound {
   }
 
   /**
-   * Reports {@code map} as failed, as the stock fetcher does: the host's failure (once per
-   * round), then the map's ({@code copyFailed}: the AM is told when the stock fetcher would tell
-   * it, the reducer's health checked, the host penalized). The map stays in the round and is put
-   * back.
+   * Reports {@code map} as failed, as the stock fetcher does: the host's failure (once per round),
+   * then the map's ({@code copyFailed}: the AM is told when the stock fetcher would tell it, the
+   * reducer's health checked, the host penalized). The map stays in the round and is put back.
    */
   void failed(TaskAttemptID map, boolean readError, boolean connectError) {
     if (!hostFailureCounted) {

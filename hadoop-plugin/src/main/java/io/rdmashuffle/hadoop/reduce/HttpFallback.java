@@ -3,7 +3,9 @@ package io.rdmashuffle.hadoop.reduce;
 import java.io.IOException;
 import org.apache.hadoop.mapreduce.task.reduce.MapHost;
 
-/** Rounds of the stock HTTP fetch, run on one of our fetcher threads ({@link HttpFallbackFetcher}). */
+/**
+ * Rounds of the stock HTTP fetch, run on one of our fetcher threads ({@link HttpFallbackFetcher}).
+ */
 interface HttpFallback {
   /** One stock fetch round from {@code host}, which the caller holds (got from getHost). */
   void copyFrom(MapHost host) throws IOException;

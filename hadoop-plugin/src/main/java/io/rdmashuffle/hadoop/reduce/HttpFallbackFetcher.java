@@ -14,11 +14,11 @@ import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
 
 /**
  * Hadoop's own HTTP fetcher, driven by one of our fetcher threads for the hosts that must be
- * fetched over the stock shuffle: its thread is never started; {@link #copyFrom} runs one round
- * of the stock fetch (connect, verify, copy into the merge, report failures to the scheduler
- * exactly as the stock shuffle does) on the caller's thread. Uses {@code Fetcher.copyFromHost},
- * protected and unchanged from Hadoop 2.x to 3.5.0 (where Fetcher extends
- * SubjectInheritingThread instead of Thread; a never-started instance doesn't care).
+ * fetched over the stock shuffle: its thread is never started; {@link #copyFrom} runs one round of
+ * the stock fetch (connect, verify, copy into the merge, report failures to the scheduler exactly
+ * as the stock shuffle does) on the caller's thread. Uses {@code Fetcher.copyFromHost}, protected
+ * and unchanged from Hadoop 2.x to 3.5.0 (where Fetcher extends SubjectInheritingThread instead of
+ * Thread; a never-started instance doesn't care).
  */
 final class HttpFallbackFetcher<K, V> extends Fetcher<K, V> implements HttpFallback {
   HttpFallbackFetcher(

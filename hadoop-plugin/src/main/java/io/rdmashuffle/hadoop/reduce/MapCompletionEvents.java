@@ -11,11 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Learns map completions as the stock shuffle does: polls the AM over the task's umbilical for
- * new map completion events and hands each to the shuffle scheduler ({@code resolve}: succeeded
- * maps become fetchable at their host, obsolete and failed ones are dropped, failed tasks are
- * given up on). Hadoop's own EventFetcher does the same but is package-private. Daemon thread;
- * owned by {@link RdmaShuffleConsumer}, stopped by {@link #shutDown()}.
+ * Learns map completions as the stock shuffle does: polls the AM over the task's umbilical for new
+ * map completion events and hands each to the shuffle scheduler ({@code resolve}: succeeded maps
+ * become fetchable at their host, obsolete and failed ones are dropped, failed tasks are given up
+ * on). Hadoop's own EventFetcher does the same but is package-private. Daemon thread; owned by
+ * {@link RdmaShuffleConsumer}, stopped by {@link #shutDown()}.
  */
 final class MapCompletionEvents extends Thread {
   private static final Logger LOG = LoggerFactory.getLogger(MapCompletionEvents.class);

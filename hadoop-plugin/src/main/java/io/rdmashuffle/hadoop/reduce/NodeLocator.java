@@ -12,8 +12,8 @@ import org.apache.hadoop.mapreduce.task.reduce.MapHost;
  */
 interface NodeLocator {
   /**
-   * @throws Unusable when the node can't serve READs for this task (not our service, refused,
-   *     not answering, a bad answer): a matter of the node, never of a map
+   * @throws Unusable when the node can't serve READs for this task (not our service, refused, not
+   *     answering, a bad answer): a matter of the node, never of a map
    * @throws TryLater when the node is busy (HTTP 429): ask again after the backoff
    */
   LocateAnswer request(MapHost host, List<TaskAttemptID> maps) throws Unusable, TryLater;

@@ -27,19 +27,19 @@ import org.slf4j.LoggerFactory;
  * One fetcher thread of a reduce task, in the stock fetcher's loop: take a host from the shuffle
  * scheduler, copy the map outputs it has for this task, give it back. A round asks the node's
  * service where the outputs lie ({@link NodeLocator}), READs each segment ({@link
- * SegmentInputStream}) into the space Hadoop's merge reserves for it, and reports to the
- * scheduler exactly as Hadoop's {@code Fetcher} does ({@link FetchRound}): a map leaves the round
- * only when copied; a failed one is reported ({@code copyFailed}, which tells the AM when the
- * stock fetcher would) and put back with the rest, the host's failure counted once per round.
- * Whose fault a failure is decides what happens:
+ * SegmentInputStream}) into the space Hadoop's merge reserves for it, and reports to the scheduler
+ * exactly as Hadoop's {@code Fetcher} does ({@link FetchRound}): a map leaves the round only when
+ * copied; a failed one is reported ({@code copyFailed}, which tells the AM when the stock fetcher
+ * would) and put back with the rest, the host's failure counted once per round. Whose fault a
+ * failure is decides what happens:
  *
  * <ul>
  *   <li>bad bytes (checksum, decompression) or a map the node can't serve: the map's;
  *   <li>a node that is busy (429): penalized and asked again later, as Hadoop does;
  *   <li>a node that can't serve READs (no service, refused, a different transport): fetched over
  *       HTTP from now on ({@code fetch.httpFallback}), else a connect failure of its maps;
- *   <li>READs of one map that fail in the transport, or a map the node can't register now: that
- *       map over HTTP this round (with fallback on), READs again next round;
+ *   <li>READs of one map that fail in the transport, or a map the node can't register now: that map
+ *       over HTTP this round (with fallback on), READs again next round;
  *   <li>this task's own shortage of READ buffers, or an interrupt: {@code reportLocalError}, never
  *       a failure of the map.
  * </ul>
@@ -168,8 +168,13 @@ final class RdmaFetcher<K, V> extends Thread {
       side.count(RdmaShuffleCounter.MAP_OUTPUTS_REQUEST_MILLIS, Time.monotonicNow() - asked);
     }
     if (answer.transport() != side.transport.kind()) {
-      unusable(round, maps, "the node serves READs over " + answer.transport()
-          + ", this task runs " + side.transport.kind());
+      unusable(
+          round,
+          maps,
+          "the node serves READs over "
+              + answer.transport()
+              + ", this task runs "
+              + side.transport.kind());
       return;
     }
     List<TaskAttemptID> askAgain = new ArrayList<>();
@@ -178,7 +183,7 @@ final class RdmaFetcher<K, V> extends Thread {
       Outcome o = copyOne(round, answer, e, mapId);
       switch (o) {
         case DONE -> round.copied(mapId);
-        case FAILED -> { }
+        case FAILED -> {}
         case STOP -> {
           return;
         }
@@ -199,8 +204,8 @@ final class RdmaFetcher<K, V> extends Thread {
   }
 
   /**
-   * The node can't serve READs: HTTP from now on if allowed, else what the stock shuffle
-   * reports when it can't connect.
+   * The node can't serve READs: HTTP from now on if allowed, else what the stock shuffle reports
+   * when it can't connect.
    */
   private void unusable(FetchRound round, List<TaskAttemptID> maps, String why) {
     if (side.fallBack(round.host(), why)) {
@@ -212,8 +217,9 @@ final class RdmaFetcher<K, V> extends Thread {
     }
   }
 
-  private Outcome copyOne(FetchRound round, LocateAnswer answer, LocateAnswer.Located e,
-      TaskAttemptID mapId) throws IOException {
+  private Outcome copyOne(
+      FetchRound round, LocateAnswer answer, LocateAnswer.Located e, TaskAttemptID mapId)
+      throws IOException {
     switch (e.status()) {
       case OK:
         return read(round, answer, e, mapId);
@@ -222,23 +228,35 @@ final class RdmaFetcher<K, V> extends Thread {
         if (side.httpFallback) {
           return Outcome.USE_HTTP;
         }
-        LOG.warn("fetcher#{}: {} can't register {} now and HTTP fallback is off: {}", id,
-            round.host().getHostName(), mapId, e.message());
+        LOG.warn(
+            "fetcher#{}: {} can't register {} now and HTTP fallback is off: {}",
+            id,
+            round.host().getHostName(),
+            mapId,
+            e.message());
         round.failed(mapId, false, false);
         return Outcome.FAILED;
       default:
         // the node has no usable output for it: what the stock shuffle reports when the node
         // answers its request with an error (a failure of this map on this host, not a read error)
-        LOG.warn("fetcher#{}: {} can't serve {}: {} {}", id, round.host().getHostName(), mapId,
-            e.status(), e.message());
+        LOG.warn(
+            "fetcher#{}: {} can't serve {}: {} {}",
+            id,
+            round.host().getHostName(),
+            mapId,
+            e.status(),
+            e.message());
         round.failed(mapId, false, false);
         return Outcome.FAILED;
     }
   }
 
-  /** @throws IOException when the merge can't take a copied map output (this task's problem) */
-  private Outcome read(FetchRound round, LocateAnswer answer, LocateAnswer.Located e,
-      TaskAttemptID mapId) throws IOException {
+  /**
+   * @throws IOException when the merge can't take a copied map output (this task's problem)
+   */
+  private Outcome read(
+      FetchRound round, LocateAnswer answer, LocateAnswer.Located e, TaskAttemptID mapId)
+      throws IOException {
     MapHost host = round.host();
     long start = Time.monotonicNow();
     PartitionTable t = e.partitions();
@@ -256,9 +274,19 @@ final class RdmaFetcher<K, V> extends Thread {
     if (out == null) {
       return Outcome.STOP;
     }
-    SegmentInputStream in = new SegmentInputStream(side.connections, side.buffers,
-        answer.responder(), side.jobId, e.data(), offset, length, side.chunkSize,
-        side.bytesInFlightPerFetcher, side.allocationWaitMillis, reporter);
+    SegmentInputStream in =
+        new SegmentInputStream(
+            side.connections,
+            side.buffers,
+            answer.responder(),
+            side.jobId,
+            e.data(),
+            offset,
+            length,
+            side.chunkSize,
+            side.bytesInFlightPerFetcher,
+            side.allocationWaitMillis,
+            reporter);
     try {
       out.shuffle(host, in, length, rawLength, metrics, reporter);
     } catch (IOException | InternalError | RuntimeException ex) {
@@ -277,8 +305,8 @@ final class RdmaFetcher<K, V> extends Thread {
     return Outcome.DONE;
   }
 
-  private Outcome failed(FetchRound round, TaskAttemptID mapId,
-      SegmentInputStream.ReadFailure rf, Throwable ex) {
+  private Outcome failed(
+      FetchRound round, TaskAttemptID mapId, SegmentInputStream.ReadFailure rf, Throwable ex) {
     String hostName = round.host().getHostName();
     if (interrupted(ex)) {
       if (stopped) {
@@ -297,21 +325,25 @@ final class RdmaFetcher<K, V> extends Thread {
       if (why instanceof RemoteAccessException rae) {
         // deregistered meanwhile (registration pressure, a restarted service): a fresh answer
         // has fresh descriptors
-        LOG.info("fetcher#{}: {} refused READs of {} ({}); asking again", id, hostName, mapId,
+        LOG.info(
+            "fetcher#{}: {} refused READs of {} ({}); asking again",
+            id,
+            hostName,
+            mapId,
             rae.reason());
         return Outcome.ASK_AGAIN;
       }
       metrics.failedFetch();
       if (side.httpFallback) {
-        LOG.warn("fetcher#{}: READs of {} from {} failed; HTTP this round", id, mapId, hostName,
-            rf);
+        LOG.warn(
+            "fetcher#{}: READs of {} from {} failed; HTTP this round", id, mapId, hostName, rf);
         side.count(RdmaShuffleCounter.READ_RETRIED_OVER_HTTP, 1);
         return Outcome.USE_HTTP;
       }
       // fallback off: what the stock shuffle reports when it can't connect, or a read error
       LOG.warn("fetcher#{}: READs of {} from {} failed", id, mapId, hostName, rf);
-      boolean unreachable = why instanceof PeerUnreachableException
-          || why instanceof AuthenticationException;
+      boolean unreachable =
+          why instanceof PeerUnreachableException || why instanceof AuthenticationException;
       round.failed(mapId, !unreachable, unreachable);
       return Outcome.FAILED;
     }
@@ -325,7 +357,8 @@ final class RdmaFetcher<K, V> extends Thread {
 
   private static boolean interrupted(Throwable ex) {
     for (Throwable t = ex; t != null; t = t.getCause()) {
-      if (t instanceof InterruptedIOException || t instanceof ClosedByInterruptException
+      if (t instanceof InterruptedIOException
+          || t instanceof ClosedByInterruptException
           || t instanceof InterruptedException) {
         return true;
       }

@@ -1,11 +1,11 @@
 package io.rdmashuffle.hadoop.reduce;
 
-import io.rdmashuffle.hadoop.MapReduceConfig;
 import io.rdmashuffle.config.ConfigException;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.hadoop.HadoopConf;
 import io.rdmashuffle.hadoop.HadoopVersions;
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,25 +33,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reduce side of rdma-shuffle: a {@link ShuffleConsumerPlugin}
- * ({@code mapreduce.job.reduce.shuffle.consumer.plugin.class}) that learns map completions as the
- * stock shuffle does, copies each map output with one-sided READs from the NodeManager that ran
- * the map, and hands it to Hadoop's own merge ({@link MergeManagerImpl}: in-memory and on-disk
- * merges, counters, progress), so everything after the copy stays Hadoop's. Fetch failures are
- * reported through Hadoop's shuffle scheduler exactly as the stock fetcher reports them; nodes
- * without a usable rdma-shuffle service are fetched from over the stock HTTP shuffle, logged and
- * counted ({@link RdmaShuffleCounter}).
+ * The reduce side of rdma-shuffle: a {@link ShuffleConsumerPlugin} ({@code
+ * mapreduce.job.reduce.shuffle.consumer.plugin.class}) that learns map completions as the stock
+ * shuffle does, copies each map output with one-sided READs from the NodeManager that ran the map,
+ * and hands it to Hadoop's own merge ({@link MergeManagerImpl}: in-memory and on-disk merges,
+ * counters, progress), so everything after the copy stays Hadoop's. Fetch failures are reported
+ * through Hadoop's shuffle scheduler exactly as the stock fetcher reports them; nodes without a
+ * usable rdma-shuffle service are fetched from over the stock HTTP shuffle, logged and counted
+ * ({@link RdmaShuffleCounter}).
  *
- * <p>Jobs the transport can't serve as configured run the stock {@link Shuffle} for the whole
- * task, logged and counted: SSL shuffle (our transport does not encrypt), encrypted intermediate
- * data, and the local job runner. Settings ({@code mapreduce.shuffle.rdma.*}) are read at init; a
- * bad value fails the task with a message naming the key and the value.
+ * <p>Jobs the transport can't serve as configured run the stock {@link Shuffle} for the whole task,
+ * logged and counted: SSL shuffle (our transport does not encrypt), encrypted intermediate data,
+ * and the local job runner. Settings ({@code mapreduce.shuffle.rdma.*}) are read at init; a bad
+ * value fails the task with a message naming the key and the value.
  */
 public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, ExceptionReporter {
   private static final Logger LOG = LoggerFactory.getLogger(RdmaShuffleConsumer.class);
   private static final int PROGRESS_MILLIS = 2000;
+
   /** The stock shuffle's bounds on events per umbilical call (Shuffle.run). */
   private static final int MAX_EVENTS_TO_FETCH = 10000;
+
   private static final int MIN_EVENTS_TO_FETCH = 100;
   private static final int MAX_RPC_OUTSTANDING_EVENTS = 3000000;
 
@@ -94,30 +96,54 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     this.taskStatus = ctx.getStatus();
     this.reduceTask = ctx.getReduceTask();
     this.metrics = ShuffleClientMetrics.create(reduceId, jobConf);
-    this.scheduler = new ShuffleSchedulerImpl<>(jobConf, taskStatus, reduceId, this, copyPhase,
-        ctx.getShuffledMapsCounter(), ctx.getReduceShuffleBytes(), ctx.getFailedShuffleCounter());
+    this.scheduler =
+        new ShuffleSchedulerImpl<>(
+            jobConf,
+            taskStatus,
+            reduceId,
+            this,
+            copyPhase,
+            ctx.getShuffledMapsCounter(),
+            ctx.getReduceShuffleBytes(),
+            ctx.getFailedShuffleCounter());
     this.merger = createMergeManager(ctx);
     String jobId = reduceId.getJobID().toString();
     SecretKey secret = reduceTask.getShuffleSecret();
     MapOutputsClient client =
         new MapOutputsClient(jobConf, jobId, reduceId.getTaskID().getId(), secret);
     try {
-      side = ReadSide.start(conf, jobId, reduceId.getTaskID().getId(), secret, client, fetchers(),
-          reporter);
+      side =
+          ReadSide.start(
+              conf, jobId, reduceId.getTaskID().getId(), secret, client, fetchers(), reporter);
     } catch (IOException e) {
       throw new IllegalStateException(
-          "rdma-shuffle: no transport for " + reduceId + " (and "
-              + conf.keyOf(MapReduceConfig.FETCH_HTTP_FALLBACK) + "=false): " + e.getMessage(),
+          "rdma-shuffle: no transport for "
+              + reduceId
+              + " (and "
+              + conf.keyOf(MapReduceConfig.FETCH_HTTP_FALLBACK)
+              + "=false): "
+              + e.getMessage(),
           e);
     }
   }
 
   /** Hadoop's merge, as the stock shuffle creates it. */
   protected MergeManager<K, V> createMergeManager(ShuffleConsumerPlugin.Context<K, V> ctx) {
-    return new MergeManagerImpl<>(reduceId, jobConf, ctx.getLocalFS(), ctx.getLocalDirAllocator(),
-        reporter, ctx.getCodec(), ctx.getCombinerClass(), ctx.getCombineCollector(),
-        ctx.getSpilledRecordsCounter(), ctx.getReduceCombineInputCounter(),
-        ctx.getMergedMapOutputsCounter(), this, ctx.getMergePhase(), ctx.getMapOutputFile());
+    return new MergeManagerImpl<>(
+        reduceId,
+        jobConf,
+        ctx.getLocalFS(),
+        ctx.getLocalDirAllocator(),
+        reporter,
+        ctx.getCodec(),
+        ctx.getCombinerClass(),
+        ctx.getCombineCollector(),
+        ctx.getSpilledRecordsCounter(),
+        ctx.getReduceCombineInputCounter(),
+        ctx.getMergedMapOutputsCounter(),
+        this,
+        ctx.getMergePhase(),
+        ctx.getMapOutputFile());
   }
 
   /** Why this task must run the stock shuffle, or null. */
@@ -126,7 +152,8 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
       return "the local job runner hands map outputs over in place";
     }
     if (job.getBoolean(MRConfig.SHUFFLE_SSL_ENABLED_KEY, MRConfig.SHUFFLE_SSL_ENABLED_DEFAULT)) {
-      return MRConfig.SHUFFLE_SSL_ENABLED_KEY + "=true and rdma-shuffle's transport does not"
+      return MRConfig.SHUFFLE_SSL_ENABLED_KEY
+          + "=true and rdma-shuffle's transport does not"
           + " encrypt";
     }
     if (job.getBoolean(MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA, false)) {
@@ -139,9 +166,15 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     long chunk = conf.get(MapReduceConfig.FETCH_CHUNK_SIZE);
     long pool = conf.get(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE);
     if (chunk > pool) {
-      throw new ConfigException(conf.keyOf(MapReduceConfig.FETCH_CHUNK_SIZE) + "=" + chunk
-          + " bytes: must not exceed " + conf.keyOf(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE) + "="
-          + pool + " bytes");
+      throw new ConfigException(
+          conf.keyOf(MapReduceConfig.FETCH_CHUNK_SIZE)
+              + "="
+              + chunk
+              + " bytes: must not exceed "
+              + conf.keyOf(RdmaShuffleConfig.BUFFERS_CHUNK_SIZE)
+              + "="
+              + pool
+              + " bytes");
     }
   }
 
@@ -157,15 +190,27 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     }
     int eventsPerReducer =
         Math.max(MIN_EVENTS_TO_FETCH, MAX_RPC_OUTSTANDING_EVENTS / jobConf.getNumReduceTasks());
-    MapCompletionEvents events = new MapCompletionEvents(
-        (org.apache.hadoop.mapred.TaskAttemptID) reduceId, umbilical, scheduler, this,
-        Math.min(MAX_EVENTS_TO_FETCH, eventsPerReducer));
+    MapCompletionEvents events =
+        new MapCompletionEvents(
+            (org.apache.hadoop.mapred.TaskAttemptID) reduceId,
+            umbilical,
+            scheduler,
+            this,
+            Math.min(MAX_EVENTS_TO_FETCH, eventsPerReducer));
     List<RdmaFetcher<K, V>> fetchers = new ArrayList<>();
     try {
       events.start();
       for (int i = 0; i < fetchers(); i++) {
-        HttpFallbackFetcher<K, V> http = new HttpFallbackFetcher<>(jobConf, reduceId, scheduler,
-            merger, reporter, metrics, this, reduceTask.getShuffleSecret());
+        HttpFallbackFetcher<K, V> http =
+            new HttpFallbackFetcher<>(
+                jobConf,
+                reduceId,
+                scheduler,
+                merger,
+                reporter,
+                metrics,
+                this,
+                reduceTask.getShuffleSecret());
         RdmaFetcher<K, V> f =
             new RdmaFetcher<>(i + 1, side, scheduler, merger, metrics, reporter, this, http);
         fetchers.add(f);

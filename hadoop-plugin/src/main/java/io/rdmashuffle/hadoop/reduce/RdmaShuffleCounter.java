@@ -1,8 +1,8 @@
 package io.rdmashuffle.hadoop.reduce;
 
 /**
- * rdma-shuffle's counters in a job's counters (group "rdma-shuffle"), counted by each reduce
- * task and summed over the job by MapReduce. Display names: RdmaShuffleCounter.properties.
+ * rdma-shuffle's counters in a job's counters (group "rdma-shuffle"), counted by each reduce task
+ * and summed over the job by MapReduce. Display names: RdmaShuffleCounter.properties.
  */
 public enum RdmaShuffleCounter {
   /** Map outputs (one reduce partition each) copied with one-sided READs. */
@@ -25,6 +25,9 @@ public enum RdmaShuffleCounter {
   ASKED_AGAIN,
   /** Map outputs whose READs failed in the transport, fetched over HTTP in that round. */
   READ_RETRIED_OVER_HTTP,
-  /** Reduce tasks that ran the stock shuffle for the whole job (SSL shuffle, encrypted spills, local runner). */
+  /**
+   * Reduce tasks that ran the stock shuffle for the whole job (SSL shuffle, encrypted spills, local
+   * runner).
+   */
   STOCK_SHUFFLE_TASKS
 }

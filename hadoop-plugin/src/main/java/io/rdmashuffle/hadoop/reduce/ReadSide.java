@@ -1,10 +1,10 @@
 package io.rdmashuffle.hadoop.reduce;
 
-import io.rdmashuffle.hadoop.MapReduceConfig;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.hadoop.HadoopConf;
 import io.rdmashuffle.hadoop.JobSecrets;
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.node.NodeRuntime;
@@ -22,11 +22,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a reduce task's fetcher threads share: the core's reading runtime ({@link NodeRuntime}:
- * the transport, started for this task and proving the job's secret, the registered buffer pool
- * READs land in, the connections to NodeManagers), the counters, and which nodes this task
- * fetches from over HTTP instead (decided once per node, logged once, counted once). Created by
- * {@link RdmaShuffleConsumer#init}, closed when its shuffle ends.
+ * What a reduce task's fetcher threads share: the core's reading runtime ({@link NodeRuntime}: the
+ * transport, started for this task and proving the job's secret, the registered buffer pool READs
+ * land in, the connections to NodeManagers), the counters, and which nodes this task fetches from
+ * over HTTP instead (decided once per node, logged once, counted once). Created by {@link
+ * RdmaShuffleConsumer#init}, closed when its shuffle ends.
  */
 final class ReadSide implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReadSide.class);
@@ -34,14 +34,18 @@ final class ReadSide implements AutoCloseable {
 
   final RdmaConf conf;
   final String jobId;
+
   /** This task's partition. */
   final int reduce;
+
   final Transport transport;
   final BufferPool buffers;
   final ConnectionPool connections;
   final NodeLocator client;
+
   /** How long a READ waits for a pooled buffer before it is this task's shortage. */
   final long allocationWaitMillis;
+
   final int chunkSize;
   final long bytesInFlightPerFetcher;
   final boolean httpFallback;
@@ -52,8 +56,16 @@ final class ReadSide implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicBoolean closed =
       new java.util.concurrent.atomic.AtomicBoolean();
 
-  ReadSide(RdmaConf conf, String jobId, int reduce, NodeRuntime runtime, String noTransport,
-      NodeLocator client, int fetchers, long allocationWaitMillis, Reporter reporter) {
+  ReadSide(
+      RdmaConf conf,
+      String jobId,
+      int reduce,
+      NodeRuntime runtime,
+      String noTransport,
+      NodeLocator client,
+      int fetchers,
+      long allocationWaitMillis,
+      Reporter reporter) {
     this.conf = conf;
     this.jobId = jobId;
     this.reduce = reduce;
@@ -72,19 +84,28 @@ final class ReadSide implements AutoCloseable {
   }
 
   /**
-   * Starts this task's reading runtime. When no transport can start and HTTP fallback is on,
-   * every node is fetched over HTTP (logged, counted); otherwise the task fails with the cause.
+   * Starts this task's reading runtime. When no transport can start and HTTP fallback is on, every
+   * node is fetched over HTTP (logged, counted); otherwise the task fails with the cause.
    */
-  static ReadSide start(RdmaConf jobConf, String jobId, int reduce, SecretKey shuffleSecret,
-      NodeLocator client, int fetchers, Reporter reporter) throws TransportStartException {
+  static ReadSide start(
+      RdmaConf jobConf,
+      String jobId,
+      int reduce,
+      SecretKey shuffleSecret,
+      NodeLocator client,
+      int fetchers,
+      Reporter reporter)
+      throws TransportStartException {
     // a reduce task only reads: its own responder (every transport has one) takes any free port
     RdmaConf conf = jobConf.with(Map.of(RdmaShuffleConfig.PORT, "0", RdmaShuffleConfig.HOST, ""));
-    NodeRuntime.Context context = new NodeRuntime.Context()
-        .conf(conf)
-        .defaultHost(HadoopConf.localHost())
-        .secrets(ApplicationSecrets.of(jobId,
-            JobSecrets.transportSecret(shuffleSecret.getEncoded(), jobId)))
-        .reading(true);
+    NodeRuntime.Context context =
+        new NodeRuntime.Context()
+            .conf(conf)
+            .defaultHost(HadoopConf.localHost())
+            .secrets(
+                ApplicationSecrets.of(
+                    jobId, JobSecrets.transportSecret(shuffleSecret.getEncoded(), jobId)))
+            .reading(true);
     NodeRuntime runtime;
     try {
       runtime = NodeRuntime.start(context);
@@ -92,11 +113,19 @@ final class ReadSide implements AutoCloseable {
       if (!conf.get(MapReduceConfig.FETCH_HTTP_FALLBACK)) {
         throw e;
       }
-      return new ReadSide(conf, jobId, reduce, null, e.getMessage(), client, fetchers,
-          ALLOCATION_WAIT_MILLIS, reporter);
+      return new ReadSide(
+          conf,
+          jobId,
+          reduce,
+          null,
+          e.getMessage(),
+          client,
+          fetchers,
+          ALLOCATION_WAIT_MILLIS,
+          reporter);
     }
-    return new ReadSide(conf, jobId, reduce, runtime, null, client, fetchers,
-        ALLOCATION_WAIT_MILLIS, reporter);
+    return new ReadSide(
+        conf, jobId, reduce, runtime, null, client, fetchers, ALLOCATION_WAIT_MILLIS, reporter);
   }
 
   /** Whether this task fetches from {@code host} over the stock HTTP shuffle. */
@@ -115,13 +144,17 @@ final class ReadSide implements AutoCloseable {
    */
   boolean fallBack(MapHost host, String why) {
     if (!httpFallback) {
-      LOG.warn("can't READ map outputs of {} and HTTP fallback is off ({}=false): {}",
-          host.getHostName(), conf.keyOf(MapReduceConfig.FETCH_HTTP_FALLBACK), why);
+      LOG.warn(
+          "can't READ map outputs of {} and HTTP fallback is off ({}=false): {}",
+          host.getHostName(),
+          conf.keyOf(MapReduceConfig.FETCH_HTTP_FALLBACK),
+          why);
       return false;
     }
     if (httpHosts.add(host.getHostName())) {
       count(RdmaShuffleCounter.FALLBACK_NODES, 1);
-      LOG.warn("fetching map outputs of {} over the stock HTTP shuffle: {}", host.getHostName(), why);
+      LOG.warn(
+          "fetching map outputs of {} over the stock HTTP shuffle: {}", host.getHostName(), why);
     }
     return true;
   }

@@ -6,11 +6,11 @@ import org.apache.hadoop.mapreduce.task.reduce.MapHost;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
 
 /**
- * Penalizes a host in Hadoop's shuffle scheduler as the stock fetcher does when a node answers
- * 429 (too many shuffle connections): the host is left alone for the backoff, then fetched from
- * again. {@code ShuffleSchedulerImpl.penalize} is package-private (the stock fetcher lives in
- * its package), so it is called reflectively; it has the same signature in 3.4 and 3.5. Checked
- * when the reduce side starts, so a release without it fails the task at once, saying so.
+ * Penalizes a host in Hadoop's shuffle scheduler as the stock fetcher does when a node answers 429
+ * (too many shuffle connections): the host is left alone for the backoff, then fetched from again.
+ * {@code ShuffleSchedulerImpl.penalize} is package-private (the stock fetcher lives in its
+ * package), so it is called reflectively; it has the same signature in 3.4 and 3.5. Checked when
+ * the reduce side starts, so a release without it fails the task at once, saying so.
  */
 final class SchedulerPenalty {
   private static final Method PENALIZE = find();
@@ -19,8 +19,8 @@ final class SchedulerPenalty {
 
   private static Method find() {
     try {
-      Method m = ShuffleSchedulerImpl.class.getDeclaredMethod("penalize", MapHost.class,
-          long.class);
+      Method m =
+          ShuffleSchedulerImpl.class.getDeclaredMethod("penalize", MapHost.class, long.class);
       m.setAccessible(true);
       return m;
     } catch (ReflectiveOperationException | RuntimeException e) {
@@ -28,11 +28,14 @@ final class SchedulerPenalty {
     }
   }
 
-  /** @throws UnsupportedOperationException when this Hadoop's scheduler can't penalize a host */
+  /**
+   * @throws UnsupportedOperationException when this Hadoop's scheduler can't penalize a host
+   */
   static void check() {
     if (PENALIZE == null) {
-      throw new UnsupportedOperationException("rdma-shuffle: this Hadoop's ShuffleSchedulerImpl"
-          + " has no penalize(MapHost, long); supported releases are 3.4 and later");
+      throw new UnsupportedOperationException(
+          "rdma-shuffle: this Hadoop's ShuffleSchedulerImpl"
+              + " has no penalize(MapHost, long); supported releases are 3.4 and later");
     }
   }
 

@@ -1,9 +1,9 @@
 package io.rdmashuffle.hadoop.reduce;
 
-import io.rdmashuffle.fetch.SegmentLimits;
-import io.rdmashuffle.fetch.SegmentRequest;
 import io.rdmashuffle.fetch.FetchedSegment;
 import io.rdmashuffle.fetch.SegmentFetcher;
+import io.rdmashuffle.fetch.SegmentLimits;
+import io.rdmashuffle.fetch.SegmentRequest;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.RegisteredFileDescriptor;
 import io.rdmashuffle.transport.ConnectionPool;
@@ -25,8 +25,8 @@ import org.apache.hadoop.util.Progressable;
  * every chunk from its admission until the stream releases it, chunks that arrived ahead of their
  * turn included, so the registered memory one stream holds never exceeds its byte bound plus the
  * one chunk it waits for. A chunk that can't be READ (after the fetcher's one retry on a fresh
- * connection) fails the stream with a {@link ReadFailure}. Single thread; {@link #close()}
- * returns every buffer.
+ * connection) fails the stream with a {@link ReadFailure}. Single thread; {@link #close()} returns
+ * every buffer.
  */
 final class SegmentInputStream extends InputStream {
   private static final long WAIT_MILLIS = 1000;
@@ -43,8 +43,7 @@ final class SegmentInputStream extends InputStream {
   private boolean closed;
 
   /**
-   * The READs of a chunk failed: a transport failure or the reader's own shortage, not bad
-   * data.
+   * The READs of a chunk failed: a transport failure or the reader's own shortage, not bad data.
    */
   static final class ReadFailure extends IOException {
     private static final long serialVersionUID = 1L;
@@ -82,8 +81,13 @@ final class SegmentInputStream extends InputStream {
     this.chunks = (int) ((length + chunkSize - 1) / chunkSize);
     int maxRequests = (int) Math.max(1, Math.min(256, maxBytesInFlight / chunkSize));
     // one retry on a fresh connection, at once: a failed chunk is then the map's failure
-    this.fetcher = new SegmentFetcher(connections, buffers, new SegmentLimits(
-        Math.max(maxBytesInFlight, chunkSize), maxRequests, allocationWaitMillis, 1, 0), () -> { });
+    this.fetcher =
+        new SegmentFetcher(
+            connections,
+            buffers,
+            new SegmentLimits(
+                Math.max(maxBytesInFlight, chunkSize), maxRequests, allocationWaitMillis, 1, 0),
+            () -> {});
     this.requests = new SegmentRequest[chunks];
     for (int i = 0; i < chunks; i++) {
       long off = start + (long) i * chunkSize;
@@ -160,9 +164,15 @@ final class SegmentInputStream extends InputStream {
       if (r == null) {
         progress.progress();
       } else if (r instanceof SegmentFetcher.Failed failed) {
-        failure = new ReadFailure(
-            "READ of chunk " + failed.request().tag() + " of " + chunks + " failed: "
-                + failed.cause().getMessage(), failed);
+        failure =
+            new ReadFailure(
+                "READ of chunk "
+                    + failed.request().tag()
+                    + " of "
+                    + chunks
+                    + " failed: "
+                    + failed.cause().getMessage(),
+                failed);
         throw failure;
       } else {
         FetchedSegment got = (FetchedSegment) r;

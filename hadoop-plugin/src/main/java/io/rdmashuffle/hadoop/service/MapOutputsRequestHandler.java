@@ -27,12 +27,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sits in front of the stock shuffle handler in each connection's pipeline of the stock
- * shuffle's port. Answers locate requests on {@link MapOutputsRequest#PATH} and passes everything
- * else to the stock handler untouched. Parsing happens here, on the Netty thread; the answer (token
- * check, finding and registering map outputs) is built on the service's own threads, since
- * registering memory may take a while and must not stall the stock shuffle's event loop. One
- * instance per connection.
+ * Sits in front of the stock shuffle handler in each connection's pipeline of the stock shuffle's
+ * port. Answers locate requests on {@link MapOutputsRequest#PATH} and passes everything else to the
+ * stock handler untouched. Parsing happens here, on the Netty thread; the answer (token check,
+ * finding and registering map outputs) is built on the service's own threads, since registering
+ * memory may take a while and must not stall the stock shuffle's event loop. One instance per
+ * connection.
  */
 final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(MapOutputsRequestHandler.class);
@@ -49,8 +49,11 @@ final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
   /** The answer to send: status, body, and the reply hash when the request was authenticated. */
   record Response(HttpResponseStatus status, byte[] body, String contentType, String replyHash) {
     static Response error(HttpResponseStatus status, String message) {
-      return new Response(status, (message + "\n").getBytes(StandardCharsets.UTF_8),
-          "text/plain; charset=UTF-8", null);
+      return new Response(
+          status,
+          (message + "\n").getBytes(StandardCharsets.UTF_8),
+          "text/plain; charset=UTF-8",
+          null);
     }
   }
 
@@ -72,8 +75,14 @@ final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
         respond(ctx, Response.error(HttpResponseStatus.METHOD_NOT_ALLOWED, "GET only"));
         return;
       }
-      request = parse(http.uri(), q.parameters(),
-          http.headers().get(org.apache.hadoop.mapreduce.security.SecureShuffleUtils.HTTP_HEADER_URL_HASH));
+      request =
+          parse(
+              http.uri(),
+              q.parameters(),
+              http.headers()
+                  .get(
+                      org.apache.hadoop.mapreduce.security.SecureShuffleUtils
+                          .HTTP_HEADER_URL_HASH));
     } catch (IllegalArgumentException e) {
       respond(ctx, Response.error(HttpResponseStatus.BAD_REQUEST, e.getMessage()));
       return;
@@ -83,8 +92,10 @@ final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
     try {
       service.answerLater(() -> respond(ctx, service.answer(request)));
     } catch (RejectedExecutionException e) {
-      respond(ctx, Response.error(HttpResponseStatus.SERVICE_UNAVAILABLE,
-          "rdma-shuffle service is stopping"));
+      respond(
+          ctx,
+          Response.error(
+              HttpResponseStatus.SERVICE_UNAVAILABLE, "rdma-shuffle service is stopping"));
     }
   }
 
@@ -104,7 +115,9 @@ final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
     List<String> maps = new ArrayList<>(Arrays.asList(mapsText.split(",")));
     if (maps.isEmpty() || maps.size() > MapOutputsRequest.MAX_MAPS || maps.contains("")) {
       throw new IllegalArgumentException(
-          "maps: between 1 and " + MapOutputsRequest.MAX_MAPS + " map attempt ids, comma separated");
+          "maps: between 1 and "
+              + MapOutputsRequest.MAX_MAPS
+              + " map attempt ids, comma separated");
     }
     // the job has one shuffle: the core's shuffle name is empty
     return new Request(uri, job, new LocateRequest("", maps, reduce, reduce + 1, false), urlHash);
@@ -120,13 +133,15 @@ final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
 
   private static void respond(ChannelHandlerContext ctx, Response r) {
     FullHttpResponse resp =
-        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, r.status(), Unpooled.wrappedBuffer(r.body()));
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1, r.status(), Unpooled.wrappedBuffer(r.body()));
     resp.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
     resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     if (r.replyHash() != null) {
-      resp.headers().set(
-          org.apache.hadoop.mapreduce.security.SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH,
-          r.replyHash());
+      resp.headers()
+          .set(
+              org.apache.hadoop.mapreduce.security.SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH,
+              r.replyHash());
     }
     HttpUtil.setContentLength(resp, r.body().length);
     ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);

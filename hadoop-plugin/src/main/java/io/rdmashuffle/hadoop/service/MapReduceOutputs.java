@@ -25,16 +25,16 @@ import org.apache.hadoop.yarn.server.api.AuxiliaryLocalPathHandler;
 /**
  * Where a NodeManager finds MapReduce map outputs for the serving core: a map attempt's {@code
  * file.out} and {@code file.out.index} in the NodeManager's local dirs, {@code <local
- * dir>/usercache/<user>/appcache/<application>/output/<attempt>/}, each in any of the local
- * dirs (the map's local dir allocator chose). Both are opened component by component from the
- * local dir ({@link ConfinedFiles}: no links, the owner checked on the open
- * file), and the index becomes the output's partition table ({@link SpillIndexLayout}). An
- * {@link OutputId} names the job as its application, no shuffle, and the map attempt as its map.
- * Stateless; thread-safe.
+ * dir>/usercache/<user>/appcache/<application>/output/<attempt>/}, each in any of the local dirs
+ * (the map's local dir allocator chose). Both are opened component by component from the local dir
+ * ({@link ConfinedFiles}: no links, the owner checked on the open file), and the index becomes the
+ * output's partition table ({@link SpillIndexLayout}). An {@link OutputId} names the job as its
+ * application, no shuffle, and the map attempt as its map. Stateless; thread-safe.
  */
 final class MapReduceOutputs implements OutputSource {
   static final String DATA_FILE = "file.out";
   static final String INDEX_FILE = "file.out.index";
+
   /** Components below a local dir down to the application's output dir. */
   private static final int OUTPUT_DIR_DEPTH = 5;
 
@@ -43,12 +43,14 @@ final class MapReduceOutputs implements OutputSource {
   private final Function<String, String> ownerOfJob;
 
   /**
-   * @param userOfJob the user a job runs as (its outputs lie under that user's dir), or null
-   *     when the service does not know the job
+   * @param userOfJob the user a job runs as (its outputs lie under that user's dir), or null when
+   *     the service does not know the job
    * @param ownerOfJob the user a job's files must belong to, or null not to check (the stock
    *     shuffle checks owners only with security on)
    */
-  MapReduceOutputs(AuxiliaryLocalPathHandler dirs, Function<String, String> userOfJob,
+  MapReduceOutputs(
+      AuxiliaryLocalPathHandler dirs,
+      Function<String, String> userOfJob,
       Function<String, String> ownerOfJob) {
     this.dirs = dirs;
     this.userOfJob = userOfJob;
@@ -60,7 +62,10 @@ final class MapReduceOutputs implements OutputSource {
     JobID job = job(id);
     TaskAttemptID attempt = mapAttempt(id, job);
     String user = userOfJob.apply(id.application());
-    if (user == null || user.isEmpty() || user.contains("/") || user.equals(".")
+    if (user == null
+        || user.isEmpty()
+        || user.contains("/")
+        || user.equals(".")
         || user.equals("..")) {
       throw new RefusedException("user=" + user + " of " + job + ": not a user name");
     }
@@ -72,8 +77,8 @@ final class MapReduceOutputs implements OutputSource {
     // lie in another local dir
     PartitionTable table = null;
     for (Path root : roots) {
-      try (FileChannel index = ConfinedFiles.open(root, with(attemptDir, INDEX_FILE), owner,
-          false)) {
+      try (FileChannel index =
+          ConfinedFiles.open(root, with(attemptDir, INDEX_FILE), owner, false)) {
         table = readIndex(index, root, attempt);
         break;
       } catch (NoSuchFileException e) {
@@ -109,8 +114,11 @@ final class MapReduceOutputs implements OutputSource {
     } catch (IllegalArgumentException e) {
       attempt = null;
     }
-    if (!id.shuffle().isEmpty() || attempt == null || !attempt.getJobID().equals(job)
-        || attempt.getTaskType() != TaskType.MAP || !attempt.toString().equals(id.map())) {
+    if (!id.shuffle().isEmpty()
+        || attempt == null
+        || !attempt.getJobID().equals(job)
+        || attempt.getTaskType() != TaskType.MAP
+        || !attempt.toString().equals(id.map())) {
       throw new RefusedException(id.map() + ": not a map attempt of " + job);
     }
     return attempt;
@@ -149,14 +157,22 @@ final class MapReduceOutputs implements OutputSource {
       throws IOException {
     long size = ch.size();
     if (size > SpillIndexLayout.fileLength(SpillIndexLayout.MAX_PARTITIONS)) {
-      throw new IOException("index of " + attempt + " in " + root + ": " + size
-          + " bytes, too long");
+      throw new IOException(
+          "index of " + attempt + " in " + root + ": " + size + " bytes, too long");
     }
     ByteBuffer b = ByteBuffer.allocate((int) size);
     while (b.hasRemaining()) {
       if (ch.read(b, b.position()) < 0) {
-        throw new EOFException("index of " + attempt + " in " + root + " ended at "
-            + b.position() + " of " + size + " bytes");
+        throw new EOFException(
+            "index of "
+                + attempt
+                + " in "
+                + root
+                + " ended at "
+                + b.position()
+                + " of "
+                + size
+                + " bytes");
       }
     }
     try {

@@ -1,6 +1,5 @@
 package io.rdmashuffle.hadoop.service;
 
-import io.rdmashuffle.hadoop.MapReduceConfig;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.hadoop.HadoopConf;
@@ -42,16 +41,16 @@ import org.slf4j.LoggerFactory;
  * {@code mapreduce_shuffle} (so it receives every job's token and the MapReduce AM finds its port),
  * that also serves map outputs to one-sided READs through the engine-neutral serving core.
  *
- * <p>The core ({@link NodeRuntime}) brings up the transport and the catalog of served outputs;
- * this class only tells it where MapReduce outputs lie ({@link MapReduceOutputs}) and which jobs
- * are admitted: a job from {@code initializeApplication} (its secret derived from the job token)
- * to {@code stopApplication}, which also deregisters its outputs. A reduce task asks where to READ
- * on the stock shuffle's port ({@link MapOutputsRequest}: the core's {@link LocateRequest} in the
- * URL, signed with the job token's HMAC as the stock shuffle checks it; the answer is the core's
- * {@code LocateAnswer} with the stock reply hash). Outputs are registered when first asked for,
- * within {@code serve.maxOpenOutputs} and {@code serve.maxPinnedBytes}; one that can't be
- * registered is answered "unavailable" and the reducer fetches it over HTTP. Everything else the
- * stock handler did, it still does.
+ * <p>The core ({@link NodeRuntime}) brings up the transport and the catalog of served outputs; this
+ * class only tells it where MapReduce outputs lie ({@link MapReduceOutputs}) and which jobs are
+ * admitted: a job from {@code initializeApplication} (its secret derived from the job token) to
+ * {@code stopApplication}, which also deregisters its outputs. A reduce task asks where to READ on
+ * the stock shuffle's port ({@link MapOutputsRequest}: the core's {@link LocateRequest} in the URL,
+ * signed with the job token's HMAC as the stock shuffle checks it; the answer is the core's {@code
+ * LocateAnswer} with the stock reply hash). Outputs are registered when first asked for, within
+ * {@code serve.maxOpenOutputs} and {@code serve.maxPinnedBytes}; one that can't be registered is
+ * answered "unavailable" and the reducer fetches it over HTTP. Everything else the stock handler
+ * did, it still does.
  *
  * <p>Settings ({@code mapreduce.shuffle.rdma.*} in yarn-site.xml) are read at init; a bad value
  * fails the service's start, with a message naming the key and the value.
@@ -111,12 +110,16 @@ public class RdmaShuffleHandler extends ShuffleHandler {
 
   private synchronized void startServing() throws IOException {
     TransportSelector s = selector;
-    NodeRuntime.Context c = new NodeRuntime.Context()
-        .conf(rdmaConf)
-        .defaultHost(HadoopConf.localHost())
-        .metrics(metrics)
-        .serving(new MapReduceOutputs(getAuxiliaryLocalPathHandler(), userRsrc::get,
-            job -> UserGroupInformation.isSecurityEnabled() ? userRsrc.get(job) : null));
+    NodeRuntime.Context c =
+        new NodeRuntime.Context()
+            .conf(rdmaConf)
+            .defaultHost(HadoopConf.localHost())
+            .metrics(metrics)
+            .serving(
+                new MapReduceOutputs(
+                    getAuxiliaryLocalPathHandler(),
+                    userRsrc::get,
+                    job -> UserGroupInformation.isSecurityEnabled() ? userRsrc.get(job) : null));
     if (s != null) {
       c.selector(s);
     }
@@ -125,27 +128,36 @@ public class RdmaShuffleHandler extends ShuffleHandler {
       admit(r.catalog(), job);
     }
     runtime = r;
-    LOG.info("rdma-shuffle serves map outputs to READs over {} at {}; locate requests on the"
-            + " shuffle port {}", r.transport().kind().name().toLowerCase(Locale.ROOT),
-        r.transport().localAddress(), ShuffleHandlerShim.port(handlerContext));
+    LOG.info(
+        "rdma-shuffle serves map outputs to READs over {} at {}; locate requests on the"
+            + " shuffle port {}",
+        r.transport().kind().name().toLowerCase(Locale.ROOT),
+        r.transport().localAddress(),
+        ShuffleHandlerShim.port(handlerContext));
   }
 
   private static ExecutorService answeringThreads() {
     AtomicInteger n = new AtomicInteger();
-    ThreadPoolExecutor e = new ThreadPoolExecutor(4, 4, 60, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "rdma-shuffle-locate-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+    ThreadPoolExecutor e =
+        new ThreadPoolExecutor(
+            4,
+            4,
+            60,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "rdma-shuffle-locate-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
     e.allowCoreThreadTimeOut(true);
     return e;
   }
 
   /**
-   * Stops serving READs (the transport, every registration) while the stock HTTP shuffle goes
-   * on: from now on reduce tasks fetch this node's outputs over HTTP, as after a lost RDMA
-   * device. READs in flight fail. Idempotent; the service's stop calls it too.
+   * Stops serving READs (the transport, every registration) while the stock HTTP shuffle goes on:
+   * from now on reduce tasks fetch this node's outputs over HTTP, as after a lost RDMA device.
+   * READs in flight fail. Idempotent; the service's stop calls it too.
    */
   public void stopServingReads() {
     if (closeRuntime()) {
@@ -167,8 +179,7 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   protected void serviceStop() throws Exception {
     try {
       if (closeRuntime()) {
-        LOG.info("rdma-shuffle stopped serving READs: the service stops ({})",
-            metrics.snapshot());
+        LOG.info("rdma-shuffle stopped serving READs: the service stops ({})", metrics.snapshot());
       }
       ExecutorService e = answering;
       if (e != null) {
@@ -217,8 +228,8 @@ public class RdmaShuffleHandler extends ShuffleHandler {
 
   /** The MapReduce job of a YARN application, as the stock handler names it. */
   static String jobIdOf(ApplicationId app) {
-    return new org.apache.hadoop.mapred.JobID(
-        Long.toString(app.getClusterTimestamp()), app.getId()).toString();
+    return new org.apache.hadoop.mapred.JobID(Long.toString(app.getClusterTimestamp()), app.getId())
+        .toString();
   }
 
   /** The job token's secret while the service knows the job, else null. */
@@ -289,22 +300,24 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     SecretKey key = tokenSecret(req.jobId());
     if (key == null) {
       LOG.info("refused a locate request for unknown job {}", req.jobId());
-      return MapOutputsRequestHandler.Response.error(HttpResponseStatus.UNAUTHORIZED,
-          "unknown job " + req.jobId());
+      return MapOutputsRequestHandler.Response.error(
+          HttpResponseStatus.UNAUTHORIZED, "unknown job " + req.jobId());
     }
     String reply;
     try {
       reply = verify(req, key);
     } catch (IOException e) {
       LOG.warn("refused a locate request for job {}: {}", req.jobId(), e.getMessage());
-      return MapOutputsRequestHandler.Response.error(HttpResponseStatus.UNAUTHORIZED,
-          "request not authenticated for job " + req.jobId());
+      return MapOutputsRequestHandler.Response.error(
+          HttpResponseStatus.UNAUTHORIZED, "request not authenticated for job " + req.jobId());
     }
     NodeRuntime r = runtime;
     if (r == null || !admit(r.catalog(), req.jobId())) {
-      return new MapOutputsRequestHandler.Response(HttpResponseStatus.SERVICE_UNAVAILABLE,
+      return new MapOutputsRequestHandler.Response(
+          HttpResponseStatus.SERVICE_UNAVAILABLE,
           "rdma-shuffle is not serving READs on this node\n".getBytes(StandardCharsets.UTF_8),
-          "text/plain; charset=UTF-8", reply);
+          "text/plain; charset=UTF-8",
+          reply);
     }
     ByteBuffer answer = LocateLayout.encode(r.locator().answer(req.jobId(), req.locate()));
     byte[] body = new byte[answer.remaining()];

@@ -12,18 +12,18 @@ import org.apache.hadoop.mapred.ShuffleChannelHandler;
 import org.apache.hadoop.mapred.ShuffleChannelHandlerContext;
 
 /**
- * The one place that depends on how Hadoop's ShuffleHandler builds its Netty pipeline, so that
- * our map outputs requests are answered on the stock shuffle's port (the only address a reduce
- * task learns of a map). Written against Hadoop 3.4.2 and checked on 3.5.0 (the Netty 4
- * ShuffleHandler of HADOOP-15327; 3.3 and older used Netty 3 and are not supported: {@link
+ * The one place that depends on how Hadoop's ShuffleHandler builds its Netty pipeline, so that our
+ * map outputs requests are answered on the stock shuffle's port (the only address a reduce task
+ * learns of a map). Written against Hadoop 3.4.2 and checked on 3.5.0 (the Netty 4 ShuffleHandler
+ * of HADOOP-15327; 3.3 and older used Netty 3 and are not supported: {@link
  * io.rdmashuffle.hadoop.HadoopVersions} refuses them when the service class is loaded).
  *
- * <p>How: ShuffleHandler builds its pipeline in a fixed initializer, but gets the handlers'
- * shared state from the overridable {@code createHandlerContext()}; its {@code
- * ShuffleChannelHandler} adds every accepted channel to that state's {@code allChannels} group in
- * {@code channelActive}, before any request is read. We hand it a group whose {@code add} puts our
- * handler in front of the stock one, then adds the channel to the real group (which the service
- * closes at stop). Our handler answers only its own path and passes everything else on untouched.
+ * <p>How: ShuffleHandler builds its pipeline in a fixed initializer, but gets the handlers' shared
+ * state from the overridable {@code createHandlerContext()}; its {@code ShuffleChannelHandler} adds
+ * every accepted channel to that state's {@code allChannels} group in {@code channelActive}, before
+ * any request is read. We hand it a group whose {@code add} puts our handler in front of the stock
+ * one, then adds the channel to the real group (which the service closes at stop). Our handler
+ * answers only its own path and passes everything else on untouched.
  */
 final class ShuffleHandlerShim {
   private ShuffleHandlerShim() {}
@@ -53,8 +53,8 @@ final class ShuffleHandlerShim {
   static final String HANDLER_NAME = "rdmaShuffleMapOutputs";
 
   /**
-   * Adds to the real group; its own set stays empty (ShuffleChannelHandler reads only its size,
-   * for a log line about the connection limit).
+   * Adds to the real group; its own set stays empty (ShuffleChannelHandler reads only its size, for
+   * a log line about the connection limit).
    */
   private static final class InsertingGroup extends DefaultChannelGroup {
     private final ChannelGroup real;

@@ -6,8 +6,8 @@ import java.nio.ByteBuffer;
 import java.util.zip.CRC32;
 
 /**
- * Byte layout (big-endian) of a MapReduce map output's {@code file.out.index}, as Hadoop's
- * {@code SpillRecord} writes it, and its reading into the serving core's {@link PartitionTable}:
+ * Byte layout (big-endian) of a MapReduce map output's {@code file.out.index}, as Hadoop's {@code
+ * SpillRecord} writes it, and its reading into the serving core's {@link PartitionTable}:
  *
  * <pre>
  *  entry p (p = 0 .. n-1) at 24 p:
@@ -17,16 +17,19 @@ import java.util.zip.CRC32;
  *  then at 24 n: the CRC32 of bytes [0, 24 n), as a long.
  * </pre>
  *
- * Partition p of the map output is the IFile segment {@code [start, start + part length)} of
- * {@code file.out}, with its own IFile checksum; the table carries no checksum of ours.
+ * Partition p of the map output is the IFile segment {@code [start, start + part length)} of {@code
+ * file.out}, with its own IFile checksum; the table carries no checksum of ours.
  */
 public final class SpillIndexLayout {
   public static final int ENTRY_START_OFFSET = 0;
   public static final int ENTRY_RAW_LENGTH_OFFSET = ENTRY_START_OFFSET + Long.BYTES;
   public static final int ENTRY_PART_LENGTH_OFFSET = ENTRY_RAW_LENGTH_OFFSET + Long.BYTES;
+
   /** MapTask.MAP_OUTPUT_INDEX_RECORD_LENGTH. */
   public static final int ENTRY_BYTES = ENTRY_PART_LENGTH_OFFSET + Long.BYTES;
+
   public static final int CHECKSUM_BYTES = Long.BYTES;
+
   /** More partitions than this is not an index a map wrote (Hadoop's limit is an int). */
   public static final int MAX_PARTITIONS = 1 << 24;
 
@@ -60,9 +63,14 @@ public final class SpillIndexLayout {
     int base = file.position();
     int length = file.remaining();
     if (length < CHECKSUM_BYTES || (length - CHECKSUM_BYTES) % ENTRY_BYTES != 0) {
-      throw new IllegalArgumentException("index file length=" + length
-          + ": not " + ENTRY_BYTES + " bytes per partition and a " + CHECKSUM_BYTES
-          + "-byte checksum");
+      throw new IllegalArgumentException(
+          "index file length="
+              + length
+              + ": not "
+              + ENTRY_BYTES
+              + " bytes per partition and a "
+              + CHECKSUM_BYTES
+              + "-byte checksum");
     }
     int n = (length - CHECKSUM_BYTES) / ENTRY_BYTES;
     if (n > MAX_PARTITIONS) {
@@ -72,8 +80,11 @@ public final class SpillIndexLayout {
     crc.update(file.duplicate().limit(base + n * ENTRY_BYTES));
     long stored = file.getLong(base + n * ENTRY_BYTES);
     if (crc.getValue() != stored) {
-      throw new IllegalArgumentException("index file checksum=0x" + Long.toHexString(stored)
-          + ": its entries' CRC32 is 0x" + Long.toHexString(crc.getValue()));
+      throw new IllegalArgumentException(
+          "index file checksum=0x"
+              + Long.toHexString(stored)
+              + ": its entries' CRC32 is 0x"
+              + Long.toHexString(crc.getValue()));
     }
     long[] starts = new long[n];
     long[] raws = new long[n];

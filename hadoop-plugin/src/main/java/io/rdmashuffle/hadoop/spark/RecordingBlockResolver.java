@@ -8,19 +8,19 @@ import org.apache.spark.network.util.TransportConf;
 
 /**
  * Spark's own block resolver (stock fetches, its recovery database), which also tells {@link
- * SparkExecutors} of every executor that registers, so that the rdma-shuffle side serves the
- * same executors' map outputs. An executor whose local dirs lie outside its application's
- * folders below the NodeManager's local dirs is refused before Spark records it.
+ * SparkExecutors} of every executor that registers, so that the rdma-shuffle side serves the same
+ * executors' map outputs. An executor whose local dirs lie outside its application's folders below
+ * the NodeManager's local dirs is refused before Spark records it.
  *
- * <p>The executor's shuffle manager name is passed on unchanged: Spark's resolver no longer
- * checks it (it reads the sort shuffle's file layout whatever the name), and rdma-shuffle's
- * manager writes exactly that layout through Spark's own sort shuffle writers.
+ * <p>The executor's shuffle manager name is passed on unchanged: Spark's resolver no longer checks
+ * it (it reads the sort shuffle's file layout whatever the name), and rdma-shuffle's manager writes
+ * exactly that layout through Spark's own sort shuffle writers.
  */
 final class RecordingBlockResolver extends ExternalShuffleBlockResolver {
   private final SparkExecutors executors;
 
-  RecordingBlockResolver(TransportConf conf, File registeredExecutorFile,
-      SparkExecutors executors) throws IOException {
+  RecordingBlockResolver(TransportConf conf, File registeredExecutorFile, SparkExecutors executors)
+      throws IOException {
     super(conf, registeredExecutorFile);
     this.executors = executors;
   }

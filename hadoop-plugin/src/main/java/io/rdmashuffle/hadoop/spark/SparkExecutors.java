@@ -26,8 +26,13 @@ final class SparkExecutors {
    * One registered executor; each local dir split into the NodeManager local dir it lies below
    * ({@code roots}) and the path components from there ({@code below}).
    */
-  record Executor(String application, String id, String[] localDirs, int subDirsPerLocalDir,
-      Path[] roots, List<List<String>> below) {}
+  record Executor(
+      String application,
+      String id,
+      String[] localDirs,
+      int subDirsPerLocalDir,
+      Path[] roots,
+      List<List<String>> below) {}
 
   private final List<Path> nodeLocalDirs;
   private final SparkServiceState state;
@@ -84,48 +89,80 @@ final class SparkExecutors {
    *
    * @throws IllegalArgumentException when a local dir lies outside the application's folders
    */
-  synchronized void register(String application, String executor, String[] localDirs,
-      int subDirsPerLocalDir) {
+  synchronized void register(
+      String application, String executor, String[] localDirs, int subDirsPerLocalDir) {
     put(application, executor, localDirs, subDirsPerLocalDir);
     save();
   }
 
   private void put(String application, String executor, String[] localDirs, int subDirs) {
     if (localDirs == null || localDirs.length == 0 || subDirs < 1) {
-      throw new IllegalArgumentException("executor " + executor + " of " + application
-          + ": no local dirs, or subDirsPerLocalDir=" + subDirs);
+      throw new IllegalArgumentException(
+          "executor "
+              + executor
+              + " of "
+              + application
+              + ": no local dirs, or subDirsPerLocalDir="
+              + subDirs);
     }
     Path[] roots = new Path[localDirs.length];
     List<List<String>> below = new ArrayList<>();
     for (int i = 0; i < localDirs.length; i++) {
       Path dir = Path.of(localDirs[i]);
       if (!dir.isAbsolute() || !dir.normalize().equals(dir)) {
-        throw new IllegalArgumentException("executor " + executor + " of " + application
-            + ": local dir " + localDirs[i] + " is not an absolute, normalized path");
+        throw new IllegalArgumentException(
+            "executor "
+                + executor
+                + " of "
+                + application
+                + ": local dir "
+                + localDirs[i]
+                + " is not an absolute, normalized path");
       }
       Path root = rootOf(dir);
       if (root == null) {
-        throw new IllegalArgumentException("executor " + executor + " of " + application
-            + ": local dir " + localDirs[i] + " is not below a NodeManager local dir "
-            + nodeLocalDirs);
+        throw new IllegalArgumentException(
+            "executor "
+                + executor
+                + " of "
+                + application
+                + ": local dir "
+                + localDirs[i]
+                + " is not below a NodeManager local dir "
+                + nodeLocalDirs);
       }
       List<String> parts = new ArrayList<>();
       root.relativize(dir).forEach(p -> parts.add(p.toString()));
       Application app = applications.get(application);
-      if (parts.size() < 5 || !parts.get(0).equals("usercache") || !parts.get(2).equals("appcache")
+      if (parts.size() < 5
+          || !parts.get(0).equals("usercache")
+          || !parts.get(2).equals("appcache")
           || !parts.get(3).equals(application)
           || (app != null && app.user() != null && !parts.get(1).equals(app.user()))) {
-        throw new IllegalArgumentException("executor " + executor + " of " + application
-            + ": local dir " + localDirs[i] + " is not in the application's folder "
-            + root + "/usercache/" + (app == null ? "<user>" : app.user()) + "/appcache/"
-            + application + "/");
+        throw new IllegalArgumentException(
+            "executor "
+                + executor
+                + " of "
+                + application
+                + ": local dir "
+                + localDirs[i]
+                + " is not in the application's folder "
+                + root
+                + "/usercache/"
+                + (app == null ? "<user>" : app.user())
+                + "/appcache/"
+                + application
+                + "/");
       }
       roots[i] = root;
       below.add(List.copyOf(parts));
     }
-    executors.computeIfAbsent(application, a -> new LinkedHashMap<>())
-        .put(executor, new Executor(application, executor, localDirs.clone(), subDirs, roots,
-            List.copyOf(below)));
+    executors
+        .computeIfAbsent(application, a -> new LinkedHashMap<>())
+        .put(
+            executor,
+            new Executor(
+                application, executor, localDirs.clone(), subDirs, roots, List.copyOf(below)));
   }
 
   private Path rootOf(Path dir) {
@@ -158,8 +195,9 @@ final class SparkExecutors {
     List<SparkServiceState.ExecutorRecord> all = new ArrayList<>();
     for (Map<String, Executor> m : executors.values()) {
       for (Executor e : m.values()) {
-        all.add(new SparkServiceState.ExecutorRecord(e.application(), e.id(), e.localDirs(),
-            e.subDirsPerLocalDir()));
+        all.add(
+            new SparkServiceState.ExecutorRecord(
+                e.application(), e.id(), e.localDirs(), e.subDirsPerLocalDir()));
       }
     }
     Collection<Application> apps = applications.values();

@@ -20,14 +20,14 @@ import org.apache.spark.network.shuffle.ExecutorDiskUtils;
 /**
  * Finds a Spark map output in the local dirs of the executors its application registered on this
  * node: {@code shuffle_<shuffle>_<map>_0.data} where Spark's disk block manager puts it (the same
- * hash of the name over local dirs and sub-dirs, {@link ExecutorDiskUtils}), with the meta file
- * the executor wrote beside it at commit. Both files are opened relative to the NodeManager local
- * dir they lie below, component by component ({@link ConfinedFiles}); with Hadoop security on,
- * they must belong to the application's user.
+ * hash of the name over local dirs and sub-dirs, {@link ExecutorDiskUtils}), with the meta file the
+ * executor wrote beside it at commit. Both files are opened relative to the NodeManager local dir
+ * they lie below, component by component ({@link ConfinedFiles}); with Hadoop security on, they
+ * must belong to the application's user.
  *
- * <p>A map output names no executor (the reducer asks the node, which serves every executor of
- * the application), so each of the application's executors here is tried in the order they
- * registered; an executor's dirs hold only its own outputs.
+ * <p>A map output names no executor (the reducer asks the node, which serves every executor of the
+ * application), so each of the application's executors here is tried in the order they registered;
+ * an executor's dirs hold only its own outputs.
  */
 final class SparkMapOutputs implements OutputSource {
   private final SparkExecutors executors;
@@ -74,9 +74,14 @@ final class SparkMapOutputs implements OutputSource {
         throw failed;
       }
     }
-    throw new NoSuchFileException("no map output " + id + " in the local dirs of the "
-        + executors.executorsOf(id.application()).size() + " executors of " + id.application()
-        + " registered here");
+    throw new NoSuchFileException(
+        "no map output "
+            + id
+            + " in the local dirs of the "
+            + executors.executorsOf(id.application()).size()
+            + " executors of "
+            + id.application()
+            + " registered here");
   }
 
   /** A file below a NodeManager local dir. */
@@ -110,10 +115,9 @@ final class SparkMapOutputs implements OutputSource {
     throw new IllegalStateException(path + " is in none of the local dirs of executor " + e.id());
   }
 
-  private static PartitionTable readMeta(Located data, String owner, int shuffle, long map,
-      long dataLength) throws IOException {
-    Located meta = data.sibling(data.components().get(data.components().size() - 1)
-        + ".rdma-meta");
+  private static PartitionTable readMeta(
+      Located data, String owner, int shuffle, long map, long dataLength) throws IOException {
+    Located meta = data.sibling(data.components().get(data.components().size() - 1) + ".rdma-meta");
     try (FileChannel ch = ConfinedFiles.open(meta.root(), meta.components(), owner, false)) {
       long size = ch.size();
       int max = MetaFileLayout.fileLength(MetaFileLayout.MAX_PARTITIONS);
@@ -129,12 +133,16 @@ final class SparkMapOutputs implements OutputSource {
       try {
         return MetaFileLayout.decode(b.flip(), shuffle, map, dataLength);
       } catch (IllegalArgumentException e) {
-        throw new IOException(meta.path() + " does not describe this map output: "
-            + e.getMessage(), e);
+        throw new IOException(
+            meta.path() + " does not describe this map output: " + e.getMessage(), e);
       }
     } catch (NoSuchFileException e) {
-      throw new IOException("map output " + data.path() + " has no meta file (it was not"
-          + " committed by rdma-shuffle)", e);
+      throw new IOException(
+          "map output "
+              + data.path()
+              + " has no meta file (it was not"
+              + " committed by rdma-shuffle)",
+          e);
     }
   }
 }

@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * What the Spark service keeps in the NodeManager's recovery dir so that a restarted NodeManager
  * serves the applications and executors it served before: the applications (user and Spark's
  * secret, which the NodeManager does not hand to its services again for running applications) and
- * the executors' local dirs. Spark's own handler keeps its registrations in its database beside
- * it. One small text file, readable by the NodeManager's user only, replaced whole on every change
+ * the executors' local dirs. Spark's own handler keeps its registrations in its database beside it.
+ * One small text file, readable by the NodeManager's user only, replaced whole on every change
  * (registrations are rare: one per executor).
  *
  * <pre>
@@ -32,8 +32,8 @@ final class SparkServiceState {
   private static final Logger LOG = LoggerFactory.getLogger(SparkServiceState.class);
   static final String FILE_NAME = "rdma-shuffle-spark-executors";
 
-  record ExecutorRecord(String application, String executor, String[] localDirs,
-      int subDirsPerLocalDir) {}
+  record ExecutorRecord(
+      String application, String executor, String[] localDirs, int subDirsPerLocalDir) {}
 
   record Content(List<SparkExecutors.Application> applications, List<ExecutorRecord> executors) {}
 
@@ -64,18 +64,21 @@ final class SparkServiceState {
       String[] f = line.split("\t", -1);
       try {
         if (f[0].equals("A") && f.length == 4) {
-          String secret = f[3].equals("-") ? null
-              : new String(Base64.getDecoder().decode(f[3]), StandardCharsets.UTF_8);
+          String secret =
+              f[3].equals("-")
+                  ? null
+                  : new String(Base64.getDecoder().decode(f[3]), StandardCharsets.UTF_8);
           apps.add(new SparkExecutors.Application(f[1], f[2].isEmpty() ? null : f[2], secret));
         } else if (f[0].equals("E") && f.length >= 5) {
-          executors.add(new ExecutorRecord(f[1], f[2], Arrays.copyOfRange(f, 4, f.length),
-              Integer.parseInt(f[3])));
+          executors.add(
+              new ExecutorRecord(
+                  f[1], f[2], Arrays.copyOfRange(f, 4, f.length), Integer.parseInt(f[3])));
         } else if (!line.isEmpty()) {
           throw new IllegalArgumentException("unknown record");
         }
       } catch (IllegalArgumentException e) {
-        LOG.warn("rdma-shuffle Spark service: skipping a damaged line of {}: {}", file,
-            e.getMessage());
+        LOG.warn(
+            "rdma-shuffle Spark service: skipping a damaged line of {}: {}", file, e.getMessage());
       }
     }
     return new Content(apps, executors);
@@ -86,16 +89,28 @@ final class SparkServiceState {
     StringBuilder sb = new StringBuilder();
     for (SparkExecutors.Application a : c.applications()) {
       if (plain(a.id()) && (a.user() == null || plain(a.user()))) {
-        sb.append("A\t").append(a.id()).append('\t').append(a.user() == null ? "" : a.user())
-            .append('\t').append(a.sparkSecret() == null ? "-" : Base64.getEncoder()
-                .encodeToString(a.sparkSecret().getBytes(StandardCharsets.UTF_8)))
+        sb.append("A\t")
+            .append(a.id())
+            .append('\t')
+            .append(a.user() == null ? "" : a.user())
+            .append('\t')
+            .append(
+                a.sparkSecret() == null
+                    ? "-"
+                    : Base64.getEncoder()
+                        .encodeToString(a.sparkSecret().getBytes(StandardCharsets.UTF_8)))
             .append('\n');
       }
     }
     for (ExecutorRecord e : c.executors()) {
-      if (plain(e.application()) && plain(e.executor())
+      if (plain(e.application())
+          && plain(e.executor())
           && Arrays.stream(e.localDirs()).allMatch(SparkServiceState::plain)) {
-        sb.append("E\t").append(e.application()).append('\t').append(e.executor()).append('\t')
+        sb.append("E\t")
+            .append(e.application())
+            .append('\t')
+            .append(e.executor())
+            .append('\t')
             .append(e.subDirsPerLocalDir());
         for (String d : e.localDirs()) {
           sb.append('\t').append(d);
@@ -106,18 +121,20 @@ final class SparkServiceState {
     try {
       Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
       Files.deleteIfExists(tmp);
-      Files.createFile(tmp, PosixFilePermissions.asFileAttribute(
-          PosixFilePermissions.fromString("rw-------")));
+      Files.createFile(
+          tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
       Files.writeString(tmp, sb, StandardCharsets.UTF_8);
       try {
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING,
-            StandardCopyOption.ATOMIC_MOVE);
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
       }
     } catch (IOException e) {
-      LOG.warn("rdma-shuffle Spark service: can't keep its state in {}: a NodeManager restart"
-          + " will not recover it", file, e);
+      LOG.warn(
+          "rdma-shuffle Spark service: can't keep its state in {}: a NodeManager restart"
+              + " will not recover it",
+          file,
+          e);
     }
   }
 

@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * rdma-shuffle's NodeManager service for Spark on YARN with dynamic allocation, registered under
- * the name Spark expects ({@code spark_shuffle}, {@code yarn.nodemanager.aux-services.spark_shuffle.class}).
- * It runs two servers for the same executors:
+ * the name Spark expects ({@code spark_shuffle}, {@code
+ * yarn.nodemanager.aux-services.spark_shuffle.class}). It runs two servers for the same executors:
  *
  * <ul>
  *   <li>Spark's own external shuffle handler ({@link ExternalBlockHandler}) on {@code
@@ -58,6 +58,7 @@ import org.slf4j.LoggerFactory;
 public class SparkShuffleService extends AuxiliaryService {
   private static final Logger LOG = LoggerFactory.getLogger(SparkShuffleService.class);
   public static final String NAME = "spark_shuffle";
+
   /** Spark's recovery database of registered executors, in the recovery dir. */
   static final String EXECUTORS_DB = "registeredExecutors.ldb";
 
@@ -77,22 +78,27 @@ public class SparkShuffleService extends AuxiliaryService {
     RdmaConf settings = SparkServiceSettings.rdma(conf);
     TransportConf transportConf = SparkServiceSettings.transport(conf);
     // the NodeManager hands a local path, with or without a file: scheme
-    Path recovery = getRecoveryPath() == null ? null
-        : Path.of(getRecoveryPath().toUri().getPath());
+    Path recovery = getRecoveryPath() == null ? null : Path.of(getRecoveryPath().toUri().getPath());
     List<Path> localDirs = new ArrayList<>();
     for (String d : conf.getTrimmedStringCollection(YarnConfiguration.NM_LOCAL_DIRS)) {
       localDirs.add(Path.of(d.startsWith("file:") ? java.net.URI.create(d).getPath() : d));
     }
-    executors = new SparkExecutors(localDirs,
-        recovery == null ? null : new SparkServiceState(recovery));
+    executors =
+        new SparkExecutors(localDirs, recovery == null ? null : new SparkServiceState(recovery));
     List<SparkExecutors.Application> recovered = executors.recover();
     boolean security = UserGroupInformation.isSecurityEnabled();
-    runtime = NodeRuntime.start(new NodeRuntime.Context().conf(settings)
-        .defaultHost(localHost()).serving(new SparkMapOutputs(executors, security)));
+    runtime =
+        NodeRuntime.start(
+            new NodeRuntime.Context()
+                .conf(settings)
+                .defaultHost(localHost())
+                .serving(new SparkMapOutputs(executors, security)));
     try {
       File db = recovery == null ? null : recovery.resolve(EXECUTORS_DB).toFile();
-      blockHandler = new ExternalBlockHandler(new OneForOneStreamManager(),
-          new RecordingBlockResolver(transportConf, db, executors));
+      blockHandler =
+          new ExternalBlockHandler(
+              new OneForOneStreamManager(),
+              new RecordingBlockResolver(transportConf, db, executors));
       List<TransportServerBootstrap> bootstraps = new ArrayList<>();
       if (conf.getBoolean(SparkServiceSettings.AUTHENTICATE, false)) {
         secretManager = new ShuffleSecretManager();
@@ -104,10 +110,14 @@ public class SparkShuffleService extends AuxiliaryService {
       sparkTransport = new TransportContext(transportConf, blockHandler, true);
       int port = conf.getInt(SparkServiceSettings.PORT, SparkServiceSettings.DEFAULT_PORT);
       server = sparkTransport.createServer(port, bootstraps);
-      LOG.info("rdma-shuffle Spark service: Spark's shuffle service on port {} (authentication"
-          + " {}), rdma-shuffle's {} at {}, {} applications and {} executors recovered",
-          server.getPort(), secretManager != null ? "on" : "off",
-          runtime.transport().kind(), runtime.transport().localAddress(), recovered.size(),
+      LOG.info(
+          "rdma-shuffle Spark service: Spark's shuffle service on port {} (authentication"
+              + " {}), rdma-shuffle's {} at {}, {} applications and {} executors recovered",
+          server.getPort(),
+          secretManager != null ? "on" : "off",
+          runtime.transport().kind(),
+          runtime.transport().localAddress(),
+          recovered.size(),
           executors.size());
     } catch (Exception e) {
       closeAll();
@@ -128,13 +138,14 @@ public class SparkShuffleService extends AuxiliaryService {
   public void initializeApplication(ApplicationInitializationContext context) {
     String app = context.getApplicationId().toString();
     ByteBuffer data = context.getApplicationDataForService();
-    String secret = data == null || !data.hasRemaining() ? null
-        : StandardCharsets.UTF_8.decode(data.duplicate()).toString();
+    String secret =
+        data == null || !data.hasRemaining()
+            ? null
+            : StandardCharsets.UTF_8.decode(data.duplicate()).toString();
     SparkExecutors.Application a = new SparkExecutors.Application(app, context.getUser(), secret);
     executors.addApplication(a);
     admit(a);
-    LOG.info("rdma-shuffle Spark service: serving application {} of {}", app,
-        context.getUser());
+    LOG.info("rdma-shuffle Spark service: serving application {} of {}", app, context.getUser());
   }
 
   private void admit(SparkExecutors.Application a) {
@@ -157,7 +168,9 @@ public class SparkShuffleService extends AuxiliaryService {
       runtime.catalog().withdraw(app);
       executors.removeApplication(app);
     }
-    LOG.info("rdma-shuffle Spark service: application {} ended; served so far: {}", app,
+    LOG.info(
+        "rdma-shuffle Spark service: application {} ended; served so far: {}",
+        app,
         servingMetrics());
   }
 

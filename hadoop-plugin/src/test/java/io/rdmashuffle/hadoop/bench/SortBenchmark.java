@@ -55,8 +55,16 @@ public final class SortBenchmark {
   private String out;
 
   /** One measured run. */
-  record Run(boolean ours, int round, double jobSeconds, double shuffleAvg, double shuffleMax,
-      long shuffledBytes, long mapsRead, long fallbacks, long crc) {}
+  record Run(
+      boolean ours,
+      int round,
+      double jobSeconds,
+      double shuffleAvg,
+      double shuffleMax,
+      long shuffledBytes,
+      long mapsRead,
+      long fallbacks,
+      long crc) {}
 
   public static void main(String[] args) throws Exception {
     SortBenchmark b = new SortBenchmark();
@@ -78,31 +86,43 @@ public final class SortBenchmark {
   /** A size such as 1536m or 2g (binary units). */
   static long size(String s) {
     String t = s.trim().toLowerCase(Locale.ROOT);
-    int shift = switch (t.charAt(t.length() - 1)) {
-      case 'k' -> 10;
-      case 'm' -> 20;
-      case 'g' -> 30;
-      default -> 0;
-    };
+    int shift =
+        switch (t.charAt(t.length() - 1)) {
+          case 'k' -> 10;
+          case 'm' -> 20;
+          case 'g' -> 30;
+          default -> 0;
+        };
     return Long.parseLong(shift == 0 ? t : t.substring(0, t.length() - 1)) << shift;
   }
 
   private void run() throws Exception {
     String load0 = loadAverage();
     List<Run> runs = new ArrayList<>();
-    try (RdmaMiniCluster cluster = RdmaMiniCluster.start("SortBenchmark", 2,
-        "yarn.nodemanager.resource.memory-mb", "6144",
-        "yarn.nodemanager.resource.cpu-vcores", "4")) {
+    try (RdmaMiniCluster cluster =
+        RdmaMiniCluster.start(
+            "SortBenchmark",
+            2,
+            "yarn.nodemanager.resource.memory-mb",
+            "6144",
+            "yarn.nodemanager.resource.cpu-vcores",
+            "4")) {
       Path gen = cluster.path("teragen-" + bytes);
       long rows = bytes / 100;
       if (!cluster.fs().exists(gen)) {
         log("generating " + rows + " rows of 100 bytes");
-        check(ToolRunner.run(conf(cluster, false), new TeraGen(),
-            new String[] {"-D" + MRJobConfig.NUM_MAPS + "=4", Long.toString(rows), gen.toString()}));
+        check(
+            ToolRunner.run(
+                conf(cluster, false),
+                new TeraGen(),
+                new String[] {
+                  "-D" + MRJobConfig.NUM_MAPS + "=4", Long.toString(rows), gen.toString()
+                }));
       }
       for (int round = 0; round < rounds; round++) {
         // alternate which goes first, so neither always runs on a warmer page cache
-        boolean[] order = round % 2 == 0 ? new boolean[] {false, true} : new boolean[] {true, false};
+        boolean[] order =
+            round % 2 == 0 ? new boolean[] {false, true} : new boolean[] {true, false};
         for (boolean ours : order) {
           Run r = sort(cluster, gen, ours, round);
           runs.add(r);
@@ -142,19 +162,29 @@ public final class SortBenchmark {
     Path outDir = cluster.path("terasort-" + (ours ? "ours" : "stock"));
     cluster.fs().delete(outDir, true);
     long t0 = System.nanoTime();
-    check(ToolRunner.run(conf(cluster, ours), new TeraSort(),
-        new String[] {"-D" + MRJobConfig.NUM_REDUCES + "=" + reducers, in.toString(),
-            outDir.toString()}));
+    check(
+        ToolRunner.run(
+            conf(cluster, ours),
+            new TeraSort(),
+            new String[] {
+              "-D" + MRJobConfig.NUM_REDUCES + "=" + reducers, in.toString(), outDir.toString()
+            }));
     double seconds = (System.nanoTime() - t0) / 1e9;
     Job job = lastJob(cluster, "TeraSort");
     Counters c = job.getCounters();
     double[] shuffle = shuffleSeconds(cluster, job);
     long crc = crc(cluster.fs(), outDir);
     cluster.fs().delete(outDir, true);
-    return new Run(ours, round, seconds, shuffle[0], shuffle[1],
+    return new Run(
+        ours,
+        round,
+        seconds,
+        shuffle[0],
+        shuffle[1],
         c.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue(),
         c.findCounter(RdmaShuffleCounter.MAPS_READ).getValue(),
-        c.findCounter(RdmaShuffleCounter.FALLBACK_FETCHES).getValue(), crc);
+        c.findCounter(RdmaShuffleCounter.FALLBACK_FETCHES).getValue(),
+        crc);
   }
 
   /** Average and longest reduce shuffle phase, from the job history. */
@@ -191,7 +221,8 @@ public final class SortBenchmark {
     Cluster c = new Cluster(cluster.yarn().getConfig());
     JobStatus newest = null;
     for (JobStatus s : c.getAllJobStatuses()) {
-      if (s.getJobName().equals(name) && (newest == null || s.getStartTime() > newest.getStartTime())) {
+      if (s.getJobName().equals(name)
+          && (newest == null || s.getStartTime() > newest.getStartTime())) {
         newest = s;
       }
     }
@@ -218,41 +249,73 @@ public final class SortBenchmark {
     StringBuilder sb = new StringBuilder();
     sb.append("# Hadoop MapReduce TeraSort: stock shuffle vs rdma-shuffle (tcp transport)\n\n");
     sb.append("date: ").append(Instant.now()).append('\n');
-    sb.append("machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores, ")
-        .append(memory()).append(", ").append(System.getProperty("os.name")).append(' ')
-        .append(System.getProperty("os.version")).append(", Java ")
-        .append(System.getProperty("java.version")).append('\n');
+    sb.append("machine: ")
+        .append(Runtime.getRuntime().availableProcessors())
+        .append(" cores, ")
+        .append(memory())
+        .append(", ")
+        .append(System.getProperty("os.name"))
+        .append(' ')
+        .append(System.getProperty("os.version"))
+        .append(", Java ")
+        .append(System.getProperty("java.version"))
+        .append('\n');
     sb.append("load average before: ").append(load0).append("; after: ").append(load1).append('\n');
     sb.append("cluster: MiniMRYarnCluster, 2 NodeManagers in one JVM, tasks in their own JVMs\n");
-    sb.append(String.format(Locale.ROOT,
-        "job: TeraSort of %d MiB (TeraGen), %d reducers, splits >= %d MiB, map -Xmx768m"
-            + " io.sort.mb=256, reduce -Xmx1152m, reduce slowstart %.2f; %d rounds, alternating"
-            + " which goes first%n%n",
-        bytes >> 20, reducers, split >> 20, slowstart, rounds));
-    sb.append("| run | shuffle | round | job s | reduce shuffle avg s | max s | shuffled MiB | maps READ | fallbacks | output crc |\n");
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "job: TeraSort of %d MiB (TeraGen), %d reducers, splits >= %d MiB, map -Xmx768m"
+                + " io.sort.mb=256, reduce -Xmx1152m, reduce slowstart %.2f; %d rounds, alternating"
+                + " which goes first%n%n",
+            bytes >> 20,
+            reducers,
+            split >> 20,
+            slowstart,
+            rounds));
+    sb.append(
+        "| run | shuffle | round | job s | reduce shuffle avg s | max s | shuffled MiB | maps READ | fallbacks | output crc |\n");
     sb.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     int i = 0;
     for (Run r : runs) {
-      sb.append(String.format(Locale.ROOT, "| %d | %s | %d | %.1f | %.1f | %.1f | %d | %d | %d | %08x |%n",
-          ++i, r.ours() ? "ours" : "stock", r.round(), r.jobSeconds(), r.shuffleAvg(),
-          r.shuffleMax(), r.shuffledBytes() >> 20, r.mapsRead(), r.fallbacks(), r.crc()));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "| %d | %s | %d | %.1f | %.1f | %.1f | %d | %d | %d | %08x |%n",
+              ++i,
+              r.ours() ? "ours" : "stock",
+              r.round(),
+              r.jobSeconds(),
+              r.shuffleAvg(),
+              r.shuffleMax(),
+              r.shuffledBytes() >> 20,
+              r.mapsRead(),
+              r.fallbacks(),
+              r.crc()));
     }
     double jobStock = median(runs, false, Run::jobSeconds);
     double jobOurs = median(runs, true, Run::jobSeconds);
     double shStock = median(runs, false, Run::shuffleAvg);
     double shOurs = median(runs, true, Run::shuffleAvg);
     boolean same = runs.stream().map(Run::crc).distinct().count() == 1;
-    sb.append(String.format(Locale.ROOT,
-        "%nmedians: job stock %.1f s, ours %.1f s, ratio ours/stock %.3f%n"
-            + "         reduce shuffle phase stock %.1f s, ours %.1f s, ratio ours/stock %.3f%n"
-            + "outputs: %s%n",
-        jobStock, jobOurs, jobOurs / jobStock, shStock, shOurs, shOurs / shStock,
-        same ? "every run sorted to the same bytes" : "OUTPUTS DIFFER"));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "%nmedians: job stock %.1f s, ours %.1f s, ratio ours/stock %.3f%n"
+                + "         reduce shuffle phase stock %.1f s, ours %.1f s, ratio ours/stock %.3f%n"
+                + "outputs: %s%n",
+            jobStock,
+            jobOurs,
+            jobOurs / jobStock,
+            shStock,
+            shOurs,
+            shOurs / shStock,
+            same ? "every run sorted to the same bytes" : "OUTPUTS DIFFER"));
     return sb.toString();
   }
 
-  private static double median(List<Run> runs, boolean ours,
-      java.util.function.ToDoubleFunction<Run> f) {
+  private static double median(
+      List<Run> runs, boolean ours, java.util.function.ToDoubleFunction<Run> f) {
     double[] v = runs.stream().filter(r -> r.ours() == ours).mapToDouble(f).sorted().toArray();
     if (v.length == 0) {
       return Double.NaN;
@@ -261,8 +324,14 @@ public final class SortBenchmark {
   }
 
   private static String describe(Run r) {
-    return String.format(Locale.ROOT, "%s round %d: job %.1f s, reduce shuffle avg %.1f s max %.1f s",
-        r.ours() ? "ours" : "stock", r.round(), r.jobSeconds(), r.shuffleAvg(), r.shuffleMax());
+    return String.format(
+        Locale.ROOT,
+        "%s round %d: job %.1f s, reduce shuffle avg %.1f s max %.1f s",
+        r.ours() ? "ours" : "stock",
+        r.round(),
+        r.jobSeconds(),
+        r.shuffleAvg(),
+        r.shuffleMax());
   }
 
   private static String memory() {

@@ -1,18 +1,18 @@
 package io.rdmashuffle.hadoop.jobs;
 
-import io.rdmashuffle.hadoop.MapReduceConfig;
 import static io.rdmashuffle.hadoop.jobs.TestJobs.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.hadoop.JobSecrets;
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import io.rdmashuffle.hadoop.reduce.RdmaShuffleCounter;
 import io.rdmashuffle.hadoop.service.RdmaShuffleHandler;
-import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.hadoop.testing.Inputs;
 import io.rdmashuffle.hadoop.testing.MapOutputsCall;
 import io.rdmashuffle.hadoop.testing.RdmaMiniCluster;
 import io.rdmashuffle.hadoop.testing.RefusingTransports;
-import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.AuthenticationException;
@@ -65,6 +65,7 @@ import org.junit.jupiter.api.Timeout;
 class MapReduceJobsTest {
   private static RdmaMiniCluster cluster;
   private static Path words;
+
   /** The NodeManagers' transports: tcp whose registrations fail while a test asks. */
   private static final RefusingTransports REFUSING = new RefusingTransports();
 
@@ -83,7 +84,8 @@ class MapReduceJobsTest {
     }
   }
 
-  private static byte[] stockAndOurs(String name, int reducers, java.util.function.Consumer<Configuration> tweak)
+  private static byte[] stockAndOurs(
+      String name, int reducers, java.util.function.Consumer<Configuration> tweak)
       throws Exception {
     Job stock = run(wordCount(cluster, name, false, words, reducers, tweak));
     assertStock(stock.getCounters());
@@ -108,11 +110,16 @@ class MapReduceJobsTest {
   @Test
   @Order(2)
   void wordCountWithCompressedMapOutputGivesTheStockOutput() throws Exception {
-    stockAndOurs("wordcount-compressed", 2, c -> {
-      c.setBoolean(MRJobConfig.MAP_OUTPUT_COMPRESS, true);
-      c.setClass(MRJobConfig.MAP_OUTPUT_COMPRESS_CODEC, DefaultCodec.class,
-          org.apache.hadoop.io.compress.CompressionCodec.class);
-    });
+    stockAndOurs(
+        "wordcount-compressed",
+        2,
+        c -> {
+          c.setBoolean(MRJobConfig.MAP_OUTPUT_COMPRESS, true);
+          c.setClass(
+              MRJobConfig.MAP_OUTPUT_COMPRESS_CODEC,
+              DefaultCodec.class,
+              org.apache.hadoop.io.compress.CompressionCodec.class);
+        });
   }
 
   @Test
@@ -121,8 +128,13 @@ class MapReduceJobsTest {
     Path in = cluster.path("words-and-nothing");
     if (!cluster.fs().exists(in)) {
       cluster.fs().mkdirs(in);
-      org.apache.hadoop.fs.FileUtil.copy(cluster.fs(), new Path(words, "words-0.txt"),
-          cluster.fs(), new Path(in, "words-0.txt"), false, cluster.yarn().getConfig());
+      org.apache.hadoop.fs.FileUtil.copy(
+          cluster.fs(),
+          new Path(words, "words-0.txt"),
+          cluster.fs(),
+          new Path(in, "words-0.txt"),
+          false,
+          cluster.yarn().getConfig());
       Inputs.empty(cluster.fs(), new Path(in, "nothing.txt"));
     }
     byte[][] outputs = new byte[2][];
@@ -131,8 +143,10 @@ class MapReduceJobsTest {
       job.setMapperClass(OneWordMapper.class);
       run(job);
       Counters c = job.getCounters();
-      assertEquals(2, c.findCounter(org.apache.hadoop.mapreduce.JobCounter.TOTAL_LAUNCHED_MAPS)
-          .getValue(), "one map reads nothing");
+      assertEquals(
+          2,
+          c.findCounter(org.apache.hadoop.mapreduce.JobCounter.TOTAL_LAUNCHED_MAPS).getValue(),
+          "one map reads nothing");
       if (ours) {
         assertAllRead(c);
       }
@@ -148,8 +162,12 @@ class MapReduceJobsTest {
   void teraSortWithSeveralReducersAndOnDiskMapOutputsGivesTheStockOutput() throws Exception {
     Path gen = cluster.path("teragen");
     if (!cluster.fs().exists(gen)) {
-      assertEquals(0, ToolRunner.run(cluster.jobConf(false), new TeraGen(),
-          new String[] {"-D" + MRJobConfig.NUM_MAPS + "=4", "200000", gen.toString()}));
+      assertEquals(
+          0,
+          ToolRunner.run(
+              cluster.jobConf(false),
+              new TeraGen(),
+              new String[] {"-D" + MRJobConfig.NUM_MAPS + "=4", "200000", gen.toString()}));
     }
     byte[][] outputs = new byte[2][];
     for (boolean ours : new boolean[] {false, true}) {
@@ -162,8 +180,14 @@ class MapReduceJobsTest {
       // the simple partitioner (key ranges by prefix) keeps the order total without the sampled
       // partition file, which tasks can't find when the default file system is the local one
       c.setBoolean("mapreduce.terasort.simplepartitioner", true);
-      assertEquals(0, ToolRunner.run(c, new TeraSort(),
-          new String[] {"-D" + MRJobConfig.NUM_REDUCES + "=3", gen.toString(), out.toString()}));
+      assertEquals(
+          0,
+          ToolRunner.run(
+              c,
+              new TeraSort(),
+              new String[] {
+                "-D" + MRJobConfig.NUM_REDUCES + "=3", gen.toString(), out.toString()
+              }));
       Counters counters = lastJob("TeraSort").getCounters();
       if (ours) {
         assertAllRead(counters);
@@ -181,7 +205,8 @@ class MapReduceJobsTest {
     Cluster c = new Cluster(cluster.yarn().getConfig());
     JobStatus newest = null;
     for (JobStatus s : c.getAllJobStatuses()) {
-      if (s.getJobName().equals(name) && (newest == null || s.getStartTime() > newest.getStartTime())) {
+      if (s.getJobName().equals(name)
+          && (newest == null || s.getStartTime() > newest.getStartTime())) {
         newest = s;
       }
     }
@@ -196,16 +221,18 @@ class MapReduceJobsTest {
     AtomicReference<RdmaShuffleHandler> victim = new AtomicReference<>();
     // right after a node answers its first map outputs request, its READ side goes away: the
     // reducer holds an answer whose READs can only fail
-    RdmaShuffleHandler.afterAnswer(h -> {
-      if (victim.compareAndSet(null, h)) {
-        h.stopServingReads();
-      }
-    });
+    RdmaShuffleHandler.afterAnswer(
+        h -> {
+          if (victim.compareAndSet(null, h)) {
+            h.stopServingReads();
+          }
+        });
     try {
       Job job = run(wordCount(cluster, "wordcount-node-lost", true, words, 3, c -> {}));
       Counters c = job.getCounters();
       assertNotNull(victim.get());
-      assertTrue(c.findCounter(RdmaShuffleCounter.FALLBACK_NODES).getValue() >= 1, "fallback counted");
+      assertTrue(
+          c.findCounter(RdmaShuffleCounter.FALLBACK_NODES).getValue() >= 1, "fallback counted");
       assertTrue(c.findCounter(RdmaShuffleCounter.FALLBACK_FETCHES).getValue() >= 1);
       assertArrayEquals(expected, cluster.output(output("wordcount-node-lost", true)));
     } finally {
@@ -237,14 +264,21 @@ class MapReduceJobsTest {
   @Test
   @Order(6)
   void aLiveNodeRefusesABadTokenAndAnotherJobsRequests() throws Exception {
-    Job job = wordCount(cluster, "wordcount-forged", true, words, 1, c -> {
-      c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, 1.0f);
-      c.setLong("test.reducer.sleep.ms", 10_000);
-    });
+    Job job =
+        wordCount(
+            cluster,
+            "wordcount-forged",
+            true,
+            words,
+            1,
+            c -> {
+              c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, 1.0f);
+              c.setLong("test.reducer.sleep.ms", 10_000);
+            });
     job.setReducerClass(SlowSumReducer.class);
     job.submit();
-    SecretKey key = JobTokenSecretManager.createSecretKey(
-        TokenCache.getShuffleSecretKey(job.getCredentials()));
+    SecretKey key =
+        JobTokenSecretManager.createSecretKey(TokenCache.getShuffleSecretKey(job.getCredentials()));
     String jobId = job.getJobID().toString();
     int served = 0;
     // a node knows the job (its token) once it ran one of its containers: ask the nodes that ran
@@ -263,20 +297,30 @@ class MapReduceJobsTest {
       assertEquals(401, forged.status());
       assertTrue(forged.body().length < 100, "a refusal carries no map output bytes");
       String foreign = new org.apache.hadoop.mapreduce.JobID("1", 1).toString();
-      assertEquals(401, MapOutputsCall.send(port, foreign, 0, maps, key).status(),
+      assertEquals(
+          401,
+          MapOutputsCall.send(port, foreign, 0, maps, key).status(),
           "a job the node does not know");
 
       // the READ side: a reader proving another secret for this job is refused at the handshake
       LocateAnswer a = good.answer();
       RdmaConf conf = RdmaConf.defaults(MapReduceConfig.SCHEMA);
-      try (TcpTransport reader = TcpTransport.start(new TransportContext(conf,
-          ApplicationSecrets.of(jobId, JobSecrets.transportSecret(new byte[8], jobId)),
-          "127.0.0.1", new TransportMetrics()))) {
+      try (TcpTransport reader =
+          TcpTransport.start(
+              new TransportContext(
+                  conf,
+                  ApplicationSecrets.of(jobId, JobSecrets.transportSecret(new byte[8], jobId)),
+                  "127.0.0.1",
+                  new TransportMetrics()))) {
         assertThrows(AuthenticationException.class, () -> reader.connect(a.responder(), jobId));
       }
-      try (TcpTransport reader = TcpTransport.start(new TransportContext(conf,
-          ApplicationSecrets.of(jobId, JobSecrets.transportSecret(key.getEncoded(), jobId)),
-          "127.0.0.1", new TransportMetrics()))) {
+      try (TcpTransport reader =
+          TcpTransport.start(
+              new TransportContext(
+                  conf,
+                  ApplicationSecrets.of(jobId, JobSecrets.transportSecret(key.getEncoded(), jobId)),
+                  "127.0.0.1",
+                  new TransportMetrics()))) {
         reader.connect(a.responder(), jobId).close();
       }
     }
@@ -322,10 +366,17 @@ class MapReduceJobsTest {
   @Order(7)
   void aCorruptMapOutputIsAFetchFailureAndTheMapRunsAgain() throws Exception {
     byte[] expected = cluster.output(output("wordcount", false));
-    Job job = wordCount(cluster, "wordcount-corrupt", true, words, 3, c -> {
-      c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, 1.0f);
-      c.setLong(MRJobConfig.MAX_SHUFFLE_FETCH_RETRY_DELAY, 500);
-    });
+    Job job =
+        wordCount(
+            cluster,
+            "wordcount-corrupt",
+            true,
+            words,
+            3,
+            c -> {
+              c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, 1.0f);
+              c.setLong(MRJobConfig.MAX_SHUFFLE_FETCH_RETRY_DELAY, 500);
+            });
     job.submit();
     List<String> maps = succeededMaps(job, 4);
     String victim = maps.get(0);
@@ -333,12 +384,15 @@ class MapReduceJobsTest {
     corruptEveryPartition(out);
     run(job);
     Counters c = job.getCounters();
-    assertTrue(c.findCounter(RdmaShuffleCounter.READ_FAILURES).getValue() >= 1,
+    assertTrue(
+        c.findCounter(RdmaShuffleCounter.READ_FAILURES).getValue() >= 1,
         "the checksum mismatch was reported as a fetch failure");
     boolean rerun = false;
     for (TaskCompletionEvent e : job.getTaskCompletionEvents(0, 1000)) {
       String id = e.getTaskAttemptId().toString();
-      if (e.isMapTask() && !id.equals(victim) && id.startsWith(victim.substring(0, victim.length() - 1))
+      if (e.isMapTask()
+          && !id.equals(victim)
+          && id.startsWith(victim.substring(0, victim.length() - 1))
           && e.getStatus() == TaskCompletionEvent.Status.SUCCEEDED) {
         rerun = true;
       }
@@ -362,23 +416,28 @@ class MapReduceJobsTest {
     assertTrue(REFUSING.refused.get() > 0, "the nodes tried to register map outputs");
     assertEquals(0, c.findCounter(RdmaShuffleCounter.MAPS_READ).getValue());
     assertEquals(0, c.findCounter(RdmaShuffleCounter.READ_FAILURES).getValue());
-    assertTrue(c.findCounter(RdmaShuffleCounter.FALLBACK_FETCHES).getValue() >= 3,
+    assertTrue(
+        c.findCounter(RdmaShuffleCounter.FALLBACK_FETCHES).getValue() >= 3,
         "every reducer fetched over HTTP");
-    assertEquals(0, c.findCounter(RdmaShuffleCounter.FALLBACK_NODES).getValue(),
+    assertEquals(
+        0,
+        c.findCounter(RdmaShuffleCounter.FALLBACK_NODES).getValue(),
         "unavailable outputs go over HTTP map by map; no node is given up");
-    assertEquals(4, c.findCounter(org.apache.hadoop.mapreduce.JobCounter.TOTAL_LAUNCHED_MAPS)
-        .getValue(), "no map ran again");
+    assertEquals(
+        4,
+        c.findCounter(org.apache.hadoop.mapreduce.JobCounter.TOTAL_LAUNCHED_MAPS).getValue(),
+        "no map ran again");
     assertArrayEquals(expected, cluster.output(output("wordcount-unregistered", true)));
   }
 
   @Test
   @Order(9)
-  void withOneReducerACorruptPartitionMakesTheMapRunAgainAndTheOutputIsStocks()
-      throws Exception {
-    java.util.function.Consumer<Configuration> tweak = c -> {
-      c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, 1.0f);
-      c.setLong(MRJobConfig.MAX_SHUFFLE_FETCH_RETRY_DELAY, 500);
-    };
+  void withOneReducerACorruptPartitionMakesTheMapRunAgainAndTheOutputIsStocks() throws Exception {
+    java.util.function.Consumer<Configuration> tweak =
+        c -> {
+          c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, 1.0f);
+          c.setLong(MRJobConfig.MAX_SHUFFLE_FETCH_RETRY_DELAY, 500);
+        };
     run(wordCount(cluster, "wordcount-one-reducer", false, words, 1, tweak));
     byte[] expected = cluster.output(output("wordcount-one-reducer", false));
     Job job = wordCount(cluster, "wordcount-one-reducer", true, words, 1, tweak);
@@ -393,7 +452,8 @@ class MapReduceJobsTest {
     boolean rerun = false;
     for (TaskCompletionEvent e : job.getTaskCompletionEvents(0, 1000)) {
       String id = e.getTaskAttemptId().toString();
-      if (e.isMapTask() && !id.equals(victim)
+      if (e.isMapTask()
+          && !id.equals(victim)
           && id.startsWith(victim.substring(0, victim.length() - 1))
           && e.getStatus() == TaskCompletionEvent.Status.SUCCEEDED) {
         rerun = true;
@@ -407,10 +467,12 @@ class MapReduceJobsTest {
     for (int nm = 0; nm < 2; nm++) {
       for (File dir : cluster.localDirs(nm)) {
         try (Stream<java.nio.file.Path> s = Files.walk(dir.toPath())) {
-          java.util.Optional<java.nio.file.Path> f = s
-              .filter(p -> p.getFileName().toString().equals("file.out")
-                  && p.getParent().getFileName().toString().equals(attempt))
-              .findFirst();
+          java.util.Optional<java.nio.file.Path> f =
+              s.filter(
+                      p ->
+                          p.getFileName().toString().equals("file.out")
+                              && p.getParent().getFileName().toString().equals(attempt))
+                  .findFirst();
           if (f.isPresent()) {
             return f.get().toFile();
           }
@@ -422,8 +484,9 @@ class MapReduceJobsTest {
 
   /** Flips a byte in the middle of each non-trivial partition of a map's output. */
   private static void corruptEveryPartition(File out) throws Exception {
-    SpillRecord index = new SpillRecord(
-        new Path(new File(out.getParentFile(), "file.out.index").getPath()), new JobConf());
+    SpillRecord index =
+        new SpillRecord(
+            new Path(new File(out.getParentFile(), "file.out.index").getPath()), new JobConf());
     try (RandomAccessFile f = new RandomAccessFile(out, "rw")) {
       for (int p = 0; p < index.size(); p++) {
         IndexRecord r = index.getIndex(p);

@@ -41,8 +41,14 @@ public final class TestJobs {
   }
 
   /** Word count (hadoop-mapreduce-examples' mapper and combiner/reducer). */
-  public static Job wordCount(RdmaMiniCluster cluster, String name, boolean ours, Path in,
-      int reducers, Consumer<Configuration> tweak) throws Exception {
+  public static Job wordCount(
+      RdmaMiniCluster cluster,
+      String name,
+      boolean ours,
+      Path in,
+      int reducers,
+      Consumer<Configuration> tweak)
+      throws Exception {
     Configuration c = cluster.jobConf(ours);
     c.setBoolean(MRJobConfig.MAP_SPECULATIVE, false);
     c.setBoolean(MRJobConfig.REDUCE_SPECULATIVE, false);
@@ -67,8 +73,9 @@ public final class TestJobs {
   }
 
   public static Job run(Job job) throws Exception {
-    assertTrue(job.waitForCompletion(false), job.getJobName() + " failed: "
-        + job.getStatus().getFailureInfo());
+    assertTrue(
+        job.waitForCompletion(false),
+        job.getJobName() + " failed: " + job.getStatus().getFailureInfo());
     return job;
   }
 
@@ -79,9 +86,12 @@ public final class TestJobs {
     assertEquals(0, c.findCounter(RdmaShuffleCounter.FALLBACK_NODES).getValue(), "fallbacks");
     assertEquals(0, c.findCounter(RdmaShuffleCounter.FALLBACK_FETCHES).getValue(), "fallbacks");
     assertEquals(0, c.findCounter(RdmaShuffleCounter.STOCK_SHUFFLE_TASKS).getValue());
-    assertEquals(maps * reduces, c.findCounter(RdmaShuffleCounter.MAPS_READ).getValue(),
+    assertEquals(
+        maps * reduces,
+        c.findCounter(RdmaShuffleCounter.MAPS_READ).getValue(),
         "one READ copy per map and reduce");
-    assertEquals(c.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue(),
+    assertEquals(
+        c.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue(),
         c.findCounter(RdmaShuffleCounter.BYTES_READ).getValue());
     assertTrue(c.findCounter(RdmaShuffleCounter.MAP_OUTPUTS_REQUESTS).getValue() >= reduces);
   }

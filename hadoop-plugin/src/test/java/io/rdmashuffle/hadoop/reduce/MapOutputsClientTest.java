@@ -44,7 +44,8 @@ class MapOutputsClientTest {
   private ShuffleHandler start(ShuffleHandler s) throws Exception {
     Configuration conf = new Configuration();
     conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
-    s.setAuxiliaryLocalPathHandler(new LocalDirs(List.of(Files.createDirectories(tmp.resolve("d")))));
+    s.setAuxiliaryLocalPathHandler(
+        new LocalDirs(List.of(Files.createDirectories(tmp.resolve("d")))));
     s.init(conf);
     s.start();
     s.initializeApplication(JobTokens.init(JOB, "carol", token));
@@ -52,7 +53,8 @@ class MapOutputsClientTest {
   }
 
   private static MapHost host(int port) {
-    return new MapHost("localhost:" + port,
+    return new MapHost(
+        "localhost:" + port,
         "http://localhost:" + port + "/mapOutput?job=" + JOB + "&reduce=0&map=");
   }
 
@@ -66,21 +68,32 @@ class MapOutputsClientTest {
     ShuffleHandler ours = start(new RdmaShuffleHandler());
     try {
       FakeMapOutputs.write(tmp.resolve("d"), JOB, "carol", m, 1, 100);
-      LocateAnswer a = client(JobTokens.secret(token))
-          .request(host(ShuffleHandler.deserializeMetaData(ours.getMetaData())), List.of(m));
+      LocateAnswer a =
+          client(JobTokens.secret(token))
+              .request(host(ShuffleHandler.deserializeMetaData(ours.getMetaData())), List.of(m));
       assertEquals(LocateAnswer.Status.OK, a.maps().get(0).status());
-      NodeLocator.Unusable bad = assertThrows(NodeLocator.Unusable.class,
-          () -> client(JobTokenSecretManager.createSecretKey(new byte[8]))
-              .request(host(ShuffleHandler.deserializeMetaData(ours.getMetaData())), List.of(m)));
+      NodeLocator.Unusable bad =
+          assertThrows(
+              NodeLocator.Unusable.class,
+              () ->
+                  client(JobTokenSecretManager.createSecretKey(new byte[8]))
+                      .request(
+                          host(ShuffleHandler.deserializeMetaData(ours.getMetaData())),
+                          List.of(m)));
       assertTrue(bad.getMessage().contains("401"), bad.getMessage());
     } finally {
       ours.stop();
     }
     ShuffleHandler stock = start(new ShuffleHandler());
     try {
-      NodeLocator.Unusable e = assertThrows(NodeLocator.Unusable.class,
-          () -> client(JobTokens.secret(token))
-              .request(host(ShuffleHandler.deserializeMetaData(stock.getMetaData())), List.of(m)));
+      NodeLocator.Unusable e =
+          assertThrows(
+              NodeLocator.Unusable.class,
+              () ->
+                  client(JobTokens.secret(token))
+                      .request(
+                          host(ShuffleHandler.deserializeMetaData(stock.getMetaData())),
+                          List.of(m)));
       assertTrue(e.getMessage().contains("stock ShuffleHandler"), e.getMessage());
     } finally {
       stock.stop();
@@ -90,18 +103,24 @@ class MapOutputsClientTest {
   @Test
   void anAnswerWhoseReplyHashDoesNotProveTheSecretIsNotTrusted() throws Exception {
     HttpServer fake = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    fake.createContext(MapOutputsRequest.PATH, x -> {
-      x.getResponseHeaders().add("ReplyHash", "bm90IGEgcHJvb2Y=");
-      x.getResponseHeaders().add("Content-Type", MapOutputsRequest.CONTENT_TYPE);
-      x.sendResponseHeaders(200, 4);
-      x.getResponseBody().write(new byte[] {1, 2, 3, 4});
-      x.close();
-    });
+    fake.createContext(
+        MapOutputsRequest.PATH,
+        x -> {
+          x.getResponseHeaders().add("ReplyHash", "bm90IGEgcHJvb2Y=");
+          x.getResponseHeaders().add("Content-Type", MapOutputsRequest.CONTENT_TYPE);
+          x.sendResponseHeaders(200, 4);
+          x.getResponseBody().write(new byte[] {1, 2, 3, 4});
+          x.close();
+        });
     fake.start();
     try {
-      NodeLocator.Unusable e = assertThrows(NodeLocator.Unusable.class,
-          () -> client(JobTokens.secret(token))
-              .request(host(fake.getAddress().getPort()), List.of(FakeMapOutputs.map(JOB, 0))));
+      NodeLocator.Unusable e =
+          assertThrows(
+              NodeLocator.Unusable.class,
+              () ->
+                  client(JobTokens.secret(token))
+                      .request(
+                          host(fake.getAddress().getPort()), List.of(FakeMapOutputs.map(JOB, 0))));
       assertTrue(e.getMessage().contains("Verification of the hashReply failed"), e.getMessage());
     } finally {
       fake.stop(0);
@@ -111,16 +130,22 @@ class MapOutputsClientTest {
   @Test
   void aBusyNodeSaysTryLaterWithItsBackoffNotUnusable() throws Exception {
     HttpServer busy = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    busy.createContext(MapOutputsRequest.PATH, x -> {
-      x.getResponseHeaders().add("Retry-After", "1234");
-      x.sendResponseHeaders(429, -1);
-      x.close();
-    });
+    busy.createContext(
+        MapOutputsRequest.PATH,
+        x -> {
+          x.getResponseHeaders().add("Retry-After", "1234");
+          x.sendResponseHeaders(429, -1);
+          x.close();
+        });
     busy.start();
     try {
-      NodeLocator.TryLater later = assertThrows(NodeLocator.TryLater.class,
-          () -> client(JobTokens.secret(token))
-              .request(host(busy.getAddress().getPort()), List.of(FakeMapOutputs.map(JOB, 0))));
+      NodeLocator.TryLater later =
+          assertThrows(
+              NodeLocator.TryLater.class,
+              () ->
+                  client(JobTokens.secret(token))
+                      .request(
+                          host(busy.getAddress().getPort()), List.of(FakeMapOutputs.map(JOB, 0))));
       assertEquals(1234, later.backoffMillis());
     } finally {
       busy.stop(0);

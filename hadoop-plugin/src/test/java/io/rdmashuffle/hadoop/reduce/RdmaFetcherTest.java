@@ -1,6 +1,5 @@
 package io.rdmashuffle.hadoop.reduce;
 
-import io.rdmashuffle.hadoop.MapReduceConfig;
 import static org.junit.jupiter.api.Assertions.*;
 
 import com.sun.net.httpserver.HttpServer;
@@ -8,6 +7,7 @@ import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.hadoop.JobSecrets;
 import io.rdmashuffle.hadoop.MapOutputsRequest;
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import io.rdmashuffle.hadoop.testing.FakeMapOutputs;
 import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
 import io.rdmashuffle.mapoutput.LocateAnswer;
@@ -48,7 +48,6 @@ import org.apache.hadoop.mapreduce.JobID;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.TaskType;
 import org.apache.hadoop.mapreduce.security.token.JobTokenSecretManager;
-import org.apache.hadoop.mapreduce.task.reduce.ExceptionReporter;
 import org.apache.hadoop.mapreduce.task.reduce.MapHost;
 import org.apache.hadoop.mapreduce.task.reduce.MapOutput;
 import org.apache.hadoop.mapreduce.task.reduce.MergeManager;
@@ -63,9 +62,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What one fetcher tells Hadoop's shuffle scheduler for each way a copy can end, with a real
- * server transport and reader runtime, and fakes for the node's answer, the merge and the HTTP
- * fallback: as Hadoop's own Fetcher would tell it.
+ * What one fetcher tells Hadoop's shuffle scheduler for each way a copy can end, with a real server
+ * transport and reader runtime, and fakes for the node's answer, the merge and the HTTP fallback:
+ * as Hadoop's own Fetcher would tell it.
  */
 @Timeout(120)
 class RdmaFetcherTest {
@@ -111,58 +110,98 @@ class RdmaFetcherTest {
   }
 
   /**
-   * A fetcher reading as this task, with {@code settings}, asking the locator made for the
-   * server transport.
+   * A fetcher reading as this task, with {@code settings}, asking the locator made for the server
+   * transport.
    */
-  private RdmaFetcher<Object, Object> fetcher(Map<String, String> settings,
-      Function<TcpTransport, NodeLocator> locator, boolean withTransport) throws Exception {
-    Map<String, String> all = new HashMap<>(Map.of(
-        "mapreduce.shuffle.rdma.transport", "tcp",
-        "mapreduce.shuffle.rdma.host", "127.0.0.1",
-        "mapreduce.shuffle.rdma.read.timeout", "5s",
-        "mapreduce.shuffle.rdma.fetch.chunkSize", "64k"));
+  private RdmaFetcher<Object, Object> fetcher(
+      Map<String, String> settings,
+      Function<TcpTransport, NodeLocator> locator,
+      boolean withTransport)
+      throws Exception {
+    Map<String, String> all =
+        new HashMap<>(
+            Map.of(
+                "mapreduce.shuffle.rdma.transport", "tcp",
+                "mapreduce.shuffle.rdma.host", "127.0.0.1",
+                "mapreduce.shuffle.rdma.read.timeout", "5s",
+                "mapreduce.shuffle.rdma.fetch.chunkSize", "64k"));
     all.putAll(settings);
     RdmaConf conf = RdmaConf.of(MapReduceConfig.SCHEMA, all);
-    server = TcpTransport.start(new TransportContext(conf,
-        ApplicationSecrets.of(JOB.toString(), transportSecret()), "127.0.0.1",
-        new TransportMetrics()));
+    server =
+        TcpTransport.start(
+            new TransportContext(
+                conf,
+                ApplicationSecrets.of(JOB.toString(), transportSecret()),
+                "127.0.0.1",
+                new TransportMetrics()));
     closeAfter.add(server);
-    file = RegisteredFile.open(Patterns.file(dir.resolve("file.out"), 4L * SEGMENT, 5), 65536,
-        server.registrar(), JOB.toString());
+    file =
+        RegisteredFile.open(
+            Patterns.file(dir.resolve("file.out"), 4L * SEGMENT, 5),
+            65536,
+            server.registrar(),
+            JOB.toString());
     closeAfter.add(file::close);
-    NodeRuntime runtime = withTransport ? NodeRuntime.start(new NodeRuntime.Context()
-        .conf(conf.with(Map.of(io.rdmashuffle.config.RdmaShuffleConfig.PORT, "0")))
-        .defaultHost("127.0.0.1")
-        .secrets(ApplicationSecrets.of(JOB.toString(), transportSecret()))
-        .reading(true)) : null;
+    NodeRuntime runtime =
+        withTransport
+            ? NodeRuntime.start(
+                new NodeRuntime.Context()
+                    .conf(conf.with(Map.of(io.rdmashuffle.config.RdmaShuffleConfig.PORT, "0")))
+                    .defaultHost("127.0.0.1")
+                    .secrets(ApplicationSecrets.of(JOB.toString(), transportSecret()))
+                    .reading(true))
+            : null;
     Counters counters = new Counters();
     Reporter reporter = reporter(counters);
-    side = new ReadSide(conf, JOB.toString(), 0, runtime, withTransport ? null : "none (test)",
-        locator.apply(server), 1, 300, reporter);
+    side =
+        new ReadSide(
+            conf,
+            JOB.toString(),
+            0,
+            runtime,
+            withTransport ? null : "none (test)",
+            locator.apply(server),
+            1,
+            300,
+            reporter);
     JobConf job = new JobConf(false);
     job.setNumMapTasks(4);
     TaskAttemptID reduce =
-        new TaskAttemptID(JOB.getJtIdentifier(), JOB.getId(), TaskType.REDUCE,
-            REDUCES.incrementAndGet(), 0);
+        new TaskAttemptID(
+            JOB.getJtIdentifier(), JOB.getId(), TaskType.REDUCE, REDUCES.incrementAndGet(), 0);
     scheduler = new RecordingScheduler(job, reduce, counters);
-    return new RdmaFetcher<>(1, side, scheduler, merger, ShuffleClientMetrics.create(reduce, job),
-        reporter, t -> scheduler.events.add("exception " + t), http);
+    return new RdmaFetcher<>(
+        1,
+        side,
+        scheduler,
+        merger,
+        ShuffleClientMetrics.create(reduce, job),
+        reporter,
+        t -> scheduler.events.add("exception " + t),
+        http);
   }
 
   /** The host holding {@code maps}, taken from the scheduler as a fetcher takes it. */
   private MapHost host(String name, TaskAttemptID... maps) throws InterruptedException {
     for (TaskAttemptID m : maps) {
-      scheduler.addKnownMapOutput(name, "http://" + name + "/mapOutput?job=" + JOB
-          + "&reduce=0&map=", m);
+      scheduler.addKnownMapOutput(
+          name, "http://" + name + "/mapOutput?job=" + JOB + "&reduce=0&map=", m);
     }
     return scheduler.getHost();
   }
 
   /** Where map i's partition 0 lies: segment i of the registered file. */
   private LocateAnswer.Located located(int i) {
-    return LocateAnswer.Located.ok(map(i).toString(), file.descriptor(),
-        new PartitionTable(0, new long[] {(long) i * SEGMENT}, new long[] {SEGMENT},
-            new long[] {SEGMENT}, ChecksumAlgorithm.NONE, null));
+    return LocateAnswer.Located.ok(
+        map(i).toString(),
+        file.descriptor(),
+        new PartitionTable(
+            0,
+            new long[] {(long) i * SEGMENT},
+            new long[] {SEGMENT},
+            new long[] {SEGMENT},
+            ChecksumAlgorithm.NONE,
+            null));
   }
 
   private NodeLocator answering(PeerAddress responder, int... maps) {
@@ -195,10 +234,15 @@ class RdmaFetcherTest {
     f.copyFromHost(host);
 
     assertEquals(Set.of(map(2).toString()), merger.committed.keySet());
-    assertEquals(List.of("copyFailed " + map(0) + " read=true connect=false",
-        "copyFailed " + map(1) + " read=true connect=false"), failures());
+    assertEquals(
+        List.of(
+            "copyFailed " + map(0) + " read=true connect=false",
+            "copyFailed " + map(1) + " read=true connect=false"),
+        failures());
     assertEquals(1, count("hostFailed"), "the host's failure counts once per round");
-    assertEquals(2, host.getNumKnownMapOutputs(),
+    assertEquals(
+        2,
+        host.getNumKnownMapOutputs(),
         "both failed maps are back with the scheduler, to be fetched again");
     assertEquals(0, http.rounds.get());
   }
@@ -206,15 +250,21 @@ class RdmaFetcherTest {
   @Test
   void aBusyNodeIsPenalizedAndAskedAgainLaterNotFetchedOverHttp() throws Exception {
     HttpServer busy = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    busy.createContext(MapOutputsRequest.PATH, x -> {
-      x.getResponseHeaders().add("Retry-After", "400");
-      x.sendResponseHeaders(429, -1);
-      x.close();
-    });
+    busy.createContext(
+        MapOutputsRequest.PATH,
+        x -> {
+          x.getResponseHeaders().add("Retry-After", "400");
+          x.sendResponseHeaders(429, -1);
+          x.close();
+        });
     busy.start();
     closeAfter.add(() -> busy.stop(0));
-    MapOutputsClient client = new MapOutputsClient(new JobConf(false), JOB.toString(), 0,
-        JobTokenSecretManager.createSecretKey(SHUFFLE_SECRET));
+    MapOutputsClient client =
+        new MapOutputsClient(
+            new JobConf(false),
+            JOB.toString(),
+            0,
+            JobTokenSecretManager.createSecretKey(SHUFFLE_SECRET));
     RdmaFetcher<Object, Object> f = fetcher(Map.of(), s -> client, true);
     MapHost host = host("127.0.0.1:" + busy.getAddress().getPort(), map(0), map(1));
 
@@ -247,9 +297,15 @@ class RdmaFetcherTest {
 
   @Test
   void theReadersOwnShortageOfBuffersIsALocalErrorNeverAFailureOfTheMap() throws Exception {
-    RdmaFetcher<Object, Object> f = fetcher(Map.of("mapreduce.shuffle.rdma.buffers.maxBytes", "1m",
-        "mapreduce.shuffle.rdma.buffers.chunkSize", "1m"), s -> answering(s.localAddress(), 0),
-        true);
+    RdmaFetcher<Object, Object> f =
+        fetcher(
+            Map.of(
+                "mapreduce.shuffle.rdma.buffers.maxBytes",
+                "1m",
+                "mapreduce.shuffle.rdma.buffers.chunkSize",
+                "1m"),
+            s -> answering(s.localAddress(), 0),
+            true);
     // every buffer of the task's pool is taken: the READ can't get one
     List<PooledBuffer> held = new ArrayList<>();
     PooledBuffer b;
@@ -270,12 +326,19 @@ class RdmaFetcherTest {
 
   @Test
   void withoutHttpFallbackAnOutputTheNodeCantRegisterIsNeverFetchedOverHttp() throws Exception {
-    NodeLocator unavailable = (host, asked) -> new LocateAnswer(TransportKind.TCP,
-        new PeerAddress("127.0.0.1", 1), List.of(LocateAnswer.Located.failed(
-            asked.get(0).toString(), LocateAnswer.Status.UNAVAILABLE, "memlock (test)")));
+    NodeLocator unavailable =
+        (host, asked) ->
+            new LocateAnswer(
+                TransportKind.TCP,
+                new PeerAddress("127.0.0.1", 1),
+                List.of(
+                    LocateAnswer.Located.failed(
+                        asked.get(0).toString(),
+                        LocateAnswer.Status.UNAVAILABLE,
+                        "memlock (test)")));
     RdmaFetcher<Object, Object> f =
-        fetcher(Map.of("mapreduce.shuffle.rdma.fetch.httpFallback", "false"), s -> unavailable,
-            true);
+        fetcher(
+            Map.of("mapreduce.shuffle.rdma.fetch.httpFallback", "false"), s -> unavailable, true);
     MapHost host = host("node-d:13562", map(0));
 
     f.copyFromHost(host);
@@ -344,13 +407,19 @@ class RdmaFetcherTest {
     final List<String> events = Collections.synchronizedList(new ArrayList<>());
 
     RecordingScheduler(JobConf job, TaskAttemptID reduce, Counters c) {
-      super(job, null, reduce, t -> { }, new Progress(), c.findCounter("test", "shuffled"),
-          c.findCounter("test", "bytes"), c.findCounter("test", "failed"));
+      super(
+          job,
+          null,
+          reduce,
+          t -> {},
+          new Progress(),
+          c.findCounter("test", "shuffled"),
+          c.findCounter("test", "bytes"),
+          c.findCounter("test", "failed"));
     }
 
     @Override
-    public synchronized void copyFailed(TaskAttemptID m, MapHost h, boolean read,
-        boolean connect) {
+    public synchronized void copyFailed(TaskAttemptID m, MapHost h, boolean read, boolean connect) {
       events.add("copyFailed " + m + " read=" + read + " connect=" + connect);
     }
 
@@ -365,8 +434,9 @@ class RdmaFetcherTest {
     }
 
     @Override
-    public synchronized void copySucceeded(TaskAttemptID m, MapHost h, long bytes, long start,
-        long end, MapOutput<Object, Object> out) throws IOException {
+    public synchronized void copySucceeded(
+        TaskAttemptID m, MapHost h, long bytes, long start, long end, MapOutput<Object, Object> out)
+        throws IOException {
       events.add("copied " + m);
       out.commit();
     }
@@ -386,8 +456,14 @@ class RdmaFetcherTest {
         private byte[] bytes;
 
         @Override
-        public void shuffle(MapHost host, InputStream input, long compressed, long raw,
-            ShuffleClientMetrics metrics, Reporter reporter) throws IOException {
+        public void shuffle(
+            MapHost host,
+            InputStream input,
+            long compressed,
+            long raw,
+            ShuffleClientMetrics metrics,
+            Reporter reporter)
+            throws IOException {
           bytes = input.readNBytes((int) compressed);
           if (bytes.length != compressed) {
             throw new IOException("segment ended at " + bytes.length);

@@ -16,23 +16,49 @@ import org.junit.jupiter.api.Test;
 class RdmaShuffleConsumerTest {
   private static ShuffleConsumerPlugin.Context<Object, Object> context(JobConf job) {
     TaskAttemptID reduce = new TaskAttemptID("1", 1, TaskType.REDUCE, 0, 0);
-    return new ShuffleConsumerPlugin.Context<>(reduce, job, null, null, null, Reporter.NULL, null,
-        null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+    return new ShuffleConsumerPlugin.Context<>(
+        reduce,
+        job,
+        null,
+        null,
+        null,
+        Reporter.NULL,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null);
   }
 
   @Test
   void aBadSettingFailsTheReduceTaskNamingKeyAndValue() {
     JobConf job = new JobConf(false);
     job.set("mapreduce.shuffle.rdma.fetch.chunkSize", "huge");
-    ConfigException e = assertThrows(ConfigException.class,
-        () -> new RdmaShuffleConsumer<Object, Object>().init(context(job)));
-    assertTrue(e.getMessage().startsWith("mapreduce.shuffle.rdma.fetch.chunkSize=huge"), e.getMessage());
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () -> new RdmaShuffleConsumer<Object, Object>().init(context(job)));
+    assertTrue(
+        e.getMessage().startsWith("mapreduce.shuffle.rdma.fetch.chunkSize=huge"), e.getMessage());
 
     JobConf big = new JobConf(false);
     big.set("mapreduce.shuffle.rdma.fetch.chunkSize", "32m");
-    e = assertThrows(ConfigException.class,
-        () -> new RdmaShuffleConsumer<Object, Object>().init(context(big)));
-    assertTrue(e.getMessage().contains("must not exceed mapreduce.shuffle.rdma.buffers.chunkSize"),
+    e =
+        assertThrows(
+            ConfigException.class,
+            () -> new RdmaShuffleConsumer<Object, Object>().init(context(big)));
+    assertTrue(
+        e.getMessage().contains("must not exceed mapreduce.shuffle.rdma.buffers.chunkSize"),
         e.getMessage());
   }
 

@@ -1,24 +1,24 @@
 package io.rdmashuffle.hadoop.reduce;
 
-import io.rdmashuffle.hadoop.MapReduceConfig;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.config.TransportKind;
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import io.rdmashuffle.memory.BufferPool;
+import io.rdmashuffle.memory.MemoryRegistrar;
 import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.transport.ApplicationSecrets;
-import io.rdmashuffle.config.TransportKind;
-import io.rdmashuffle.memory.MemoryRegistrar;
 import io.rdmashuffle.transport.CallHandler;
 import io.rdmashuffle.transport.ConnectionPool;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportException;
 import io.rdmashuffle.transport.TransportContext;
+import io.rdmashuffle.transport.TransportException;
 import io.rdmashuffle.transport.tcp.TcpTransport;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -44,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(60)
 class SegmentInputStreamTest {
   private static final String JOB = "job_1_0001";
-  private static final byte[] SECRET = "segment-stream-secret-0123".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] SECRET =
+      "segment-stream-secret-0123".getBytes(StandardCharsets.UTF_8);
   @TempDir Path dir;
   private TcpTransport server;
   private TcpTransport client;
@@ -54,15 +55,24 @@ class SegmentInputStreamTest {
 
   @BeforeEach
   void start() throws Exception {
-    RdmaConf conf = RdmaConf.of(MapReduceConfig.SCHEMA, Map.of("mapreduce.shuffle.rdma.read.timeout", "5s"));
-    server = TcpTransport.start(new TransportContext(conf, ApplicationSecrets.of(JOB, SECRET),
-        "127.0.0.1", new TransportMetrics()));
-    client = TcpTransport.start(new TransportContext(conf, ApplicationSecrets.of(JOB, SECRET),
-        "127.0.0.1", new TransportMetrics()));
+    RdmaConf conf =
+        RdmaConf.of(MapReduceConfig.SCHEMA, Map.of("mapreduce.shuffle.rdma.read.timeout", "5s"));
+    server =
+        TcpTransport.start(
+            new TransportContext(
+                conf, ApplicationSecrets.of(JOB, SECRET), "127.0.0.1", new TransportMetrics()));
+    client =
+        TcpTransport.start(
+            new TransportContext(
+                conf, ApplicationSecrets.of(JOB, SECRET), "127.0.0.1", new TransportMetrics()));
     pool = new BufferPool(client.registrar(), 4096, 1 << 20, 64 << 20, true);
     connections = new ConnectionPool(client, 2);
-    file = RegisteredFile.open(Patterns.file(dir.resolve("file.out"), 5 * 65536 + 123, 3), 65536,
-        server.registrar(), JOB);
+    file =
+        RegisteredFile.open(
+            Patterns.file(dir.resolve("file.out"), 5 * 65536 + 123, 3),
+            65536,
+            server.registrar(),
+            JOB);
   }
 
   @AfterEach
@@ -76,8 +86,18 @@ class SegmentInputStreamTest {
   }
 
   private SegmentInputStream stream(long start, long length, int chunk, long inFlight) {
-    return new SegmentInputStream(connections, pool, server.localAddress(), JOB, file.descriptor(),
-        start, length, chunk, inFlight, 1000, () -> {});
+    return new SegmentInputStream(
+        connections,
+        pool,
+        server.localAddress(),
+        JOB,
+        file.descriptor(),
+        start,
+        length,
+        chunk,
+        inFlight,
+        1000,
+        () -> {});
   }
 
   @Test
@@ -96,9 +116,11 @@ class SegmentInputStreamTest {
         }
         assertEquals(-1, in.read());
       }
-      assertEquals(length, got.size(), "segment " + start + "+" + length + " in chunks of " + chunk);
-      assertEquals(-1, Patterns.firstMismatch(ByteBuffer.wrap(got.toByteArray()), 0,
-          (int) length, start, 3));
+      assertEquals(
+          length, got.size(), "segment " + start + "+" + length + " in chunks of " + chunk);
+      assertEquals(
+          -1,
+          Patterns.firstMismatch(ByteBuffer.wrap(got.toByteArray()), 0, (int) length, start, 3));
     }
   }
 
@@ -132,22 +154,38 @@ class SegmentInputStreamTest {
     long chunk0 = file.descriptor().pieces().get(0).address();
     ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
     // the READ of chunk 0 is posted late: the chunks after it arrive first and wait, held
-    Transport delaying = new DelayingTransport(client, op -> op.remoteAddress() == chunk0,
-        (channel, op) -> later.schedule(() -> channel.post(op), 400, TimeUnit.MILLISECONDS));
+    Transport delaying =
+        new DelayingTransport(
+            client,
+            op -> op.remoteAddress() == chunk0,
+            (channel, op) -> later.schedule(() -> channel.post(op), 400, TimeUnit.MILLISECONDS));
     ConnectionPool slow = new ConnectionPool(delaying, 2);
     AtomicLong most = new AtomicLong();
     AtomicBoolean reading = new AtomicBoolean(true);
-    Thread sampler = new Thread(() -> {
-      while (reading.get()) {
-        most.accumulateAndGet(pool.lentBytes(), Math::max);
-        Thread.onSpinWait();
-      }
-    });
+    Thread sampler =
+        new Thread(
+            () -> {
+              while (reading.get()) {
+                most.accumulateAndGet(pool.lentBytes(), Math::max);
+                Thread.onSpinWait();
+              }
+            });
     sampler.start();
     long length = 40L * chunk;
     byte[] got;
-    try (SegmentInputStream in = new SegmentInputStream(slow, pool, server.localAddress(), JOB,
-        file.descriptor(), 0, length, chunk, inFlight, 1000, () -> {})) {
+    try (SegmentInputStream in =
+        new SegmentInputStream(
+            slow,
+            pool,
+            server.localAddress(),
+            JOB,
+            file.descriptor(),
+            0,
+            length,
+            chunk,
+            inFlight,
+            1000,
+            () -> {})) {
       got = in.readAllBytes();
     } finally {
       reading.set(false);
@@ -157,7 +195,8 @@ class SegmentInputStreamTest {
     }
     assertEquals(-1, Patterns.firstMismatch(ByteBuffer.wrap(got), 0, (int) length, 0, 3));
     assertTrue(most.get() > 0);
-    assertTrue(most.get() <= inFlight + chunk,
+    assertTrue(
+        most.get() <= inFlight + chunk,
         "held " + most.get() + " bytes of registered memory; bound " + inFlight + " + a chunk");
   }
 
@@ -167,8 +206,8 @@ class SegmentInputStreamTest {
     private final Predicate<ReadOp> delayed;
     private final BiConsumer<ReadChannel, ReadOp> postLater;
 
-    DelayingTransport(Transport t, Predicate<ReadOp> delayed,
-        BiConsumer<ReadChannel, ReadOp> postLater) {
+    DelayingTransport(
+        Transport t, Predicate<ReadOp> delayed, BiConsumer<ReadChannel, ReadOp> postLater) {
       this.t = t;
       this.delayed = delayed;
       this.postLater = postLater;
@@ -256,8 +295,8 @@ class SegmentInputStreamTest {
     }
 
     @Override
-    public CompletableFuture<ByteBuffer> call(PeerAddress peer, String application, int service,
-        ByteBuffer request) {
+    public CompletableFuture<ByteBuffer> call(
+        PeerAddress peer, String application, int service, ByteBuffer request) {
       return t.call(peer, application, service, request);
     }
 

@@ -1,15 +1,15 @@
 package io.rdmashuffle.hadoop.service;
 
-import io.rdmashuffle.fetch.SegmentLimits;
-import io.rdmashuffle.fetch.SegmentRequest;
-import io.rdmashuffle.fetch.FetchedSegment;
-import io.rdmashuffle.hadoop.MapReduceConfig;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.fetch.FetchedSegment;
 import io.rdmashuffle.fetch.SegmentFetcher;
+import io.rdmashuffle.fetch.SegmentLimits;
+import io.rdmashuffle.fetch.SegmentRequest;
 import io.rdmashuffle.hadoop.JobSecrets;
 import io.rdmashuffle.hadoop.MapOutputsRequest;
+import io.rdmashuffle.hadoop.MapReduceConfig;
 import io.rdmashuffle.hadoop.testing.FakeMapOutputs;
 import io.rdmashuffle.hadoop.testing.JobTokens;
 import io.rdmashuffle.hadoop.testing.LocalDirs;
@@ -124,11 +124,17 @@ class RdmaShuffleHandlerTest {
 
   /** A reader's transport that knows only {@code token}'s job. */
   private TcpTransport reader(JobID job, Token<JobTokenIdentifier> token) throws Exception {
-    RdmaConf conf = RdmaConf.of(MapReduceConfig.SCHEMA, Map.of("mapreduce.shuffle.rdma.read.timeout", "5s"));
-    TcpTransport t = TcpTransport.start(new TransportContext(conf,
-        ApplicationSecrets.of(job.toString(),
-            JobSecrets.transportSecret(token.getPassword(), job.toString())),
-        "127.0.0.1", new TransportMetrics()));
+    RdmaConf conf =
+        RdmaConf.of(MapReduceConfig.SCHEMA, Map.of("mapreduce.shuffle.rdma.read.timeout", "5s"));
+    TcpTransport t =
+        TcpTransport.start(
+            new TransportContext(
+                conf,
+                ApplicationSecrets.of(
+                    job.toString(),
+                    JobSecrets.transportSecret(token.getPassword(), job.toString())),
+                "127.0.0.1",
+                new TransportMetrics()));
     closeAfter.add(t);
     return t;
   }
@@ -140,11 +146,18 @@ class RdmaShuffleHandlerTest {
     closeAfter.add(pool);
     closeAfter.add(connections);
     List<SegmentFetcher.Result> results = new ArrayList<>();
-    try (SegmentFetcher f = new SegmentFetcher(connections, pool,
-        new SegmentLimits(8 << 20, 16, 1000, 1, 0), () -> { })) {
+    try (SegmentFetcher f =
+        new SegmentFetcher(
+            connections, pool, new SegmentLimits(8 << 20, 16, 1000, 1, 0), () -> {})) {
       for (LocateAnswer.Located e : a.maps()) {
-        f.add(new SegmentRequest(a.responder(), job.toString(), e.data(),
-            e.partitions().start(reduce), (int) e.partitions().length(reduce), e.map()));
+        f.add(
+            new SegmentRequest(
+                a.responder(),
+                job.toString(),
+                e.data(),
+                e.partitions().start(reduce),
+                (int) e.partitions().length(reduce),
+                e.map()));
       }
       while (f.outstanding() > 0) {
         results.add(f.take(10, TimeUnit.SECONDS));
@@ -163,9 +176,12 @@ class RdmaShuffleHandlerTest {
     MapOutputsCall call = ask(JOB_A, 2, key(tokenA), m0, m1);
     assertEquals(200, call.status(), call.text());
     assertEquals(MapOutputsRequest.CONTENT_TYPE, call.contentType());
-    String urlHash = SecureShuffleUtils.hashFromString(SecureShuffleUtils.buildMsgFrom(
-        MapOutputsRequest.url("localhost", port, JOB_A.toString(), 2,
-            List.of(m0.toString(), m1.toString()))), key(tokenA));
+    String urlHash =
+        SecureShuffleUtils.hashFromString(
+            SecureShuffleUtils.buildMsgFrom(
+                MapOutputsRequest.url(
+                    "localhost", port, JOB_A.toString(), 2, List.of(m0.toString(), m1.toString()))),
+            key(tokenA));
     SecureShuffleUtils.verifyReply(call.replyHash(), urlHash, key(tokenA));
 
     LocateAnswer a = call.answer();
@@ -185,8 +201,10 @@ class RdmaShuffleHandlerTest {
       FetchedSegment f = assertInstanceOf(FetchedSegment.class, r, r.toString());
       LocateAnswer.Located e = f.request().tag().equals(m0.toString()) ? e0 : e1;
       int seed = e == e0 ? 10 : 11;
-      assertEquals(-1, Patterns.firstMismatch(f.data(), 0, (int) e.partitions().length(2),
-          e.partitions().start(2), seed));
+      assertEquals(
+          -1,
+          Patterns.firstMismatch(
+              f.data(), 0, (int) e.partitions().length(2), e.partitions().start(2), seed));
       f.release();
     }
     assertEquals(2, service.registeredOutputs());
@@ -206,8 +224,10 @@ class RdmaShuffleHandlerTest {
     LocateAnswer.Located e = ask(JOB_A, 1, key(tokenA), m0).answer().maps().get(0);
     assertEquals(Status.OK, e.status(), e.message());
     assertEquals(300, e.partitions().start(1));
-    FetchedSegment f = assertInstanceOf(FetchedSegment.class,
-        read(reader(JOB_A, tokenA), JOB_A, 1, ask(JOB_A, 1, key(tokenA), m0).answer()).get(0));
+    FetchedSegment f =
+        assertInstanceOf(
+            FetchedSegment.class,
+            read(reader(JOB_A, tokenA), JOB_A, 1, ask(JOB_A, 1, key(tokenA), m0).answer()).get(0));
     assertEquals(-1, Patterns.firstMismatch(f.data(), 0, 700, 300, 22));
     f.release();
   }
@@ -216,11 +236,14 @@ class RdmaShuffleHandlerTest {
   void theStockHttpShuffleStillServesOnTheSamePort() throws Exception {
     TaskAttemptID m0 = FakeMapOutputs.map(JOB_A, 0);
     FakeMapOutputs.write(dirs.dirs().get(0), JOB_A, USER, m0, 12, 100, 2000);
-    URL url = new URL("http://localhost:" + port + "/mapOutput?job=" + JOB_A + "&reduce=1&map=" + m0);
+    URL url =
+        new URL("http://localhost:" + port + "/mapOutput?job=" + JOB_A + "&reduce=1&map=" + m0);
     HttpURLConnection c = (HttpURLConnection) url.openConnection();
     c.addRequestProperty(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME);
-    c.addRequestProperty(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
-    c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH,
+    c.addRequestProperty(
+        ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
+    c.addRequestProperty(
+        SecureShuffleUtils.HTTP_HEADER_URL_HASH,
         SecureShuffleUtils.hashFromString(SecureShuffleUtils.buildMsgFrom(url), key(tokenA)));
     assertEquals(200, c.getResponseCode());
     try (DataInputStream in = new DataInputStream(c.getInputStream())) {
@@ -239,12 +262,18 @@ class RdmaShuffleHandlerTest {
   void aBadOrMissingTokenHashOrAnUnknownJobIsRefusedWithoutAByte() throws Exception {
     TaskAttemptID m0 = FakeMapOutputs.map(JOB_A, 0);
     FakeMapOutputs.write(dirs.dirs().get(0), JOB_A, USER, m0, 13, 100);
-    SecretKey wrong = JobTokenSecretManager.createSecretKey("not the job's secret".getBytes(StandardCharsets.UTF_8));
-    for (MapOutputsCall c : List.of(ask(JOB_A, 0, wrong, m0), ask(JOB_A, 0, null, m0),
-        ask(JOB_B, 0, key(tokenB), FakeMapOutputs.map(JOB_B, 0)))) {
+    SecretKey wrong =
+        JobTokenSecretManager.createSecretKey(
+            "not the job's secret".getBytes(StandardCharsets.UTF_8));
+    for (MapOutputsCall c :
+        List.of(
+            ask(JOB_A, 0, wrong, m0),
+            ask(JOB_A, 0, null, m0),
+            ask(JOB_B, 0, key(tokenB), FakeMapOutputs.map(JOB_B, 0)))) {
       assertEquals(401, c.status(), c.text());
       assertNull(c.replyHash());
-      assertTrue(c.text().startsWith("request not authenticated") || c.text().startsWith("unknown job"),
+      assertTrue(
+          c.text().startsWith("request not authenticated") || c.text().startsWith("unknown job"),
           c.text());
     }
     assertEquals(0, registeredBytes(), "nothing registered for refused requests");
@@ -267,14 +296,21 @@ class RdmaShuffleHandlerTest {
     // READs: B's reader can't prove A's secret, and can't READ A's regions as B
     LocateAnswer forA = ask(JOB_A, 0, key(tokenA), a0).answer();
     TcpTransport readerB = reader(JOB_B, tokenB);
-    assertThrows(AuthenticationException.class, () -> {
-      TcpTransport forged = TcpTransport.start(new TransportContext(RdmaConf.defaults(MapReduceConfig.SCHEMA),
-          ApplicationSecrets.of(JOB_A.toString(),
-              JobSecrets.transportSecret(tokenB.getPassword(), JOB_A.toString())),
-          "127.0.0.1", new TransportMetrics()));
-      closeAfter.add(forged);
-      forged.connect(forA.responder(), JOB_A.toString());
-    });
+    assertThrows(
+        AuthenticationException.class,
+        () -> {
+          TcpTransport forged =
+              TcpTransport.start(
+                  new TransportContext(
+                      RdmaConf.defaults(MapReduceConfig.SCHEMA),
+                      ApplicationSecrets.of(
+                          JOB_A.toString(),
+                          JobSecrets.transportSecret(tokenB.getPassword(), JOB_A.toString())),
+                      "127.0.0.1",
+                      new TransportMetrics()));
+          closeAfter.add(forged);
+          forged.connect(forA.responder(), JOB_A.toString());
+        });
     SegmentFetcher.Result r = read(readerB, JOB_B, 0, forA).get(0);
     SegmentFetcher.Failed f = assertInstanceOf(SegmentFetcher.Failed.class, r);
     RemoteAccessException rae = assertInstanceOf(RemoteAccessException.class, f.cause());
@@ -285,8 +321,12 @@ class RdmaShuffleHandlerTest {
   void missingMapsMalformedIdsAndMissingPartitionsGetClearStatuses() throws Exception {
     TaskAttemptID present = FakeMapOutputs.map(JOB_A, 0);
     FakeMapOutputs.write(dirs.dirs().get(0), JOB_A, USER, present, 15, 10, 20);
-    List<String> ids = List.of(FakeMapOutputs.map(JOB_A, 7).toString(), "../../../../etc/passwd",
-        "attempt_1700000000000_0001_r_000000_0", present.toString());
+    List<String> ids =
+        List.of(
+            FakeMapOutputs.map(JOB_A, 7).toString(),
+            "../../../../etc/passwd",
+            "attempt_1700000000000_0001_r_000000_0",
+            present.toString());
     MapOutputsCall c = MapOutputsCall.send(port, JOB_A.toString(), 0, ids, key(tokenA));
     assertEquals(200, c.status(), c.text());
     List<LocateAnswer.Located> es = c.answer().maps();
@@ -310,7 +350,8 @@ class RdmaShuffleHandlerTest {
     Files.createSymbolicLink(dir.resolve("file.out"), secret);
 
     TaskAttemptID dirLinked = FakeMapOutputs.map(JOB_A, 1);
-    Path elsewhere = FakeMapOutputs.write(tmp.resolve("elsewhere"), JOB_A, USER, dirLinked, 17, 4096);
+    Path elsewhere =
+        FakeMapOutputs.write(tmp.resolve("elsewhere"), JOB_A, USER, dirLinked, 17, 4096);
     Path out = FakeMapOutputs.outputDir(dirs.dirs().get(1), JOB_A, USER);
     Files.createDirectories(out);
     Files.createSymbolicLink(out.resolve(dirLinked.toString()), elsewhere);
@@ -355,12 +396,16 @@ class RdmaShuffleHandlerTest {
 
   @Test
   void aBadSettingFailsTheServiceStartNamingKeyAndValue() {
-    Exception e = assertThrows(Exception.class,
-        () -> start(Map.of("mapreduce.shuffle.rdma.transport", "carrier-pigeon")));
+    Exception e =
+        assertThrows(
+            Exception.class,
+            () -> start(Map.of("mapreduce.shuffle.rdma.transport", "carrier-pigeon")));
     String all = e.toString() + (e.getCause() == null ? "" : e.getCause().toString());
     assertTrue(all.contains("mapreduce.shuffle.rdma.transport=carrier-pigeon"), all);
-    Exception typo = assertThrows(Exception.class,
-        () -> start(Map.of("mapreduce.shuffle.rdma.serve.maxPinedBytes", "1g")));
+    Exception typo =
+        assertThrows(
+            Exception.class,
+            () -> start(Map.of("mapreduce.shuffle.rdma.serve.maxPinedBytes", "1g")));
     assertTrue(String.valueOf(typo.getMessage()).contains("unknown setting"), typo.toString());
   }
 

@@ -36,8 +36,11 @@ class SpillIndexLayoutTest {
       assertEquals(r.partLength, t.length(p));
       assertEquals(r.rawLength, t.rawLength(p));
     }
-    assertArrayEquals(bytes, SpillIndexLayout.encode(new long[] {0, 40, 46},
-        new long[] {50, 0, 1L << 33}, new long[] {40, 6, 1L << 32}).array());
+    assertArrayEquals(
+        bytes,
+        SpillIndexLayout.encode(
+                new long[] {0, 40, 46}, new long[] {50, 0, 1L << 33}, new long[] {40, 6, 1L << 32})
+            .array());
   }
 
   @Test
@@ -45,11 +48,15 @@ class SpillIndexLayoutTest {
     byte[] good = SpillIndexLayout.encode(new long[] {0}, new long[] {9}, new long[] {7}).array();
     byte[] flipped = good.clone();
     flipped[SpillIndexLayout.ENTRY_PART_LENGTH_OFFSET + 7] ^= 1;
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> SpillIndexLayout.decode(ByteBuffer.wrap(flipped)));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> SpillIndexLayout.decode(ByteBuffer.wrap(flipped)));
     assertTrue(e.getMessage().contains("checksum"), e.getMessage());
-    IllegalArgumentException shortened = assertThrows(IllegalArgumentException.class,
-        () -> SpillIndexLayout.decode(ByteBuffer.wrap(java.util.Arrays.copyOf(good, 30))));
+    IllegalArgumentException shortened =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> SpillIndexLayout.decode(ByteBuffer.wrap(java.util.Arrays.copyOf(good, 30))));
     assertTrue(shortened.getMessage().contains("length=30"), shortened.getMessage());
   }
 }

@@ -44,8 +44,9 @@ class SparkMapOutputsTest {
 
   /** An executor's block manager dir of {@code app}, registered. */
   String[] executor(String app, String user, String id) throws IOException {
-    Path dir = Files.createDirectories(nmLocal.resolve("usercache/" + user + "/appcache/" + app
-        + "/blockmgr-" + id));
+    Path dir =
+        Files.createDirectories(
+            nmLocal.resolve("usercache/" + user + "/appcache/" + app + "/blockmgr-" + id));
     String[] dirs = {dir.toString()};
     executors.register(app, id, dirs, SUB_DIRS);
     return dirs;
@@ -53,8 +54,10 @@ class SparkMapOutputsTest {
 
   /** A committed map output where Spark puts it, with its meta file. */
   static Path commit(String[] dirs, int shuffle, long map, long[] lengths) throws IOException {
-    Path data = Path.of(ExecutorDiskUtils.getFilePath(dirs, SUB_DIRS,
-        "shuffle_" + shuffle + "_" + map + "_0.data"));
+    Path data =
+        Path.of(
+            ExecutorDiskUtils.getFilePath(
+                dirs, SUB_DIRS, "shuffle_" + shuffle + "_" + map + "_0.data"));
     Files.createDirectories(data.getParent());
     long total = 0;
     for (long l : lengths) {
@@ -74,8 +77,8 @@ class SparkMapOutputsTest {
     executor(APP, USER, "1");
     String[] second = executor(APP, USER, "2");
     Path data = commit(second, 3, 42, new long[] {10, 0, 25});
-    try (OpenedOutput o = new SparkMapOutputs(executors, false)
-        .open(OutputId.spark(APP, 3, 42), false)) {
+    try (OpenedOutput o =
+        new SparkMapOutputs(executors, false).open(OutputId.spark(APP, 3, 42), false)) {
       assertEquals(data, o.path());
       assertEquals(35, o.channel().size());
       assertEquals(3, o.table().end());
@@ -92,7 +95,8 @@ class SparkMapOutputsTest {
     executor(APP, USER, "1");
     SparkMapOutputs source = new SparkMapOutputs(executors, false);
     assertThrows(NoSuchFileException.class, () -> source.open(OutputId.spark(APP, 0, 5), false));
-    assertThrows(NoSuchFileException.class,
+    assertThrows(
+        NoSuchFileException.class,
         () -> source.open(OutputId.spark("application_1_9", 0, 5), false));
     source.open(OutputId.spark(OTHER, 0, 5), false).close();
   }
@@ -100,17 +104,22 @@ class SparkMapOutputsTest {
   @Test
   void anExecutorOutsideItsApplicationsFoldersIsRefused() throws IOException {
     Path elsewhere = Files.createDirectories(tmp.resolve("elsewhere/blockmgr-1"));
-    Path otherApp = Files.createDirectories(
-        nmLocal.resolve("usercache/bob/appcache/" + OTHER + "/blockmgr-1"));
-    Path otherUser = Files.createDirectories(
-        nmLocal.resolve("usercache/mallory/appcache/" + APP + "/blockmgr-1"));
+    Path otherApp =
+        Files.createDirectories(nmLocal.resolve("usercache/bob/appcache/" + OTHER + "/blockmgr-1"));
+    Path otherUser =
+        Files.createDirectories(
+            nmLocal.resolve("usercache/mallory/appcache/" + APP + "/blockmgr-1"));
     for (Path p : List.of(elsewhere, otherApp, otherUser, nmLocal)) {
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> executors.register(APP, "9", new String[] {p.toString()}, SUB_DIRS), p::toString);
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class,
+              () -> executors.register(APP, "9", new String[] {p.toString()}, SUB_DIRS),
+              p::toString);
       assertTrue(e.getMessage().contains("executor 9 of " + APP), e.getMessage());
     }
     String dotted = nmLocal + "/usercache/" + USER + "/appcache/" + APP + "/../../../x/y/z";
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> executors.register(APP, "9", new String[] {dotted}, SUB_DIRS));
     assertTrue(executors.executorsOf(APP).isEmpty());
   }
@@ -124,8 +133,9 @@ class SparkMapOutputsTest {
     Path copy = Files.createDirectories(tmp.resolve("copy"));
     Files.move(sub, copy.resolve("sub"));
     Files.createSymbolicLink(sub, copy.resolve("sub"));
-    assertThrows(RefusedException.class, () -> new SparkMapOutputs(executors, false)
-        .open(OutputId.spark(APP, 1, 7), false));
+    assertThrows(
+        RefusedException.class,
+        () -> new SparkMapOutputs(executors, false).open(OutputId.spark(APP, 1, 7), false));
   }
 
   @Test
@@ -133,8 +143,10 @@ class SparkMapOutputsTest {
     String[] dirs = executor(APP, USER, "1");
     commit(dirs, 1, 7, new long[] {4});
     // the test runs as some user that is not "alice"
-    RefusedException e = assertThrows(RefusedException.class,
-        () -> new SparkMapOutputs(executors, true).open(OutputId.spark(APP, 1, 7), false));
+    RefusedException e =
+        assertThrows(
+            RefusedException.class,
+            () -> new SparkMapOutputs(executors, true).open(OutputId.spark(APP, 1, 7), false));
     assertTrue(e.getMessage().contains("not " + USER), e.getMessage());
   }
 
@@ -143,8 +155,10 @@ class SparkMapOutputsTest {
     String[] dirs = executor(APP, USER, "1");
     Path data = commit(dirs, 2, 3, new long[] {4});
     Files.delete(MetaFiles.pathFor(data));
-    IOException e = assertThrows(IOException.class,
-        () -> new SparkMapOutputs(executors, false).open(OutputId.spark(APP, 2, 3), false));
+    IOException e =
+        assertThrows(
+            IOException.class,
+            () -> new SparkMapOutputs(executors, false).open(OutputId.spark(APP, 2, 3), false));
     assertFalse(e instanceof NoSuchFileException, e.toString());
     assertTrue(e.getMessage().contains("no meta file"), e.getMessage());
   }
@@ -157,8 +171,11 @@ class SparkMapOutputsTest {
 
     SparkExecutors restarted = new SparkExecutors(List.of(nmLocal), new SparkServiceState(tmp));
     List<SparkExecutors.Application> apps = restarted.recover();
-    assertEquals(List.of(new SparkExecutors.Application(APP, USER, null),
-        new SparkExecutors.Application(OTHER, "bob", "s3cret")), apps);
+    assertEquals(
+        List.of(
+            new SparkExecutors.Application(APP, USER, null),
+            new SparkExecutors.Application(OTHER, "bob", "s3cret")),
+        apps);
     assertEquals(2, restarted.size());
     new SparkMapOutputs(restarted, false).open(OutputId.spark(APP, 0, 1), false).close();
 
@@ -167,8 +184,10 @@ class SparkMapOutputsTest {
     assertEquals(1, again.recover().size());
     assertTrue(again.executorsOf(APP).isEmpty());
     assertEquals(1, again.executorsOf(OTHER).size());
-    assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
-        Files.getPosixFilePermissions(tmp.resolve(SparkServiceState.FILE_NAME))));
+    assertEquals(
+        "rw-------",
+        java.nio.file.attribute.PosixFilePermissions.toString(
+            Files.getPosixFilePermissions(tmp.resolve(SparkServiceState.FILE_NAME))));
   }
 
   @Test
@@ -176,10 +195,20 @@ class SparkMapOutputsTest {
     String[] dirs = executor(APP, USER, "1");
     commit(dirs, 5, 11, new long[] {100, 200, 300});
     commit(dirs, 5, 12, new long[] {1, 2, 3});
-    RdmaConf conf = RdmaConf.of(SparkServiceConfig.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp",
-        "spark.shuffle.rdma.serve.maxOpenOutputs", "1"));
-    try (NodeRuntime node = NodeRuntime.start(new NodeRuntime.Context().conf(conf)
-        .defaultHost("127.0.0.1").serving(new SparkMapOutputs(executors, false)))) {
+    RdmaConf conf =
+        RdmaConf.of(
+            SparkServiceConfig.SCHEMA,
+            Map.of(
+                "spark.shuffle.rdma.transport",
+                "tcp",
+                "spark.shuffle.rdma.serve.maxOpenOutputs",
+                "1"));
+    try (NodeRuntime node =
+        NodeRuntime.start(
+            new NodeRuntime.Context()
+                .conf(conf)
+                .defaultHost("127.0.0.1")
+                .serving(new SparkMapOutputs(executors, false)))) {
       LocateRequest request = new LocateRequest("5", List.of("11", "12", "13"), 1, 3, false);
       LocateAnswer before = node.locator().answer(APP, request);
       before.maps().forEach(m -> assertEquals(LocateAnswer.Status.REFUSED, m.status()));

@@ -13,10 +13,10 @@ import org.apache.hadoop.mapreduce.TaskType;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 
 /**
- * Map outputs laid out as a NodeManager holds them, for service tests: {@code file.out} of
- * pattern bytes (byte i is {@code Patterns.at(i, seed)}) cut into partitions of given lengths, and
- * a checksummed {@code file.out.index} written by Hadoop's SpillRecord. The bytes are not IFile
- * data: the service serves them opaque.
+ * Map outputs laid out as a NodeManager holds them, for service tests: {@code file.out} of pattern
+ * bytes (byte i is {@code Patterns.at(i, seed)}) cut into partitions of given lengths, and a
+ * checksummed {@code file.out.index} written by Hadoop's SpillRecord. The bytes are not IFile data:
+ * the service serves them opaque.
  */
 public final class FakeMapOutputs {
   private FakeMapOutputs() {}
@@ -33,8 +33,12 @@ public final class FakeMapOutputs {
   public static Path outputDir(Path localDir, JobID job, String user) {
     ApplicationId app =
         ApplicationId.newInstance(Long.parseLong(job.getJtIdentifier()), job.getId());
-    return localDir.resolve("usercache").resolve(user).resolve("appcache")
-        .resolve(app.toString()).resolve("output");
+    return localDir
+        .resolve("usercache")
+        .resolve(user)
+        .resolve("appcache")
+        .resolve(app.toString())
+        .resolve("output");
   }
 
   /**
@@ -42,8 +46,9 @@ public final class FakeMapOutputs {
    *
    * @return the attempt's dir
    */
-  public static Path write(Path localDir, JobID job, String user, TaskAttemptID map, int seed,
-      long... lengths) throws IOException {
+  public static Path write(
+      Path localDir, JobID job, String user, TaskAttemptID map, int seed, long... lengths)
+      throws IOException {
     Path dir = outputDir(localDir, job, user).resolve(map.toString());
     Files.createDirectories(dir);
     long total = 0;
@@ -53,8 +58,8 @@ public final class FakeMapOutputs {
       total += lengths[p];
     }
     Patterns.file(dir.resolve("file.out"), total, seed);
-    index.writeToFile(new org.apache.hadoop.fs.Path(dir.resolve("file.out.index").toString()),
-        new JobConf());
+    index.writeToFile(
+        new org.apache.hadoop.fs.Path(dir.resolve("file.out.index").toString()), new JobConf());
     return dir;
   }
 }

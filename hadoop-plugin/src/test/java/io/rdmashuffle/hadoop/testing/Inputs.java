@@ -12,11 +12,12 @@ public final class Inputs {
   private Inputs() {}
 
   /**
-   * Text files of words from a vocabulary of {@code vocabulary} words with a skewed frequency
-   * (so some reduce partitions are much larger than others), {@code bytesPerFile} each.
+   * Text files of words from a vocabulary of {@code vocabulary} words with a skewed frequency (so
+   * some reduce partitions are much larger than others), {@code bytesPerFile} each.
    */
-  public static Path words(FileSystem fs, Path dir, int files, long bytesPerFile, int vocabulary,
-      long seed) throws IOException {
+  public static Path words(
+      FileSystem fs, Path dir, int files, long bytesPerFile, int vocabulary, long seed)
+      throws IOException {
     if (fs.exists(dir)) {
       return dir;
     }

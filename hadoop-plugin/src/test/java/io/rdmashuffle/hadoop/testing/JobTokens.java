@@ -18,7 +18,8 @@ public final class JobTokens {
   private JobTokens() {}
 
   public static Token<JobTokenIdentifier> token(JobID job) {
-    return new Token<>(new JobTokenIdentifier(new Text(job.toString())), new JobTokenSecretManager());
+    return new Token<>(
+        new JobTokenIdentifier(new Text(job.toString())), new JobTokenSecretManager());
   }
 
   public static SecretKey secret(Token<JobTokenIdentifier> token) {
@@ -29,8 +30,8 @@ public final class JobTokens {
     return ApplicationId.newInstance(Long.parseLong(job.getJtIdentifier()), job.getId());
   }
 
-  public static ApplicationInitializationContext init(JobID job, String user,
-      Token<JobTokenIdentifier> token) throws IOException {
+  public static ApplicationInitializationContext init(
+      JobID job, String user, Token<JobTokenIdentifier> token) throws IOException {
     ByteBuffer data = ShuffleHandler.serializeServiceData(token);
     return new ApplicationInitializationContext(user, app(job), data);
   }

@@ -14,8 +14,8 @@ import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 /** One raw locate request, signed with whatever secret a test chooses. */
 public record MapOutputsCall(int status, String replyHash, String contentType, byte[] body) {
 
-  public static MapOutputsCall send(int port, String job, int reduce, List<String> maps,
-      SecretKey signWith) throws IOException {
+  public static MapOutputsCall send(
+      int port, String job, int reduce, List<String> maps, SecretKey signWith) throws IOException {
     return send(MapOutputsRequest.url("localhost", port, job, reduce, maps), signWith);
   }
 
@@ -23,14 +23,18 @@ public record MapOutputsCall(int status, String replyHash, String contentType, b
     HttpURLConnection c = (HttpURLConnection) url.openConnection();
     try {
       if (signWith != null) {
-        c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH,
+        c.addRequestProperty(
+            SecureShuffleUtils.HTTP_HEADER_URL_HASH,
             SecureShuffleUtils.hashFromString(SecureShuffleUtils.buildMsgFrom(url), signWith));
       }
       int status = c.getResponseCode();
       InputStream in = status < 400 ? c.getInputStream() : c.getErrorStream();
       byte[] body = in == null ? new byte[0] : in.readAllBytes();
-      return new MapOutputsCall(status,
-          c.getHeaderField(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH), c.getContentType(), body);
+      return new MapOutputsCall(
+          status,
+          c.getHeaderField(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH),
+          c.getContentType(),
+          body);
     } finally {
       c.disconnect();
     }

@@ -21,29 +21,35 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 /**
  * A MiniMRYarnCluster whose NodeManagers run rdma-shuffle's service as {@code mapreduce_shuffle},
  * as an operator installs it: MiniMRYarnCluster names the stock ShuffleHandler there, so the
- * configuration it is given swaps that one class name for ours. NodeManagers run in this JVM;
- * tasks in their own JVMs with this JVM's class path. Settings keep containers small (two cores
- * run everything) and the stop quick.
+ * configuration it is given swaps that one class name for ours. NodeManagers run in this JVM; tasks
+ * in their own JVMs with this JVM's class path. Settings keep containers small (two cores run
+ * everything) and the stop quick.
  */
 public final class RdmaMiniCluster implements AutoCloseable {
   /** The AM's web app (Guice) defines classes reflectively: Java 17 must allow it. */
   public static final String JAVA17_OPENS = "--add-opens=java.base/java.lang=ALL-UNNAMED";
+
   /** JVM options for task JVMs: quick start, little CPU. */
-  public static final String TASK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto "
-      + JAVA17_OPENS;
+  public static final String TASK_JVM =
+      "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto " + JAVA17_OPENS;
 
   private final MiniMRYarnCluster cluster;
   private final Path work;
 
   /** Puts our service where MiniMRYarnCluster puts the stock one. */
   static final class OurShuffleService extends YarnConfiguration {
-    private static final String KEY = String.format(YarnConfiguration.NM_AUX_SERVICE_FMT,
-        ShuffleHandler.MAPREDUCE_SHUFFLE_SERVICEID);
+    private static final String KEY =
+        String.format(
+            YarnConfiguration.NM_AUX_SERVICE_FMT, ShuffleHandler.MAPREDUCE_SHUFFLE_SERVICEID);
 
     @Override
     public void set(String name, String value, String source) {
-      super.set(name, KEY.equals(name) && ShuffleHandler.class.getName().equals(value)
-          ? RdmaShuffleHandler.class.getName() : value, source);
+      super.set(
+          name,
+          KEY.equals(name) && ShuffleHandler.class.getName().equals(value)
+              ? RdmaShuffleHandler.class.getName()
+              : value,
+          source);
     }
   }
 
@@ -66,8 +72,8 @@ public final class RdmaMiniCluster implements AutoCloseable {
     } else {
       conf.setLong("yarn.nodemanager.log.retain-seconds", 0);
     }
-    conf.setFloat("yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage",
-        100f);
+    conf.setFloat(
+        "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", 100f);
     for (int i = 0; i + 1 < settings.length; i += 2) {
       conf.set(settings[i], settings[i + 1]);
     }
@@ -101,7 +107,8 @@ public final class RdmaMiniCluster implements AutoCloseable {
     c.setInt(MRJobConfig.MR_AM_VMEM_MB, 512);
     c.set(MRJobConfig.MR_AM_COMMAND_OPTS, "-Xmx300m " + TASK_JVM);
     if (ours) {
-      c.set(org.apache.hadoop.mapreduce.MRConfig.SHUFFLE_CONSUMER_PLUGIN,
+      c.set(
+          org.apache.hadoop.mapreduce.MRConfig.SHUFFLE_CONSUMER_PLUGIN,
           RdmaShuffleConsumer.class.getName());
     }
     return c;
@@ -109,15 +116,20 @@ public final class RdmaMiniCluster implements AutoCloseable {
 
   /** The shuffle port of NodeManager {@code i}, as the AM learns it. */
   public int shufflePort(int i) throws IOException {
-    return ShuffleHandler.deserializeMetaData(cluster.getNodeManager(i).getNMContext()
-        .getAuxServices().getMetaData().get(ShuffleHandler.MAPREDUCE_SHUFFLE_SERVICEID));
+    return ShuffleHandler.deserializeMetaData(
+        cluster
+            .getNodeManager(i)
+            .getNMContext()
+            .getAuxServices()
+            .getMetaData()
+            .get(ShuffleHandler.MAPREDUCE_SHUFFLE_SERVICEID));
   }
 
   /** The local dirs of NodeManager {@code i}. */
   public List<File> localDirs(int i) {
     List<File> out = new ArrayList<>();
-    for (String d : cluster.getNodeManager(i).getConfig()
-        .getTrimmedStrings(YarnConfiguration.NM_LOCAL_DIRS)) {
+    for (String d :
+        cluster.getNodeManager(i).getConfig().getTrimmedStrings(YarnConfiguration.NM_LOCAL_DIRS)) {
       out.add(new File(d.startsWith("file:") ? java.net.URI.create(d).getPath() : d));
     }
     return out;

@@ -26,11 +26,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * tcp transports whose registrar refuses to register served memory on demand, as a NIC does at
- * its memlock limit: for tests of what serving does when registration fails.
+ * tcp transports whose registrar refuses to register served memory on demand, as a NIC does at its
+ * memlock limit: for tests of what serving does when registration fails.
  */
 public final class RefusingTransports {
   private volatile boolean refuse;
+
   /** Registrations of served memory refused so far. */
   public final AtomicInteger refused = new AtomicInteger();
 
@@ -42,38 +43,42 @@ public final class RefusingTransports {
   public TransportSelector selector() {
     TcpTransportProvider tcp = new TcpTransportProvider();
     // no verbs here: "auto" picks tcp, as on a node without an RDMA device
-    TransportProvider noVerbs = new TransportProvider() {
-      @Override
-      public TransportKind kind() {
-        return TransportKind.VERBS;
-      }
+    TransportProvider noVerbs =
+        new TransportProvider() {
+          @Override
+          public TransportKind kind() {
+            return TransportKind.VERBS;
+          }
 
-      @Override
-      public Availability probe(RdmaConf conf) {
-        return Availability.unavailable("no RDMA device (test)", List.of());
-      }
+          @Override
+          public Availability probe(RdmaConf conf) {
+            return Availability.unavailable("no RDMA device (test)", List.of());
+          }
 
-      @Override
-      public Transport start(TransportContext context) throws TransportStartException {
-        throw new TransportStartException("no RDMA device (test)");
-      }
-    };
-    return new TransportSelector(List.of(noVerbs, new TransportProvider() {
-      @Override
-      public TransportKind kind() {
-        return TransportKind.TCP;
-      }
+          @Override
+          public Transport start(TransportContext context) throws TransportStartException {
+            throw new TransportStartException("no RDMA device (test)");
+          }
+        };
+    return new TransportSelector(
+        List.of(
+            noVerbs,
+            new TransportProvider() {
+              @Override
+              public TransportKind kind() {
+                return TransportKind.TCP;
+              }
 
-      @Override
-      public Availability probe(RdmaConf conf) {
-        return tcp.probe(conf);
-      }
+              @Override
+              public Availability probe(RdmaConf conf) {
+                return tcp.probe(conf);
+              }
 
-      @Override
-      public Transport start(TransportContext context) throws TransportStartException {
-        return new Refusing(tcp.start(context));
-      }
-    }));
+              @Override
+              public Transport start(TransportContext context) throws TransportStartException {
+                return new Refusing(tcp.start(context));
+              }
+            }));
   }
 
   private final class Refusing implements Transport {
@@ -83,22 +88,24 @@ public final class RefusingTransports {
     Refusing(Transport t) {
       this.t = t;
       MemoryRegistrar real = t.registrar();
-      this.registrar = new MemoryRegistrar() {
-        @Override
-        public RegisteredRegion register(MemoryPiece piece, Access access, String owner,
-            Runnable onFreed) throws RegistrationException {
-          if (refuse && access == Access.REMOTE_READ) {
-            refused.incrementAndGet();
-            throw new RegistrationException("memlock limit reached (test)");
-          }
-          return real.register(piece, access, owner, onFreed);
-        }
+      this.registrar =
+          new MemoryRegistrar() {
+            @Override
+            public RegisteredRegion register(
+                MemoryPiece piece, Access access, String owner, Runnable onFreed)
+                throws RegistrationException {
+              if (refuse && access == Access.REMOTE_READ) {
+                refused.incrementAndGet();
+                throw new RegistrationException("memlock limit reached (test)");
+              }
+              return real.register(piece, access, owner, onFreed);
+            }
 
-        @Override
-        public MemoryAccounting accounting() {
-          return real.accounting();
-        }
-      };
+            @Override
+            public MemoryAccounting accounting() {
+              return real.accounting();
+            }
+          };
     }
 
     @Override
@@ -132,8 +139,8 @@ public final class RefusingTransports {
     }
 
     @Override
-    public CompletableFuture<ByteBuffer> call(PeerAddress peer, String application, int service,
-        ByteBuffer request) {
+    public CompletableFuture<ByteBuffer> call(
+        PeerAddress peer, String application, int service, ByteBuffer request) {
       return t.call(peer, application, service, request);
     }
 

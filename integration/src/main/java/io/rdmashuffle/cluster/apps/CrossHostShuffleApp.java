@@ -25,10 +25,11 @@ import scala.Tuple2;
 /**
  * A Spark application for the cluster harness's tests: waits until {@code executors} executors
  * registered, runs a few shuffles (groupByKey, reduceByKey, sortByKey, join) over data spread on
- * every executor, and writes to {@code OUT}: {@code results.txt} (each case's result in a
- * canonical order, to compare a run on the stock shuffle with one on ours), {@code executors.txt}
- * (executor id and host of every executor that registered or ran a task) and {@code tasks.tsv} (per task of a reduce stage: executor, host,
- * blocks fetched from other executors and from its own host, bytes fetched remotely).
+ * every executor, and writes to {@code OUT}: {@code results.txt} (each case's result in a canonical
+ * order, to compare a run on the stock shuffle with one on ours), {@code executors.txt} (executor
+ * id and host of every executor that registered or ran a task) and {@code tasks.tsv} (per task of a
+ * reduce stage: executor, host, blocks fetched from other executors and from its own host, bytes
+ * fetched remotely).
  *
  * <pre>spark-submit --class io.rdmashuffle.cluster.apps.CrossHostShuffleApp JAR OUT EXECUTORS</pre>
  */
@@ -42,50 +43,90 @@ public final class CrossHostShuffleApp {
     Map<String, String> hosts = new ConcurrentHashMap<>();
     ConcurrentLinkedQueue<String> tasks = new ConcurrentLinkedQueue<>();
     try (JavaSparkContext sc = new JavaSparkContext(new SparkConf())) {
-      sc.sc().addSparkListener(new SparkListener() {
-        @Override
-        public void onExecutorAdded(SparkListenerExecutorAdded e) {
-          hosts.put(e.executorId(), e.executorInfo().executorHost());
-        }
+      sc.sc()
+          .addSparkListener(
+              new SparkListener() {
+                @Override
+                public void onExecutorAdded(SparkListenerExecutorAdded e) {
+                  hosts.put(e.executorId(), e.executorInfo().executorHost());
+                }
 
-        @Override
-        public void onTaskEnd(SparkListenerTaskEnd e) {
-          // executors that registered before this listener was added (on YARN the context
-          // waits for most of them) are known by their tasks
-          hosts.putIfAbsent(e.taskInfo().executorId(), e.taskInfo().host());
-          if (e.taskMetrics() == null) {
-            return;
-          }
-          ShuffleReadMetrics r = e.taskMetrics().shuffleReadMetrics();
-          if (r.totalBlocksFetched() > 0) {
-            tasks.add(e.stageId() + "\t" + e.taskInfo().executorId() + "\t" + e.taskInfo().host()
-                + "\t" + r.remoteBlocksFetched() + "\t" + r.localBlocksFetched() + "\t"
-                + r.remoteBytesRead());
-          }
-        }
-      });
+                @Override
+                public void onTaskEnd(SparkListenerTaskEnd e) {
+                  // executors that registered before this listener was added (on YARN the context
+                  // waits for most of them) are known by their tasks
+                  hosts.putIfAbsent(e.taskInfo().executorId(), e.taskInfo().host());
+                  if (e.taskMetrics() == null) {
+                    return;
+                  }
+                  ShuffleReadMetrics r = e.taskMetrics().shuffleReadMetrics();
+                  if (r.totalBlocksFetched() > 0) {
+                    tasks.add(
+                        e.stageId()
+                            + "\t"
+                            + e.taskInfo().executorId()
+                            + "\t"
+                            + e.taskInfo().host()
+                            + "\t"
+                            + r.remoteBlocksFetched()
+                            + "\t"
+                            + r.localBlocksFetched()
+                            + "\t"
+                            + r.remoteBytesRead());
+                  }
+                }
+              });
       awaitExecutors(sc, executors);
       List<String> results = new ArrayList<>();
       int parts = 2 * executors;
-      add(results, "groupByKey", pairs(sc, 60_000, 2000, parts).groupByKey(parts).map(t -> {
-        List<Long> v = new ArrayList<>();
-        t._2().forEach(v::add);
-        Collections.sort(v);
-        return t._1() + "=" + v;
-      }).collect(), true);
-      add(results, "reduceByKey", pairs(sc, 100_000, 5000, parts).reduceByKey(Long::sum, parts)
-          .map(t -> t._1() + "=" + t._2()).collect(), true);
-      add(results, "sortByKey", pairs(sc, 50_000, 100_000, parts).sortByKey(true, parts).keys()
-          .map(k -> "" + k).collect(), false);
+      add(
+          results,
+          "groupByKey",
+          pairs(sc, 60_000, 2000, parts)
+              .groupByKey(parts)
+              .map(
+                  t -> {
+                    List<Long> v = new ArrayList<>();
+                    t._2().forEach(v::add);
+                    Collections.sort(v);
+                    return t._1() + "=" + v;
+                  })
+              .collect(),
+          true);
+      add(
+          results,
+          "reduceByKey",
+          pairs(sc, 100_000, 5000, parts)
+              .reduceByKey(Long::sum, parts)
+              .map(t -> t._1() + "=" + t._2())
+              .collect(),
+          true);
+      add(
+          results,
+          "sortByKey",
+          pairs(sc, 50_000, 100_000, parts)
+              .sortByKey(true, parts)
+              .keys()
+              .map(k -> "" + k)
+              .collect(),
+          false);
       JavaPairRDD<Integer, Long> left = pairs(sc, 20_000, 3000, parts);
-      JavaPairRDD<Integer, Long> right = pairs(sc, 10_000, 3000, parts)
-          .mapValues(v -> v * 7);
-      add(results, "join", left.join(right, parts)
-          .map(t -> t._1() + "=" + t._2()._1() + "," + t._2()._2()).collect(), true);
+      JavaPairRDD<Integer, Long> right = pairs(sc, 10_000, 3000, parts).mapValues(v -> v * 7);
+      add(
+          results,
+          "join",
+          left.join(right, parts)
+              .map(t -> t._1() + "=" + t._2()._1() + "," + t._2()._2())
+              .collect(),
+          true);
       sc.sc().listenerBus().waitUntilEmpty(60_000);
       Files.write(out.resolve("results.txt"), results);
-      Files.write(out.resolve("executors.txt"), new TreeMap<>(hosts).entrySet().stream()
-          .map(e -> e.getKey() + "\t" + e.getValue()).collect(Collectors.toList()));
+      Files.write(
+          out.resolve("executors.txt"),
+          new TreeMap<>(hosts)
+              .entrySet().stream()
+                  .map(e -> e.getKey() + "\t" + e.getValue())
+                  .collect(Collectors.toList()));
       Files.write(out.resolve("tasks.tsv"), new ArrayList<>(tasks));
       // let every executor's metrics sinks report once more after the last task
       Thread.sleep(2_500);
@@ -96,8 +137,12 @@ public final class CrossHostShuffleApp {
     long deadline = System.currentTimeMillis() + 180_000;
     while (sc.sc().getExecutorIds().size() < n) {
       if (System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException("only " + sc.sc().getExecutorIds().size() + " of " + n
-            + " executors registered within 180 s");
+        throw new IllegalStateException(
+            "only "
+                + sc.sc().getExecutorIds().size()
+                + " of "
+                + n
+                + " executors registered within 180 s");
       }
       Thread.sleep(200);
     }
@@ -116,13 +161,15 @@ public final class CrossHostShuffleApp {
 
   private static JavaPairRDD<Integer, Long> pairs(JavaSparkContext sc, int n, int keys, int maps) {
     List<Integer> seeds = IntStream.range(0, maps).boxed().collect(Collectors.toList());
-    return sc.parallelize(seeds, maps).flatMapToPair(seed -> {
-      Random r = new Random(seed);
-      List<Tuple2<Integer, Long>> out = new ArrayList<>();
-      for (int i = 0; i < n / maps; i++) {
-        out.add(new Tuple2<>(r.nextInt(keys), r.nextLong() % 1_000_000));
-      }
-      return out.iterator();
-    });
+    return sc.parallelize(seeds, maps)
+        .flatMapToPair(
+            seed -> {
+              Random r = new Random(seed);
+              List<Tuple2<Integer, Long>> out = new ArrayList<>();
+              for (int i = 0; i < n / maps; i++) {
+                out.add(new Tuple2<>(r.nextInt(keys), r.nextLong() % 1_000_000));
+              }
+              return out.iterator();
+            });
   }
 }

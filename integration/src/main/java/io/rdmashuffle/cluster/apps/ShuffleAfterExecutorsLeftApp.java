@@ -21,15 +21,17 @@ import scala.Tuple2;
 
 /**
  * A Spark application for dynamic allocation tests: runs a shuffle (reduceByKey) once, waits until
- * dynamic allocation removed every executor (idle), then reads the same shuffle again: Spark
- * skips the map stage (its outputs are still registered, served by the node's shuffle service),
- * and new executors run the reduce stage. Writes to {@code OUT}: {@code first.txt} and {@code
- * second.txt} (each run's result, sorted) and {@code tasks.tsv} (per task: run, stage, kind,
- * executor, host, blocks fetched remotely and locally). With {@code pause}, once the executors are
- * gone it writes {@code OUT/paused} and waits for {@code OUT/resume} before the second run (the
- * test restarts NodeManagers meanwhile).
+ * dynamic allocation removed every executor (idle), then reads the same shuffle again: Spark skips
+ * the map stage (its outputs are still registered, served by the node's shuffle service), and new
+ * executors run the reduce stage. Writes to {@code OUT}: {@code first.txt} and {@code second.txt}
+ * (each run's result, sorted) and {@code tasks.tsv} (per task: run, stage, kind, executor, host,
+ * blocks fetched remotely and locally). With {@code pause}, once the executors are gone it writes
+ * {@code OUT/paused} and waits for {@code OUT/resume} before the second run (the test restarts
+ * NodeManagers meanwhile).
  *
- * <pre>spark-submit --class io.rdmashuffle.cluster.apps.ShuffleAfterExecutorsLeftApp JAR OUT [pause]</pre>
+ * <pre>
+ * spark-submit --class io.rdmashuffle.cluster.apps.ShuffleAfterExecutorsLeftApp JAR OUT [pause]
+ * </pre>
  */
 public final class ShuffleAfterExecutorsLeftApp {
   private ShuffleAfterExecutorsLeftApp() {}
@@ -40,20 +42,33 @@ public final class ShuffleAfterExecutorsLeftApp {
     ConcurrentLinkedQueue<String> tasks = new ConcurrentLinkedQueue<>();
     AtomicInteger run = new AtomicInteger(1);
     try (JavaSparkContext sc = new JavaSparkContext(new SparkConf())) {
-      sc.sc().addSparkListener(new SparkListener() {
-        @Override
-        public void onTaskEnd(SparkListenerTaskEnd e) {
-          ShuffleReadMetrics r = e.taskMetrics() == null ? null
-              : e.taskMetrics().shuffleReadMetrics();
-          tasks.add(run.get() + "\t" + e.stageId() + "\t" + e.taskType() + "\t"
-              + e.taskInfo().executorId() + "\t" + e.taskInfo().host() + "\t"
-              + (r == null ? 0 : r.remoteBlocksFetched()) + "\t"
-              + (r == null ? 0 : r.localBlocksFetched()) + "\t" + e.reason());
-        }
-      });
+      sc.sc()
+          .addSparkListener(
+              new SparkListener() {
+                @Override
+                public void onTaskEnd(SparkListenerTaskEnd e) {
+                  ShuffleReadMetrics r =
+                      e.taskMetrics() == null ? null : e.taskMetrics().shuffleReadMetrics();
+                  tasks.add(
+                      run.get()
+                          + "\t"
+                          + e.stageId()
+                          + "\t"
+                          + e.taskType()
+                          + "\t"
+                          + e.taskInfo().executorId()
+                          + "\t"
+                          + e.taskInfo().host()
+                          + "\t"
+                          + (r == null ? 0 : r.remoteBlocksFetched())
+                          + "\t"
+                          + (r == null ? 0 : r.localBlocksFetched())
+                          + "\t"
+                          + e.reason());
+                }
+              });
       int maps = 6;
-      JavaPairRDD<Integer, Long> sums = pairs(sc, 300_000, 20_000, maps)
-          .reduceByKey(Long::sum, 4);
+      JavaPairRDD<Integer, Long> sums = pairs(sc, 300_000, 20_000, maps).reduceByKey(Long::sum, 4);
       JavaRDD<String> rows = sums.map(t -> t._1() + "=" + t._2());
       List<String> first = sorted(rows.collect());
       sc.sc().listenerBus().waitUntilEmpty(60_000);
@@ -61,8 +76,8 @@ public final class ShuffleAfterExecutorsLeftApp {
       long deadline = System.currentTimeMillis() + 180_000;
       while (!sc.sc().getExecutorIds().isEmpty()) {
         if (System.currentTimeMillis() > deadline) {
-          throw new IllegalStateException("executors still registered after 180 s: "
-              + sc.sc().getExecutorIds());
+          throw new IllegalStateException(
+              "executors still registered after 180 s: " + sc.sc().getExecutorIds());
         }
         Thread.sleep(200);
       }
@@ -95,13 +110,15 @@ public final class ShuffleAfterExecutorsLeftApp {
 
   private static JavaPairRDD<Integer, Long> pairs(JavaSparkContext sc, int n, int keys, int maps) {
     List<Integer> seeds = IntStream.range(0, maps).boxed().collect(Collectors.toList());
-    return sc.parallelize(seeds, maps).flatMapToPair(seed -> {
-      Random r = new Random(seed);
-      List<Tuple2<Integer, Long>> out = new ArrayList<>();
-      for (int i = 0; i < n / maps; i++) {
-        out.add(new Tuple2<>(r.nextInt(keys), r.nextLong() % 1_000_000));
-      }
-      return out.iterator();
-    });
+    return sc.parallelize(seeds, maps)
+        .flatMapToPair(
+            seed -> {
+              Random r = new Random(seed);
+              List<Tuple2<Integer, Long>> out = new ArrayList<>();
+              for (int i = 0; i < n / maps; i++) {
+                out.add(new Tuple2<>(r.nextInt(keys), r.nextLong() % 1_000_000));
+              }
+              return out.iterator();
+            });
   }
 }

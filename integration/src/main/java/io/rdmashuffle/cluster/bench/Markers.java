@@ -7,17 +7,19 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 
 /**
- * The files through which {@link NetworkPathApp} (the driver) and the runner's
- * {@link ServingCpuProbe} meet at the boundaries of the measured job, in the run's output folder:
- * the driver writes {@code <name>} (its content: the application id) and, for a {@link #awaitAck
+ * The files through which {@link NetworkPathApp} (the driver) and the runner's {@link
+ * ServingCpuProbe} meet at the boundaries of the measured job, in the run's output folder: the
+ * driver writes {@code <name>} (its content: the application id) and, for a {@link #awaitAck
  * handshake}, waits for {@code <name>.ack}, which the runner writes once it has sampled the
  * executors. Files appear atomically (written aside, then moved).
  */
 final class Markers {
   /** Executors registered, before the job: the runner samples, then acks. */
   static final String READY = "ready";
+
   /** The reduce stage was submitted (from the listener; no ack, the stage must not wait). */
   static final String REDUCE_STARTED = "reduce-started";
+
   /** The job ended: the runner samples, then acks; the driver stops its context only then. */
   static final String DONE = "done";
 
@@ -56,8 +58,14 @@ final class Markers {
     long deadline = System.nanoTime() + seconds * 1_000_000_000L;
     while (get(name + ".ack") == null) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("no ack of marker " + name + " in " + dir + " within "
-            + seconds + " s: is the runner (NetworkPathBenchmark) sampling this run?");
+        throw new IllegalStateException(
+            "no ack of marker "
+                + name
+                + " in "
+                + dir
+                + " within "
+                + seconds
+                + " s: is the runner (NetworkPathBenchmark) sampling this run?");
       }
       Thread.sleep(20);
     }

@@ -30,7 +30,8 @@ final class Medians {
 
   /** A ratio with two decimals, or {@code n/a}. */
   static String format(double ratio) {
-    return Double.isNaN(ratio) || Double.isInfinite(ratio) ? "n/a"
+    return Double.isNaN(ratio) || Double.isInfinite(ratio)
+        ? "n/a"
         : String.format(java.util.Locale.ROOT, "%.2f", ratio);
   }
 }

@@ -21,9 +21,9 @@ import org.apache.spark.api.java.JavaSparkContext;
  * The network-path benchmark's Spark application: one shuffle of incompressible data. Map tasks
  * generate random records (seeded per map task, so every run shuffles the same bytes), {@code
  * repartition} moves them to the reduce tasks, which count them and sum their CRC32C values (an
- * order-free checksum that the runner compares between the stock shuffle and ours). Waits for
- * its executors, then meets the runner at the job's boundaries ({@link Markers}) so the runner
- * can sample the executors' threads, and writes {@code result.properties} to {@code OUT}.
+ * order-free checksum that the runner compares between the stock shuffle and ours). Waits for its
+ * executors, then meets the runner at the job's boundaries ({@link Markers}) so the runner can
+ * sample the executors' threads, and writes {@code result.properties} to {@code OUT}.
  *
  * <pre>spark-submit --class io.rdmashuffle.cluster.bench.NetworkPathApp JAR OUT EXECUTORS
  *     BYTES RECORD_BYTES MAP_TASKS REDUCE_TASKS</pre>
@@ -52,12 +52,12 @@ public final class NetworkPathApp {
       markers.awaitAck(Markers.READY, ACK_SECONDS);
 
       long t0 = System.nanoTime();
-      List<long[]> parts = sc.parallelize(IntStream.range(0, maps).boxed()
-              .collect(Collectors.toList()), maps)
-          .flatMap(seed -> new RandomRecords(seed, recordsPerMap, recordBytes))
-          .repartition(reduces)
-          .mapPartitions(NetworkPathApp::digest)
-          .collect();
+      List<long[]> parts =
+          sc.parallelize(IntStream.range(0, maps).boxed().collect(Collectors.toList()), maps)
+              .flatMap(seed -> new RandomRecords(seed, recordsPerMap, recordBytes))
+              .repartition(reduces)
+              .mapPartitions(NetworkPathApp::digest)
+              .collect();
       long jobMillis = (System.nanoTime() - t0) / 1_000_000;
       sc.sc().listenerBus().waitUntilEmpty(60_000);
       markers.put(Markers.DONE, sc.sc().applicationId());
@@ -90,8 +90,9 @@ public final class NetworkPathApp {
     return List.of(new long[] {n, b, s}).iterator();
   }
 
-  private static void write(Path file, String appId, long jobMillis, long[] sum,
-      ReduceStageListener l) throws IOException {
+  private static void write(
+      Path file, String appId, long jobMillis, long[] sum, ReduceStageListener l)
+      throws IOException {
     Properties p = new Properties();
     synchronized (l) {
       p.setProperty("appId", appId);
@@ -119,14 +120,20 @@ public final class NetworkPathApp {
     long deadline = System.currentTimeMillis() + 180_000;
     while (sc.sc().getExecutorIds().size() < n) {
       if (System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException("only " + sc.sc().getExecutorIds().size() + " of " + n
-            + " executors registered within 180 s");
+        throw new IllegalStateException(
+            "only "
+                + sc.sc().getExecutorIds().size()
+                + " of "
+                + n
+                + " executors registered within 180 s");
       }
       Thread.sleep(200);
     }
   }
 
-  /** {@code count} records of {@code size} random bytes, from a generator seeded with {@code seed}. */
+  /**
+   * {@code count} records of {@code size} random bytes, from a generator seeded with {@code seed}.
+   */
   static final class RandomRecords implements Iterator<byte[]> {
     private final SplittableRandom random;
     private final int size;

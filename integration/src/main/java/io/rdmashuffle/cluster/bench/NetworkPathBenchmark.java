@@ -13,17 +13,17 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The network-path benchmark: the stock shuffle against rdma-shuffle's {@code tcp} transport on
- * the cluster harness, where every executor is a host of its own and blocks cross a link. For
- * each link setting (a {@code tbf} rate per host link, or none) it starts a Spark standalone
- * cluster once and runs {@link NetworkPathApp} in rounds, both sides per round, alternating which
- * goes first. Per run: job and reduce-stage time, the reduce tasks' fetch-wait share, bytes
- * served, and the serving threads' CPU per GB served, sampled from {@code /proc} by a
- * {@link ServingCpuProbe} at the job's boundaries. Fails when a run fails or when the two sides'
- * results differ. Writes a markdown report ({@link NetworkPathReport}). Needs root.
+ * The network-path benchmark: the stock shuffle against rdma-shuffle's {@code tcp} transport on the
+ * cluster harness, where every executor is a host of its own and blocks cross a link. For each link
+ * setting (a {@code tbf} rate per host link, or none) it starts a Spark standalone cluster once and
+ * runs {@link NetworkPathApp} in rounds, both sides per round, alternating which goes first. Per
+ * run: job and reduce-stage time, the reduce tasks' fetch-wait share, bytes served, and the serving
+ * threads' CPU per GB served, sampled from {@code /proc} by a {@link ServingCpuProbe} at the job's
+ * boundaries. Fails when a run fails or when the two sides' results differ. Writes a markdown
+ * report ({@link NetworkPathReport}). Needs root.
  *
- * <p>Run through {@code integration/bin/bench-network-path}, which sets the harness's
- * {@code cluster.*} system properties.
+ * <p>Run through {@code integration/bin/bench-network-path}, which sets the harness's {@code
+ * cluster.*} system properties.
  */
 public final class NetworkPathBenchmark {
   static final String CLUSTER_NAME = "network-path";
@@ -57,15 +57,21 @@ public final class NetworkPathBenchmark {
     String digest = checkEqual(settings);
     double minutes = (System.nanoTime() - t0) / 60e9;
     Files.createDirectories(o.out().toAbsolutePath().getParent());
-    Files.writeString(o.out(), new NetworkPathReport(o, settings, digest, loadAtStart,
-        loadAverage(), minutes).markdown());
+    Files.writeString(
+        o.out(),
+        new NetworkPathReport(o, settings, digest, loadAtStart, loadAverage(), minutes).markdown());
     System.out.println("results: " + o.out());
   }
 
   private static Setting runSetting(NetworkPathOptions o, ClusterPaths paths, Rate rate)
       throws IOException, InterruptedException {
-    ClusterSpec spec = ClusterSpec.builder(CLUSTER_NAME).hosts(o.hosts()).spark()
-        .workers(2, "2g").rate(rate).build();
+    ClusterSpec spec =
+        ClusterSpec.builder(CLUSTER_NAME)
+            .hosts(o.hosts())
+            .spark()
+            .workers(2, "2g")
+            .rate(rate)
+            .build();
     String load = loadAverage();
     List<RunResult> runs = new ArrayList<>();
     try (Cluster c = startWhenFree(spec, paths, o.waitClusterSeconds())) {
@@ -74,11 +80,20 @@ public final class NetworkPathBenchmark {
         List<String> order = round % 2 == 1 ? List.of("stock", "ours") : List.of("ours", "stock");
         for (String side : order) {
           RunResult r = runOne(c, o, rate, side, round);
-          System.out.printf(Locale.ROOT, "%s round %d %-5s job %.1f s, reduce stage %.1f s,"
+          System.out.printf(
+              Locale.ROOT,
+              "%s round %d %-5s job %.1f s, reduce stage %.1f s,"
                   + " fetch wait %.1f %%, served %.3f GB, serving CPU %.2f s (%.3f s/GB, sched %.3f s/GB) %s%n",
-              NetworkPathOptions.label(rate), round, side, r.jobSeconds(),
-              r.reduceStageSeconds(), 100 * r.fetchWaitShare(), r.remoteBytes() / 1e9,
-              r.servingCpuSeconds(), r.servingCpuPerGb(), r.servingSchedCpuPerGb(),
+              NetworkPathOptions.label(rate),
+              round,
+              side,
+              r.jobSeconds(),
+              r.reduceStageSeconds(),
+              100 * r.fetchWaitShare(),
+              r.remoteBytes() / 1e9,
+              r.servingCpuSeconds(),
+              r.servingCpuPerGb(),
+              r.servingSchedCpuPerGb(),
               r.servingByPrefix());
           runs.add(r);
         }
@@ -87,21 +102,28 @@ public final class NetworkPathBenchmark {
     }
   }
 
-  private static RunResult runOne(Cluster c, NetworkPathOptions o, Rate rate, String side,
-      int round) throws IOException, InterruptedException {
-    String name = "np-" + (rate == null ? "unlimited" : rate.toString()) + "-r" + round + "-"
-        + side;
+  private static RunResult runOne(
+      Cluster c, NetworkPathOptions o, Rate rate, String side, int round)
+      throws IOException, InterruptedException {
+    String name =
+        "np-" + (rate == null ? "unlimited" : rate.toString()) + "-r" + round + "-" + side;
     Path dir = c.shared().resolve(name);
     Files.createDirectories(dir);
-    SparkApplication app = c.spark().application(name, NetworkPathApp.class.getName())
-        .conf("spark.executor.memory", "1g")
-        .conf("spark.ui.enabled", "false")
-        // random bytes do not compress: compressing them would only spend CPU
-        .conf("spark.shuffle.compress", "false")
-        .conf("spark.shuffle.spill.compress", "false")
-        .args(dir.toString(), Integer.toString(o.hosts()), Long.toString(o.bytes()),
-            Integer.toString(o.recordBytes()), Integer.toString(o.maps()),
-            Integer.toString(o.reduces()));
+    SparkApplication app =
+        c.spark()
+            .application(name, NetworkPathApp.class.getName())
+            .conf("spark.executor.memory", "1g")
+            .conf("spark.ui.enabled", "false")
+            // random bytes do not compress: compressing them would only spend CPU
+            .conf("spark.shuffle.compress", "false")
+            .conf("spark.shuffle.spill.compress", "false")
+            .args(
+                dir.toString(),
+                Integer.toString(o.hosts()),
+                Long.toString(o.bytes()),
+                Integer.toString(o.recordBytes()),
+                Integer.toString(o.maps()),
+                Integer.toString(o.reduces()));
     if (side.equals("ours")) {
       app.withRdmaShuffle().conf("spark.shuffle.rdma.transport", "tcp");
     }
@@ -114,17 +136,22 @@ public final class NetworkPathBenchmark {
     probe.stop();
     t.join(10_000);
     if (!out.ok()) {
-      throw new IllegalStateException(name + " failed (exit " + out.exitCode() + "), log "
-          + out.log() + ":\n" + out.tail());
+      throw new IllegalStateException(
+          name + " failed (exit " + out.exitCode() + "), log " + out.log() + ":\n" + out.tail());
     }
     if (probe.error() != null) {
       throw new IllegalStateException(name + ": " + probe.error());
     }
-    RunResult r = RunResult.read(side, round, dir.resolve(NetworkPathApp.RESULT), probe.result(),
-        out.seconds(), load);
+    RunResult r =
+        RunResult.read(
+            side, round, dir.resolve(NetworkPathApp.RESULT), probe.result(), out.seconds(), load);
     if (r.records() != o.recordsPerMap() * o.maps()) {
-      throw new IllegalStateException(name + ": the reduce tasks counted " + r.records()
-          + " records, the map tasks wrote " + o.recordsPerMap() * o.maps());
+      throw new IllegalStateException(
+          name
+              + ": the reduce tasks counted "
+              + r.records()
+              + " records, the map tasks wrote "
+              + o.recordsPerMap() * o.maps());
     }
     return r;
   }
@@ -137,9 +164,17 @@ public final class NetworkPathBenchmark {
         if (first == null) {
           first = r.digest();
         } else if (!first.equals(r.digest())) {
-          throw new IllegalStateException("results differ: " + r.side() + " round " + r.round()
-              + " at " + NetworkPathOptions.label(s.rate()) + " returned " + r.digest()
-              + ", the first run " + first);
+          throw new IllegalStateException(
+              "results differ: "
+                  + r.side()
+                  + " round "
+                  + r.round()
+                  + " at "
+                  + NetworkPathOptions.label(s.rate())
+                  + " returned "
+                  + r.digest()
+                  + ", the first run "
+                  + first);
         }
       }
     }
@@ -154,7 +189,8 @@ public final class NetworkPathBenchmark {
       try {
         return Cluster.start(spec, paths);
       } catch (IllegalStateException e) {
-        if (e.getMessage() == null || !e.getMessage().contains(BUSY)
+        if (e.getMessage() == null
+            || !e.getMessage().contains(BUSY)
             || System.nanoTime() > deadline) {
           throw e;
         }

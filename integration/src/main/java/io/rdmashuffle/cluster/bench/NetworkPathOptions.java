@@ -21,10 +21,20 @@ import java.util.Locale;
  * @param waitClusterSeconds how long to wait while another harness cluster runs here
  * @param out the markdown result file
  */
-record NetworkPathOptions(int hosts, List<Rate> rates, int rounds, long bytes, int recordBytes,
-    int maps, int reduces, long timeoutSeconds, long waitClusterSeconds, Path out) {
+record NetworkPathOptions(
+    int hosts,
+    List<Rate> rates,
+    int rounds,
+    long bytes,
+    int recordBytes,
+    int maps,
+    int reduces,
+    long timeoutSeconds,
+    long waitClusterSeconds,
+    Path out) {
 
-  static final String USAGE = """
+  static final String USAGE =
+      """
       usage: bench-network-path [--hosts 2] [--rates 150mbit,none] [--rounds 5] [--bytes 768m]
                                 [--record 32k] [--maps 8] [--reduces 8] [--timeout 300]
                                 [--wait-cluster 1200] [--out FILE]""";
@@ -65,13 +75,19 @@ record NetworkPathOptions(int hosts, List<Rate> rates, int rounds, long bytes, i
         default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
       }
     }
-    if (hosts < 2 || rounds < 1 || maps < 1 || reduces < 1 || record < 8
+    if (hosts < 2
+        || rounds < 1
+        || maps < 1
+        || reduces < 1
+        || record < 8
         || bytes / maps / record < 1) {
-      throw new IllegalArgumentException("need at least 2 hosts, 1 round, 1 map and reduce task"
-          + " and one record of at least 8 bytes per map task\n" + USAGE);
+      throw new IllegalArgumentException(
+          "need at least 2 hosts, 1 round, 1 map and reduce task"
+              + " and one record of at least 8 bytes per map task\n"
+              + USAGE);
     }
-    return new NetworkPathOptions(hosts, rates, rounds, bytes, record, maps, reduces, timeout,
-        waitCluster, out);
+    return new NetworkPathOptions(
+        hosts, rates, rounds, bytes, record, maps, reduces, timeout, waitCluster, out);
   }
 
   /** {@code 300mbit,none}: {@code none} is an unlimited link. */
@@ -86,12 +102,13 @@ record NetworkPathOptions(int hosts, List<Rate> rates, int rounds, long bytes, i
   /** {@code 768m}, {@code 32k}, {@code 1g} (binary units) or a plain number of bytes. */
   static long size(String text) {
     String t = text.trim().toLowerCase(Locale.ROOT);
-    long unit = switch (t.isEmpty() ? ' ' : t.charAt(t.length() - 1)) {
-      case 'k' -> 1L << 10;
-      case 'm' -> 1L << 20;
-      case 'g' -> 1L << 30;
-      default -> 1;
-    };
+    long unit =
+        switch (t.isEmpty() ? ' ' : t.charAt(t.length() - 1)) {
+          case 'k' -> 1L << 10;
+          case 'm' -> 1L << 20;
+          case 'g' -> 1L << 30;
+          default -> 1;
+        };
     String n = unit == 1 ? t : t.substring(0, t.length() - 1);
     if (!n.matches("\\d+")) {
       throw new IllegalArgumentException("size=" + text + ": a number and k, m or g");

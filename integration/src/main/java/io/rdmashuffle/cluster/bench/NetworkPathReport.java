@@ -16,8 +16,13 @@ final class NetworkPathReport {
   private final double minutes;
   private final StringBuilder md = new StringBuilder();
 
-  NetworkPathReport(NetworkPathOptions o, List<Setting> settings, String digest,
-      String loadAtStart, String loadAtEnd, double minutes) {
+  NetworkPathReport(
+      NetworkPathOptions o,
+      List<Setting> settings,
+      String digest,
+      String loadAtStart,
+      String loadAtEnd,
+      double minutes) {
     this.o = o;
     this.settings = settings;
     this.digest = digest;
@@ -33,9 +38,10 @@ final class NetworkPathReport {
   String markdown() {
     line("# Network-path benchmark: stock shuffle vs rdma-shuffle (tcp) across hosts");
     line("");
-    line("`integration/bin/bench-network-path --hosts %d --rates %s --rounds %d --bytes %d"
-        + " --record %d --maps %d --reduces %d` (%.1f min in all)", o.hosts(), rates(),
-        o.rounds(), o.bytes(), o.recordBytes(), o.maps(), o.reduces(), minutes);
+    line(
+        "`integration/bin/bench-network-path --hosts %d --rates %s --rounds %d --bytes %d"
+            + " --record %d --maps %d --reduces %d` (%.1f min in all)",
+        o.hosts(), rates(), o.rounds(), o.bytes(), o.recordBytes(), o.maps(), o.reduces(), minutes);
     line("");
     line("## Machine");
     line("");
@@ -45,11 +51,12 @@ final class NetworkPathReport {
     line("load average (1, 5, 15 min): %s at the start, %s at the end", loadAtStart, loadAtEnd);
     line("```");
     line("");
-    line("The machine is shared with other sessions' builds and tests: the load average above and"
-        + " per run below says how much. Absolute times mean little; compare the sides within a"
-        + " round. **verbs was not measured**: there is no RDMA device on this host (Soft-RoCE"
-        + " runs only in a QEMU guest, which this benchmark does not use), so \"ours\" is the"
-        + " `tcp` transport throughout.");
+    line(
+        "The machine is shared with other sessions' builds and tests: the load average above and"
+            + " per run below says how much. Absolute times mean little; compare the sides within a"
+            + " round. **verbs was not measured**: there is no RDMA device on this host (Soft-RoCE"
+            + " runs only in a QEMU guest, which this benchmark does not use), so \"ours\" is the"
+            + " `tcp` transport throughout.");
     line("");
     settingsSection();
     summary();
@@ -58,33 +65,41 @@ final class NetworkPathReport {
     }
     line("## Results check");
     line("");
-    line("Every run of both sides and both settings returned the same %s (the runner fails"
-        + " otherwise), and the count equals what the map tasks generated.", digest);
+    line(
+        "Every run of both sides and both settings returned the same %s (the runner fails"
+            + " otherwise), and the count equals what the map tasks generated.",
+        digest);
     return md.toString();
   }
 
   private String rates() {
-    return String.join(",", settings.stream()
-        .map(s -> s.rate() == null ? "none" : s.rate().toString()).toList());
+    return String.join(
+        ",", settings.stream().map(s -> s.rate() == null ? "none" : s.rate().toString()).toList());
   }
 
   private void settingsSection() {
     line("## Settings");
     line("");
-    line("* Cluster harness: %d hosts (network namespaces on a bridge, 198.18.100.0/24), Spark"
-        + " standalone: a Master, a Worker per host (2 cores, 2g), one executor per Worker (2"
-        + " cores, 1g); the driver in the root namespace. A fresh cluster per link setting.",
+    line(
+        "* Cluster harness: %d hosts (network namespaces on a bridge, 198.18.100.0/24), Spark"
+            + " standalone: a Master, a Worker per host (2 cores, 2g), one executor per Worker (2"
+            + " cores, 1g); the driver in the root namespace. A fresh cluster per link setting.",
         o.hosts());
-    line("* Application: `NetworkPathApp`, %d map tasks generate %.0f MiB of random (incompressible)"
-        + " %d-byte records, `repartition(%d)`, the reduce tasks count them and sum their CRC32C;"
-        + " `spark.shuffle.compress=false`, Java serializer.", o.maps(),
-        o.shuffledBytes() / 1048576.0, o.recordBytes(), o.reduces());
-    line("* stock: Spark's sort shuffle, blocks served by Netty (`NettyBlockTransferService`)."
-        + " ours: `withRdmaShuffle()` + `spark.shuffle.rdma.transport=tcp`.");
-    line("* Rounds: %d per setting, both sides per round, alternating which runs first"
-        + " (stock, ours | ours, stock | ...).", o.rounds());
+    line(
+        "* Application: `NetworkPathApp`, %d map tasks generate %.0f MiB of random (incompressible)"
+            + " %d-byte records, `repartition(%d)`, the reduce tasks count them and sum their CRC32C;"
+            + " `spark.shuffle.compress=false`, Java serializer.",
+        o.maps(), o.shuffledBytes() / 1048576.0, o.recordBytes(), o.reduces());
+    line(
+        "* stock: Spark's sort shuffle, blocks served by Netty (`NettyBlockTransferService`)."
+            + " ours: `withRdmaShuffle()` + `spark.shuffle.rdma.transport=tcp`.");
+    line(
+        "* Rounds: %d per setting, both sides per round, alternating which runs first"
+            + " (stock, ours | ours, stock | ...).",
+        o.rounds());
     for (Setting s : settings) {
-      line("* %s: tc `%s`; load average at the cluster's start %s.",
+      line(
+          "* %s: tc `%s`; load average at the cluster's start %s.",
           NetworkPathOptions.label(s.rate()), s.qdisc(), s.loadAtStart());
     }
     line("");
@@ -92,26 +107,31 @@ final class NetworkPathReport {
     line("");
     line("* job: the shuffle job's wall time in the driver (map and reduce stage).");
     line("* reduce stage: submission to completion of the reduce stage (SparkListener).");
-    line("* fetch wait: the reduce tasks' `ShuffleReadMetrics.fetchWaitTime` over their summed"
-        + " run time.");
-    line("* served: `remoteBytesRead` of the reduce tasks (every remote byte was served by another"
-        + " executor).");
-    line("* serving CPU: utime+stime from `/proc/<executor>/task/*/stat` of the threads that serve"
-        + " blocks, summed over all executors, between two samples the runner takes when the"
-        + " driver says the job starts and when it ended (the driver waits for the sample both"
-        + " times). Serving threads by name (`comm`, 15 bytes): Spark's `shuffle-server-*`"
-        + " (TransportServer's Netty event loops) and `shuffle-chunk-fetch-handler`; ours"
-        + " `rdma-io-*` (the connection server's I/O threads: tcp READs and the process's calls),"
-        + " `rdma-accept-*`, `rdma-call-*` (locate). Both sets are counted on both sides. Serving"
-        + " threads have nothing to serve before the reduce stage: the column \"before reduce\""
-        + " shows their ticks between the job's start and the reduce stage's submission. The"
-        + " resolution is 10 ms per thread, so the same threads' nanoseconds on a CPU from"
-        + " `/proc/<executor>/task/*/schedstat` are given beside it (\"sched\").");
-    line("* serving CPU/GB: serving CPU seconds per 10^9 bytes served. Work the kernel does for"
-        + " a send outside the sending thread (softirq, the tbf queue's timer) is not in it, on"
-        + " either side.");
-    line("* link floor: bytes each host sends (served bytes / hosts) at the link rate, the reduce"
-        + " stage's lower bound when the link is the bottleneck.");
+    line(
+        "* fetch wait: the reduce tasks' `ShuffleReadMetrics.fetchWaitTime` over their summed"
+            + " run time.");
+    line(
+        "* served: `remoteBytesRead` of the reduce tasks (every remote byte was served by another"
+            + " executor).");
+    line(
+        "* serving CPU: utime+stime from `/proc/<executor>/task/*/stat` of the threads that serve"
+            + " blocks, summed over all executors, between two samples the runner takes when the"
+            + " driver says the job starts and when it ended (the driver waits for the sample both"
+            + " times). Serving threads by name (`comm`, 15 bytes): Spark's `shuffle-server-*`"
+            + " (TransportServer's Netty event loops) and `shuffle-chunk-fetch-handler`; ours"
+            + " `rdma-io-*` (the connection server's I/O threads: tcp READs and the process's calls),"
+            + " `rdma-accept-*`, `rdma-call-*` (locate). Both sets are counted on both sides. Serving"
+            + " threads have nothing to serve before the reduce stage: the column \"before reduce\""
+            + " shows their ticks between the job's start and the reduce stage's submission. The"
+            + " resolution is 10 ms per thread, so the same threads' nanoseconds on a CPU from"
+            + " `/proc/<executor>/task/*/schedstat` are given beside it (\"sched\").");
+    line(
+        "* serving CPU/GB: serving CPU seconds per 10^9 bytes served. Work the kernel does for"
+            + " a send outside the sending thread (softirq, the tbf queue's timer) is not in it, on"
+            + " either side.");
+    line(
+        "* link floor: bytes each host sends (served bytes / hosts) at the link rate, the reduce"
+            + " stage's lower bound when the link is the bottleneck.");
     line("");
   }
 
@@ -135,30 +155,54 @@ final class NetworkPathReport {
     line("");
   }
 
-  private void row(Setting s, String label, String metric, ToDoubleFunction<RunResult> f,
-      String number) {
+  private void row(
+      Setting s, String label, String metric, ToDoubleFunction<RunResult> f, String number) {
     double stock = Medians.median(s.side("stock"), f);
     double ours = Medians.median(s.side("ours"), f);
-    line("| %s | %s | " + number + " | " + number + " | %s |", label, metric, stock, ours,
+    line(
+        "| %s | %s | " + number + " | " + number + " | %s |",
+        label,
+        metric,
+        stock,
+        ours,
         Medians.format(Medians.ratio(ours, stock)));
   }
 
   private void rounds(Setting s) {
     line("## Runs: %s", NetworkPathOptions.label(s.rate()));
     line("");
-    line("| round | side | job (s) | reduce stage (s) | link floor (s) | fetch wait | served (GB)"
-        + " | serving CPU (s) | s/GB | sched s/GB | by thread (ticks) | before reduce (ticks)"
-        + " | executors' CPU (s) | load |");
-    line("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"
-        + " --- |");
+    line(
+        "| round | side | job (s) | reduce stage (s) | link floor (s) | fetch wait | served (GB)"
+            + " | serving CPU (s) | s/GB | sched s/GB | by thread (ticks) | before reduce (ticks)"
+            + " | executors' CPU (s) | load |");
+    line(
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"
+            + " --- |");
     for (RunResult r : s.runs()) {
-      String floor = s.rate() == null ? "-" : String.format(Locale.ROOT, "%.1f",
-          r.remoteBytes() / (double) o.hosts() * 8 / s.rate().bitsPerSecond());
-      line("| %d | %s | %.1f | %.1f | %s | %.1f %% | %.3f | %.2f | %.3f | %.3f | %s | %d | %.1f"
-          + " | %s |", r.round(), r.side(), r.jobSeconds(), r.reduceStageSeconds(), floor,
-          100 * r.fetchWaitShare(), r.remoteBytes() / 1e9, r.servingCpuSeconds(),
-          r.servingCpuPerGb(), r.servingSchedCpuPerGb(), r.servingByPrefix().toString().replace("|", "/"),
-          r.cpu().servingTicksBeforeReduce(), r.executorCpuSeconds(), r.load());
+      String floor =
+          s.rate() == null
+              ? "-"
+              : String.format(
+                  Locale.ROOT,
+                  "%.1f",
+                  r.remoteBytes() / (double) o.hosts() * 8 / s.rate().bitsPerSecond());
+      line(
+          "| %d | %s | %.1f | %.1f | %s | %.1f %% | %.3f | %.2f | %.3f | %.3f | %s | %d | %.1f"
+              + " | %s |",
+          r.round(),
+          r.side(),
+          r.jobSeconds(),
+          r.reduceStageSeconds(),
+          floor,
+          100 * r.fetchWaitShare(),
+          r.remoteBytes() / 1e9,
+          r.servingCpuSeconds(),
+          r.servingCpuPerGb(),
+          r.servingSchedCpuPerGb(),
+          r.servingByPrefix().toString().replace("|", "/"),
+          r.cpu().servingTicksBeforeReduce(),
+          r.executorCpuSeconds(),
+          r.load());
     }
     line("");
   }

@@ -13,11 +13,11 @@ import org.apache.spark.scheduler.StageInfo;
 
 /**
  * What {@link NetworkPathApp} measures of its one shuffle, on the driver: the reduce stage (the
- * stage with a parent) from its submission to its completion, and the sums over its tasks of
- * their run time, the time they waited for blocks ({@link ShuffleReadMetrics#fetchWaitTime}) and
- * the bytes they read from other executors and from their own. Tells the runner when the reduce
- * stage was submitted ({@link Markers#REDUCE_STARTED}). Fields are guarded by the instance: the
- * listener bus writes, the driver's main thread reads after {@code waitUntilEmpty}.
+ * stage with a parent) from its submission to its completion, and the sums over its tasks of their
+ * run time, the time they waited for blocks ({@link ShuffleReadMetrics#fetchWaitTime}) and the
+ * bytes they read from other executors and from their own. Tells the runner when the reduce stage
+ * was submitted ({@link Markers#REDUCE_STARTED}). Fields are guarded by the instance: the listener
+ * bus writes, the driver's main thread reads after {@code waitUntilEmpty}.
  */
 final class ReduceStageListener extends SparkListener {
   private final Markers markers;

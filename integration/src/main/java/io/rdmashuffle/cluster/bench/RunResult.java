@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * One run of {@link NetworkPathApp} as the runner records it: what the application measured
- * ({@code result.properties}) and what the runner sampled of its executors' threads.
+ * One run of {@link NetworkPathApp} as the runner records it: what the application measured ({@code
+ * result.properties}) and what the runner sampled of its executors' threads.
  *
  * @param side {@code stock} or {@code ours}
  * @param round 1-based round of its setting
@@ -27,12 +27,29 @@ import java.util.Properties;
  * @param executors executor id to host, as the driver saw them
  * @param load the machine's load average (1, 5, 15 min) when the run started
  */
-record RunResult(String side, int round, long jobMillis, long reduceStageMillis,
-    long reduceRunMillis, long fetchWaitMillis, long remoteBytes, long records, long bytes,
-    String checksum, ServingCpuProbe.Sampled cpu, double appSeconds, String executors, String load) {
+record RunResult(
+    String side,
+    int round,
+    long jobMillis,
+    long reduceStageMillis,
+    long reduceRunMillis,
+    long fetchWaitMillis,
+    long remoteBytes,
+    long records,
+    long bytes,
+    String checksum,
+    ServingCpuProbe.Sampled cpu,
+    double appSeconds,
+    String executors,
+    String load) {
 
-  static RunResult read(String side, int round, Path resultFile, ServingCpuProbe.Sampled cpu,
-      double appSeconds, String load) {
+  static RunResult read(
+      String side,
+      int round,
+      Path resultFile,
+      ServingCpuProbe.Sampled cpu,
+      double appSeconds,
+      String load) {
     Properties p = new Properties();
     try (Reader r = Files.newBufferedReader(resultFile)) {
       p.load(r);
@@ -41,13 +58,29 @@ record RunResult(String side, int round, long jobMillis, long reduceStageMillis,
     }
     long failed = Long.parseLong(p.getProperty("failedReduceTasks"));
     if (failed != 0) {
-      throw new IllegalStateException(side + " round " + round + ": " + failed
-          + " reduce tasks failed; the run does not measure a clean shuffle");
+      throw new IllegalStateException(
+          side
+              + " round "
+              + round
+              + ": "
+              + failed
+              + " reduce tasks failed; the run does not measure a clean shuffle");
     }
-    return new RunResult(side, round, num(p, "jobMillis"), num(p, "reduceStageMillis"),
-        num(p, "reduceRunMillis"), num(p, "fetchWaitMillis"), num(p, "remoteBytes"),
-        num(p, "records"), num(p, "bytes"), p.getProperty("checksum"), cpu, appSeconds,
-        p.getProperty("executors"), load);
+    return new RunResult(
+        side,
+        round,
+        num(p, "jobMillis"),
+        num(p, "reduceStageMillis"),
+        num(p, "reduceRunMillis"),
+        num(p, "fetchWaitMillis"),
+        num(p, "remoteBytes"),
+        num(p, "records"),
+        num(p, "bytes"),
+        p.getProperty("checksum"),
+        cpu,
+        appSeconds,
+        p.getProperty("executors"),
+        load);
   }
 
   private static long num(Properties p, String key) {
@@ -82,7 +115,8 @@ record RunResult(String side, int round, long jobMillis, long reduceStageMillis,
 
   /** Serving threads' CPU seconds per GB served, from schedstat; NaN without. */
   double servingSchedCpuPerGb() {
-    return cpu.servingNanos() < 0 || remoteBytes == 0 ? Double.NaN
+    return cpu.servingNanos() < 0 || remoteBytes == 0
+        ? Double.NaN
         : cpu.servingNanos() / 1e9 / (remoteBytes / 1e9);
   }
 

@@ -12,13 +12,13 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The runner's side of one run: polls the run's {@link Markers} and samples the CPU time of
- * every thread of the application's executors ({@link ThreadCpu}) when the driver says the job is
- * about to start ({@link Markers#READY}, acked after the sample), when the reduce stage was
- * submitted ({@link Markers#REDUCE_STARTED}) and when the job ended ({@link Markers#DONE}, acked
- * after the sample). The executors are this machine's processes (network namespaces share the
- * process table), found by their command line: {@code CoarseGrainedExecutorBackend ... --app-id
- * <the id the driver wrote>}.
+ * The runner's side of one run: polls the run's {@link Markers} and samples the CPU time of every
+ * thread of the application's executors ({@link ThreadCpu}) when the driver says the job is about
+ * to start ({@link Markers#READY}, acked after the sample), when the reduce stage was submitted
+ * ({@link Markers#REDUCE_STARTED}) and when the job ended ({@link Markers#DONE}, acked after the
+ * sample). The executors are this machine's processes (network namespaces share the process table),
+ * found by their command line: {@code CoarseGrainedExecutorBackend ... --app-id <the id the driver
+ * wrote>}.
  */
 final class ServingCpuProbe implements Runnable {
   private static final String EXECUTOR_CLASS = "CoarseGrainedExecutorBackend";
@@ -41,8 +41,12 @@ final class ServingCpuProbe implements Runnable {
    * threads' nanoseconds on a CPU over the job from schedstat (-1 without); the executors' whole
    * CPU over the job.
    */
-  record Sampled(List<Long> pids, Map<String, Long> servingTicks, long servingTicksBeforeReduce,
-      long servingNanos, long executorTicks) {
+  record Sampled(
+      List<Long> pids,
+      Map<String, Long> servingTicks,
+      long servingTicksBeforeReduce,
+      long servingNanos,
+      long executorTicks) {
     long servingTotal() {
       return servingTicks.values().stream().mapToLong(Long::longValue).sum();
     }
@@ -62,8 +66,15 @@ final class ServingCpuProbe implements Runnable {
       }
       pids = executorPids(ready);
       if (pids.size() != executors) {
-        error = "found " + pids.size() + " executor processes of " + ready + ", expected "
-            + executors + ": " + pids;
+        error =
+            "found "
+                + pids.size()
+                + " executor processes of "
+                + ready
+                + ", expected "
+                + executors
+                + ": "
+                + pids;
         markers.ack(Markers.READY); // let the driver go on; the run is reported as failed
         return;
       }
@@ -118,11 +129,17 @@ final class ServingCpuProbe implements Runnable {
       ThreadCpu.servingTicks(before.get(i), after.get(i))
           .forEach((k, v) -> serving.merge(k, v, Long::sum));
       if (!mid.isEmpty()) {
-        beforeReduce += ThreadCpu.servingTicks(before.get(i), mid.get(i)).values().stream()
-            .mapToLong(Long::longValue).sum();
+        beforeReduce +=
+            ThreadCpu.servingTicks(before.get(i), mid.get(i)).values().stream()
+                .mapToLong(Long::longValue)
+                .sum();
       }
     }
-    return new Sampled(pids, serving, mid.isEmpty() ? -1 : beforeReduce, nanos,
+    return new Sampled(
+        pids,
+        serving,
+        mid.isEmpty() ? -1 : beforeReduce,
+        nanos,
         processTicksAfter - processTicksBefore);
   }
 
@@ -147,13 +164,15 @@ final class ServingCpuProbe implements Runnable {
       for (Path p : ds) {
         String cmd;
         try {
-          cmd = new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8)
-              .replace('\0', ' ');
+          cmd =
+              new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8)
+                  .replace('\0', ' ');
         } catch (IOException ended) {
           continue;
         }
         // the JVM itself, not a wrapper that would name the same arguments
-        if (cmd.split(" ", 2)[0].endsWith("/java") && cmd.contains(EXECUTOR_CLASS)
+        if (cmd.split(" ", 2)[0].endsWith("/java")
+            && cmd.contains(EXECUTOR_CLASS)
             && cmd.contains(" --app-id " + appId + " ")) {
           found.add(Long.parseLong(p.getFileName().toString()));
         }

@@ -11,27 +11,27 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * CPU time of a process's threads from {@code /proc/<pid>/task/<tid>/stat}: user plus system
- * time in clock ticks, by thread, with the thread's name as the kernel keeps it ({@code comm}: the
- * first 15 bytes of the Java thread name), and the nanoseconds it ran from
- * {@code /proc/<pid>/task/<tid>/schedstat} (the scheduler's own count, finer than ticks). And
- * which threads serve shuffle blocks.
+ * CPU time of a process's threads from {@code /proc/<pid>/task/<tid>/stat}: user plus system time
+ * in clock ticks, by thread, with the thread's name as the kernel keeps it ({@code comm}: the first
+ * 15 bytes of the Java thread name), and the nanoseconds it ran from {@code
+ * /proc/<pid>/task/<tid>/schedstat} (the scheduler's own count, finer than ticks). And which
+ * threads serve shuffle blocks.
  */
 final class ThreadCpu {
   /** Clock ticks per second of {@code utime}/{@code stime} (USER_HZ; 100 on Linux). */
   static final long TICKS_PER_SECOND = 100;
 
   /**
-   * Name prefixes of the threads that serve shuffle blocks, as they appear in {@code comm}.
-   * Spark's block transfer service (module {@code shuffle}): the Netty event loops of its
-   * {@code TransportServer} ({@code shuffle-server-<pool>-<n>}, 15 bytes: {@code shuffle-server-})
-   * and, when configured, its chunk-fetch handlers ({@code shuffle-chunk-fetch-handler}).
-   * rdma-shuffle's connection server: its I/O threads ({@code rdma-io-<port>-<n>}, which serve
-   * the tcp transport's READs and carry the process's calls), its acceptor and its call workers
-   * (the locate service). Both sets are counted on both sides.
+   * Name prefixes of the threads that serve shuffle blocks, as they appear in {@code comm}. Spark's
+   * block transfer service (module {@code shuffle}): the Netty event loops of its {@code
+   * TransportServer} ({@code shuffle-server-<pool>-<n>}, 15 bytes: {@code shuffle-server-}) and,
+   * when configured, its chunk-fetch handlers ({@code shuffle-chunk-fetch-handler}). rdma-shuffle's
+   * connection server: its I/O threads ({@code rdma-io-<port>-<n>}, which serve the tcp transport's
+   * READs and carry the process's calls), its acceptor and its call workers (the locate service).
+   * Both sets are counted on both sides.
    */
-  static final List<String> SERVING_PREFIXES = List.of("shuffle-server-", "shuffle-chunk-f",
-      "rdma-io-", "rdma-accept-", "rdma-call-");
+  static final List<String> SERVING_PREFIXES =
+      List.of("shuffle-server-", "shuffle-chunk-f", "rdma-io-", "rdma-accept-", "rdma-call-");
 
   private ThreadCpu() {}
 
@@ -43,8 +43,8 @@ final class ThreadCpu {
   }
 
   /**
-   * Parses one {@code stat} line: {@code tid (comm) state ppid ...}, utime and stime the 14th
-   * and 15th fields. The name may hold spaces and parentheses: it ends at the last ')'.
+   * Parses one {@code stat} line: {@code tid (comm) state ppid ...}, utime and stime the 14th and
+   * 15th fields. The name may hold spaces and parentheses: it ends at the last ')'.
    */
   static ThreadTime parse(String stat) {
     int open = stat.indexOf('(');
@@ -89,9 +89,12 @@ final class ThreadCpu {
       for (Path t : ds) {
         try {
           ThreadTime stat = parse(Files.readString(t.resolve("stat")));
-          long nanos = Files.exists(t.resolve("schedstat"))
-              ? parseSchedstat(Files.readString(t.resolve("schedstat"))) : -1;
-          threads.put(Long.parseLong(t.getFileName().toString()),
+          long nanos =
+              Files.exists(t.resolve("schedstat"))
+                  ? parseSchedstat(Files.readString(t.resolve("schedstat")))
+                  : -1;
+          threads.put(
+              Long.parseLong(t.getFileName().toString()),
               new ThreadTime(stat.comm(), stat.ticks(), nanos));
         } catch (NoSuchFileException ended) {
           // the thread ended between the listing and the read
@@ -104,13 +107,12 @@ final class ThreadCpu {
   }
 
   /**
-   * Ticks the serving threads used between two samples of one process, by serving prefix. A
-   * thread absent from {@code before} started in between and counts from zero; a thread absent
-   * from {@code after} ended in between and its last interval is lost (the serving threads of
-   * both stacks live as long as their server).
+   * Ticks the serving threads used between two samples of one process, by serving prefix. A thread
+   * absent from {@code before} started in between and counts from zero; a thread absent from {@code
+   * after} ended in between and its last interval is lost (the serving threads of both stacks live
+   * as long as their server).
    */
-  static Map<String, Long> servingTicks(Map<Long, ThreadTime> before,
-      Map<Long, ThreadTime> after) {
+  static Map<String, Long> servingTicks(Map<Long, ThreadTime> before, Map<Long, ThreadTime> after) {
     Map<String, Long> byPrefix = new TreeMap<>();
     for (Map.Entry<Long, ThreadTime> e : after.entrySet()) {
       String prefix = servingPrefix(e.getValue().comm());
@@ -125,8 +127,8 @@ final class ThreadCpu {
   }
 
   /**
-   * Nanoseconds the serving threads ran between two samples of one process (as
-   * {@link #servingTicks}, all prefixes together), or -1 when a sample has no schedstat.
+   * Nanoseconds the serving threads ran between two samples of one process (as {@link
+   * #servingTicks}, all prefixes together), or -1 when a sample has no schedstat.
    */
   static long servingNanos(Map<Long, ThreadTime> before, Map<Long, ThreadTime> after) {
     long sum = 0;

@@ -18,12 +18,13 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * {@code integration/bin/cluster}: the cluster harness for people. {@code up} builds a cluster
- * and leaves it running (an interrupted {@code up} removes what it built); the other commands
- * act on the running cluster by name.
+ * {@code integration/bin/cluster}: the cluster harness for people. {@code up} builds a cluster and
+ * leaves it running (an interrupted {@code up} removes what it built); the other commands act on
+ * the running cluster by name.
  */
 public final class ClusterCommand {
-  static final String USAGE = """
+  static final String USAGE =
+      """
       usage: integration/bin/cluster COMMAND
         up [--hosts 3] [--rate 300mbit] [--engines spark,yarn|spark|yarn|none]
            [--stock-shuffle-service] [--subnet 198.18.100]
@@ -95,7 +96,7 @@ public final class ClusterCommand {
       switch (e.trim()) {
         case "spark" -> b.spark();
         case "yarn" -> b.yarn();
-        case "none", "" -> { }
+        case "none", "" -> {}
         default -> throw new IllegalArgumentException("--engines: unknown engine " + e);
       }
     }
@@ -116,8 +117,12 @@ public final class ClusterCommand {
       out.println("Spark master: " + c.spark().masterUrl());
     }
     if (c.spec().yarn()) {
-      out.println("YARN: HADOOP_CONF_DIR=" + c.yarn().clientConf() + ", ResourceManager web http://"
-          + c.host(1).address() + ":8088");
+      out.println(
+          "YARN: HADOOP_CONF_DIR="
+              + c.yarn().clientConf()
+              + ", ResourceManager web http://"
+              + c.host(1).address()
+              + ":8088");
     }
   }
 
@@ -127,14 +132,21 @@ public final class ClusterCommand {
     if (ns.isEmpty()) {
       out.println("no cluster hosts (network namespaces rs-h*)");
     }
-    Cluster c = ns.isEmpty() || Ownership.owner().isEmpty() ? null
-        : Cluster.attach(ClusterPaths.fromSystemProperties());
+    Cluster c =
+        ns.isEmpty() || Ownership.owner().isEmpty()
+            ? null
+            : Cluster.attach(ClusterPaths.fromSystemProperties());
     for (String n : ns) {
       out.println(n + ":");
       if (c != null) {
         int i = Integer.parseInt(n.substring(4));
-        out.println("  address " + c.host(i).address() + ", link "
-            + (c.network().linkUp(i) ? "up" : "DOWN") + ", qdiscs: " + c.network().qdiscs(i));
+        out.println(
+            "  address "
+                + c.host(i).address()
+                + ", link "
+                + (c.network().linkUp(i) ? "up" : "DOWN")
+                + ", qdiscs: "
+                + c.network().qdiscs(i));
       }
       for (long pid : Teardown.pids(n)) {
         out.println("  " + pid + " " + mainOf(pid));
@@ -147,8 +159,8 @@ public final class ClusterCommand {
   /** A process's main class (a JVM's last non-option argument before its own) or command. */
   private static String mainOf(long pid) {
     try {
-      String[] argv = new String(Files.readAllBytes(Path.of("/proc/" + pid + "/cmdline")))
-          .split("\0");
+      String[] argv =
+          new String(Files.readAllBytes(Path.of("/proc/" + pid + "/cmdline"))).split("\0");
       for (int i = 1; i < argv.length; i++) {
         if (argv[i].matches("(org|io)\\.[\\w.]+") && argv[0].endsWith("java")) {
           return "java " + argv[i];
@@ -162,12 +174,16 @@ public final class ClusterCommand {
 
   private static int down(List<String> args, PrintStream out) {
     boolean force = args.contains("--force");
-    Ownership.owner().ifPresent(o -> {
-      if (!o.detached() && ProcessHandle.of(o.pid()).isPresent() && !force) {
-        throw new IllegalStateException("the cluster belongs to running process " + o
-            + " (a test?); `down --force` removes it anyway");
-      }
-    });
+    Ownership.owner()
+        .ifPresent(
+            o -> {
+              if (!o.detached() && ProcessHandle.of(o.pid()).isPresent() && !force) {
+                throw new IllegalStateException(
+                    "the cluster belongs to running process "
+                        + o
+                        + " (a test?); `down --force` removes it anyway");
+              }
+            });
     Teardown.all();
     Ownership.release();
     out.println("removed: no rs-h* namespaces, rs-* links or harness processes left");

@@ -8,10 +8,10 @@ import java.nio.file.Path;
 /**
  * The cluster's network on this machine: a network namespace per host joined to a bridge in the
  * root namespace by a veth pair ({@code rs-hN-br} on the bridge, {@code eth0} in the host), the
- * root namespace's own address on the bridge, each host's {@code /etc/hosts} (through
- * {@code /etc/netns/rs-hN/}, which {@code ip netns exec} mounts over {@code /etc}), an optional
- * {@code tbf} rate on each host's link in both directions, and the link fault (down, up).
- * Created by {@link #create}; removed, with everything else of the harness, by {@link Teardown}.
+ * root namespace's own address on the bridge, each host's {@code /etc/hosts} (through {@code
+ * /etc/netns/rs-hN/}, which {@code ip netns exec} mounts over {@code /etc}), an optional {@code
+ * tbf} rate on each host's link in both directions, and the link fault (down, up). Created by
+ * {@link #create}; removed, with everything else of the harness, by {@link Teardown}.
  */
 public final class Network {
   /** Where {@code ip netns exec NAME} finds the files it mounts over {@code /etc}. */
@@ -48,8 +48,8 @@ public final class Network {
     String ns = plan.hostName(i);
     Shell.run("ip", "netns", "add", ns);
     writeEtc(ns);
-    Shell.run("ip", "link", "add", plan.rootLink(i), "type", "veth", "peer", "name", "eth0",
-        "netns", ns);
+    Shell.run(
+        "ip", "link", "add", plan.rootLink(i), "type", "veth", "peer", "name", "eth0", "netns", ns);
     Shell.run("ip", "link", "set", plan.rootLink(i), "master", AddressPlan.BRIDGE, "up");
     Shell.run("ip", "-n", ns, "addr", "add", plan.cidr(plan.hostAddress(i)), "dev", "eth0");
     Shell.run("ip", "-n", ns, "link", "set", "eth0", "up");
@@ -90,8 +90,9 @@ public final class Network {
     String out = Shell.run("ip", "-o", "link", "show", plan.rootLink(i));
     int open = out.indexOf('<');
     int close = out.indexOf('>', open);
-    return open >= 0 && close > open && (',' + out.substring(open + 1, close) + ',')
-        .contains(",UP,");
+    return open >= 0
+        && close > open
+        && (',' + out.substring(open + 1, close) + ',').contains(",UP,");
   }
 
   /**
@@ -112,7 +113,8 @@ public final class Network {
 
   /** What {@code tc} shows on host {@code i}'s link, both ends. */
   public String qdiscs(int i) {
-    return Shell.run("tc", "qdisc", "show", "dev", plan.rootLink(i)).strip() + " | "
+    return Shell.run("tc", "qdisc", "show", "dev", plan.rootLink(i)).strip()
+        + " | "
         + Shell.run("ip", "netns", "exec", plan.hostName(i), "tc", "qdisc", "show", "dev", "eth0")
             .strip();
   }

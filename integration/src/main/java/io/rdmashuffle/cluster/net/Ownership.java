@@ -30,14 +30,18 @@ public final class Ownership {
   public record Owner(long pid, String startedAt, String workDir, boolean detached) {
     boolean alive() {
       Optional<ProcessHandle> h = ProcessHandle.of(pid);
-      return h.isPresent() && h.get().info().startInstant().map(Instant::toString)
-          .orElse("").equals(startedAt);
+      return h.isPresent()
+          && h.get().info().startInstant().map(Instant::toString).orElse("").equals(startedAt);
     }
 
     @Override
     public String toString() {
-      return (detached ? "a cluster left running by `integration/bin/cluster up`"
-          : "process " + pid) + " (work dir " + workDir + ")";
+      return (detached
+              ? "a cluster left running by `integration/bin/cluster up`"
+              : "process " + pid)
+          + " (work dir "
+          + workDir
+          + ")";
     }
   }
 
@@ -47,22 +51,30 @@ public final class Ownership {
    * @throws IllegalStateException when a live owner or a detached cluster exists
    */
   public static void claim(Path workDir) {
-    locked(() -> {
-      Optional<Owner> o = read();
-      // this very process counts too: one cluster at a time, also within one JVM
-      if (o.isPresent() && (o.get().detached() || o.get().alive())) {
-        throw new IllegalStateException("a harness cluster is running on this machine, owned by "
-            + o.get() + "; `integration/bin/cluster down` removes it");
-      }
-      Teardown.all();
-      write(new Owner(ProcessHandle.current().pid(), startOf(ProcessHandle.current()),
-          workDir.toString(), false));
-    });
+    locked(
+        () -> {
+          Optional<Owner> o = read();
+          // this very process counts too: one cluster at a time, also within one JVM
+          if (o.isPresent() && (o.get().detached() || o.get().alive())) {
+            throw new IllegalStateException(
+                "a harness cluster is running on this machine, owned by "
+                    + o.get()
+                    + "; `integration/bin/cluster down` removes it");
+          }
+          Teardown.all();
+          write(
+              new Owner(
+                  ProcessHandle.current().pid(),
+                  startOf(ProcessHandle.current()),
+                  workDir.toString(),
+                  false));
+        });
   }
 
   /** Marks the cluster as left running on purpose (after {@code cluster up}). */
   public static void detach() {
-    locked(() -> read().ifPresent(o -> write(new Owner(o.pid(), o.startedAt(), o.workDir(), true))));
+    locked(
+        () -> read().ifPresent(o -> write(new Owner(o.pid(), o.startedAt(), o.workDir(), true))));
   }
 
   /** The owner, if any. */
@@ -72,13 +84,14 @@ public final class Ownership {
 
   /** Forgets the owner (after a tear-down). */
   public static void release() {
-    locked(() -> {
-      try {
-        Files.deleteIfExists(FILE);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    locked(
+        () -> {
+          try {
+            Files.deleteIfExists(FILE);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
   }
 
   private static String startOf(ProcessHandle h) {
@@ -95,9 +108,12 @@ public final class Ownership {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + FILE, e);
     }
-    return Optional.of(new Owner(Long.parseLong(p.getProperty("pid", "-1")),
-        p.getProperty("startedAt", ""), p.getProperty("workDir", "?"),
-        Boolean.parseBoolean(p.getProperty("detached", "false"))));
+    return Optional.of(
+        new Owner(
+            Long.parseLong(p.getProperty("pid", "-1")),
+            p.getProperty("startedAt", ""),
+            p.getProperty("workDir", "?"),
+            Boolean.parseBoolean(p.getProperty("detached", "false"))));
   }
 
   private static void write(Owner o) {
@@ -114,8 +130,8 @@ public final class Ownership {
   }
 
   private static void locked(Runnable r) {
-    try (FileChannel ch = FileChannel.open(LOCK, StandardOpenOption.CREATE,
-        StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
       FileLock lock = ch.lock(); // released when the channel closes
       r.run();
       lock.release();

@@ -7,9 +7,10 @@ import java.nio.file.Path;
 /** Whether this process may build the cluster: network namespaces, veths and bridges need root. */
 public final class Root {
   /** Why the harness can't run without root; tests skip with it, the harness refuses with it. */
-  public static final String NEEDED = "the cluster harness needs root: it creates network"
-      + " namespaces (ip netns), veth links, a bridge and tc qdiscs, and runs the hosts'"
-      + " processes inside them; run it as root";
+  public static final String NEEDED =
+      "the cluster harness needs root: it creates network"
+          + " namespaces (ip netns), veth links, a bridge and tc qdiscs, and runs the hosts'"
+          + " processes inside them; run it as root";
 
   private Root() {}
 

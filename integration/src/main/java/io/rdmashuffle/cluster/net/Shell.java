@@ -10,8 +10,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs short system commands ({@code ip}, {@code tc}, {@code kill}) to completion and returns
- * what they printed; a command that fails throws with its exit code and its error output, so the
+ * Runs short system commands ({@code ip}, {@code tc}, {@code kill}) to completion and returns what
+ * they printed; a command that fails throws with its exit code and its error output, so the
  * harness's errors say which command the system refused and why.
  */
 public final class Shell {
@@ -26,8 +26,13 @@ public final class Shell {
     /** Throws unless the command succeeded. */
     public Result check() {
       if (!ok()) {
-        throw new IllegalStateException("`" + String.join(" ", command) + "` failed (exit "
-            + exitCode + "): " + (err.isBlank() ? out : err).strip());
+        throw new IllegalStateException(
+            "`"
+                + String.join(" ", command)
+                + "` failed (exit "
+                + exitCode
+                + "): "
+                + (err.isBlank() ? out : err).strip());
       }
       return this;
     }
@@ -58,8 +63,11 @@ public final class Shell {
       p.getOutputStream().close();
       if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
         p.destroyForcibly().waitFor();
-        return new Result(List.copyOf(command), 124, out.join(), err.join()
-            + "\n(killed after " + timeoutSeconds + " s)");
+        return new Result(
+            List.copyOf(command),
+            124,
+            out.join(),
+            err.join() + "\n(killed after " + timeoutSeconds + " s)");
       }
       return new Result(List.copyOf(command), p.exitValue(), out.join(), err.join());
     } catch (IOException e) {
@@ -67,19 +75,20 @@ public final class Shell {
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while running `"
-          + String.join(" ", command) + "`", e);
+      throw new IllegalStateException(
+          "interrupted while running `" + String.join(" ", command) + "`", e);
     }
   }
 
   private static CompletableFuture<String> drain(InputStream in) {
-    return CompletableFuture.supplyAsync(() -> {
-      try (in) {
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        return "";
-      }
-    });
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try (in) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+          } catch (IOException e) {
+            return "";
+          }
+        });
   }
 
   /** The non-empty lines of a command's output. */

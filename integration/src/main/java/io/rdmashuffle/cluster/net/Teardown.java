@@ -14,16 +14,17 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * Removes everything of the harness on this machine, found by name and mark rather than
- * remembered, so the same code ends a test's cluster, {@code cluster down}, and the leftovers of
- * a run that crashed: every process of every {@code rs-h*} namespace ({@code ip netns pids}),
- * every process that carries the harness's environment mark ({@link #MARK}: clients started in
- * the root namespace and their children), then the namespaces, the {@code rs-*} links (the
- * bridge, the veths and with them their qdiscs) and {@code /etc/netns/rs-*}. Stateless.
+ * Removes everything of the harness on this machine, found by name and mark rather than remembered,
+ * so the same code ends a test's cluster, {@code cluster down}, and the leftovers of a run that
+ * crashed: every process of every {@code rs-h*} namespace ({@code ip netns pids}), every process
+ * that carries the harness's environment mark ({@link #MARK}: clients started in the root namespace
+ * and their children), then the namespaces, the {@code rs-*} links (the bridge, the veths and with
+ * them their qdiscs) and {@code /etc/netns/rs-*}. Stateless.
  */
 public final class Teardown {
   /** Environment variable set on every process the harness starts (children inherit it). */
   public static final String MARK = "RDMA_SHUFFLE_CLUSTER";
+
   private static final long GRACE_MILLIS = 3_000;
 
   private Teardown() {}
@@ -118,9 +119,9 @@ public final class Teardown {
   }
 
   /**
-   * Kills the given processes: SIGTERM, up to {@code graceMillis} to exit, then SIGKILL, and
-   * waits until they are gone. {@code again} lists processes that may have been started
-   * meanwhile (a NodeManager launching a container); they are killed the same way.
+   * Kills the given processes: SIGTERM, up to {@code graceMillis} to exit, then SIGKILL, and waits
+   * until they are gone. {@code again} lists processes that may have been started meanwhile (a
+   * NodeManager launching a container); they are killed the same way.
    */
   public static void kill(java.util.function.Supplier<List<Long>> again, long graceMillis) {
     Set<Long> signalled = new LinkedHashSet<>();
@@ -193,8 +194,8 @@ public final class Teardown {
     }
     run(errors, Teardown::removeEtcNetns);
     if (!errors.isEmpty()) {
-      IllegalStateException e = new IllegalStateException("tear-down incomplete: "
-          + errors.get(0).getMessage());
+      IllegalStateException e =
+          new IllegalStateException("tear-down incomplete: " + errors.get(0).getMessage());
       errors.forEach(e::addSuppressed);
       throw e;
     }
@@ -205,8 +206,9 @@ public final class Teardown {
       return;
     }
     try (Stream<Path> dirs = Files.list(Network.ETC_NETNS)) {
-      for (Path d : dirs.filter(p -> p.getFileName().toString()
-          .startsWith(AddressPlan.NAME_PREFIX)).toList()) {
+      for (Path d :
+          dirs.filter(p -> p.getFileName().toString().startsWith(AddressPlan.NAME_PREFIX))
+              .toList()) {
         try (Stream<Path> all = Files.walk(d)) {
           for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
             Files.delete(p);

@@ -2,8 +2,8 @@ package io.rdmashuffle.cluster.spark;
 
 import io.rdmashuffle.cluster.Cluster;
 import io.rdmashuffle.cluster.Place;
-import io.rdmashuffle.cluster.ProcessSpec;
 import io.rdmashuffle.cluster.Probes;
+import io.rdmashuffle.cluster.ProcessSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,10 +12,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One {@code spark-submit} of an application to the cluster, in client mode: the driver runs
- * where it is submitted (the root namespace by default, or a host), what a distribution's
- * {@code bin/spark-submit} runs ({@code org.apache.spark.deploy.SparkSubmit} on the Spark home's
- * jars). A builder; {@link #run} submits and waits.
+ * One {@code spark-submit} of an application to the cluster, in client mode: the driver runs where
+ * it is submitted (the root namespace by default, or a host), what a distribution's {@code
+ * bin/spark-submit} runs ({@code org.apache.spark.deploy.SparkSubmit} on the Spark home's jars). A
+ * builder; {@link #run} submits and waits.
  */
 public final class SparkApplication {
   private final Cluster cluster;
@@ -24,8 +24,10 @@ public final class SparkApplication {
   private final String mainClass;
   private final Map<String, String> conf = new LinkedHashMap<>();
   private final Map<String, String> env = new LinkedHashMap<>();
+
   /** Class path entries of the driver JVM before the driver's extra class path. */
   private String launcherClassPath = "";
+
   private final List<String> args = new ArrayList<>();
   private String master;
   private Place place;
@@ -42,16 +44,18 @@ public final class SparkApplication {
   }
 
   /**
-   * An application for the cluster's YARN ({@code --master yarn}, client mode) with the Spark
-   * home that has spark-yarn: the clients' Hadoop configuration, Spark's jars taken from that
-   * home on every host ({@code spark.yarn.jars=local:...}, the hosts share the file system), a
-   * small AM. Executors: set {@code spark.executor.instances} and their memory.
+   * An application for the cluster's YARN ({@code --master yarn}, client mode) with the Spark home
+   * that has spark-yarn: the clients' Hadoop configuration, Spark's jars taken from that home on
+   * every host ({@code spark.yarn.jars=local:...}, the hosts share the file system), a small AM.
+   * Executors: set {@code spark.executor.instances} and their memory.
    */
   public static SparkApplication onYarn(Cluster cluster, String name, String mainClass) {
     SparkHome home = SparkHome.of(cluster, cluster.paths().sparkYarnHome());
-    SparkApplication a = new SparkApplication(cluster, home, name, mainClass).master("yarn")
-        .conf("spark.yarn.jars", "local:" + home.jars() + "/*")
-        .conf("spark.yarn.am.memory", "384m");
+    SparkApplication a =
+        new SparkApplication(cluster, home, name, mainClass)
+            .master("yarn")
+            .conf("spark.yarn.jars", "local:" + home.jars() + "/*")
+            .conf("spark.yarn.am.memory", "384m");
     a.env.putAll(cluster.yarn().clientEnv());
     // bin/spark-submit's launcher puts HADOOP_CONF_DIR on the driver's class path: that is where
     // the YARN client finds yarn-site.xml
@@ -114,15 +118,30 @@ public final class SparkApplication {
   public Outcome run(long timeoutSeconds) {
     // what bin/spark-submit's launcher does for a client-mode driver: the driver's extra class
     // path and Java options go on the JVM it starts, they can't be set once it runs
-    List<String> options = conf.containsKey("spark.driver.extraJavaOptions")
-        ? List.of(conf.get("spark.driver.extraJavaOptions").trim().split("\\s+")) : List.of();
+    List<String> options =
+        conf.containsKey("spark.driver.extraJavaOptions")
+            ? List.of(conf.get("spark.driver.extraJavaOptions").trim().split("\\s+"))
+            : List.of();
     String driverCp = conf.getOrDefault("spark.driver.extraClassPath", "");
-    String cp = launcherClassPath.isEmpty() ? driverCp
-        : driverCp.isEmpty() ? launcherClassPath : launcherClassPath + ":" + driverCp;
-    List<String> cmd = new ArrayList<>(home.java(driverMemory, options, cp,
-        "org.apache.spark.deploy.SparkSubmit"));
-    cmd.addAll(List.of("--master", master, "--deploy-mode", "client", "--name", name,
-        "--class", mainClass, "--conf", "spark.driver.host=" + place.address()));
+    String cp =
+        launcherClassPath.isEmpty()
+            ? driverCp
+            : driverCp.isEmpty() ? launcherClassPath : launcherClassPath + ":" + driverCp;
+    List<String> cmd =
+        new ArrayList<>(
+            home.java(driverMemory, options, cp, "org.apache.spark.deploy.SparkSubmit"));
+    cmd.addAll(
+        List.of(
+            "--master",
+            master,
+            "--deploy-mode",
+            "client",
+            "--name",
+            name,
+            "--class",
+            mainClass,
+            "--conf",
+            "spark.driver.host=" + place.address()));
     conf.forEach((k, v) -> cmd.addAll(List.of("--conf", k + "=" + v)));
     cmd.add(appJar.toString());
     cmd.addAll(args);
@@ -130,8 +149,9 @@ public final class SparkApplication {
     long t0 = System.nanoTime();
     Map<String, String> processEnv = new LinkedHashMap<>(home.env(place.address()));
     processEnv.putAll(env);
-    Process p = io.rdmashuffle.cluster.Launcher.start(place,
-        new ProcessSpec(name, cmd, processEnv, log), cluster.spec().name());
+    Process p =
+        io.rdmashuffle.cluster.Launcher.start(
+            place, new ProcessSpec(name, cmd, processEnv, log), cluster.spec().name());
     try {
       int code;
       if (p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {

@@ -19,23 +19,31 @@ import java.util.Map;
  */
 final class SparkHome {
   /** What Spark's launcher adds to its JVMs on Java 17 (JavaModuleOptions). */
-  static final List<String> MODULE_OPTIONS = List.of("-XX:+IgnoreUnrecognizedVMOptions",
-      "--add-opens=java.base/java.lang=ALL-UNNAMED",
-      "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
-      "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-      "--add-opens=java.base/java.io=ALL-UNNAMED", "--add-opens=java.base/java.net=ALL-UNNAMED",
-      "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-      "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
-      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
-      "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
-      "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
-      "-Djdk.reflect.useDirectMethodHandle=false", "-Dio.netty.tryReflectionSetAccessible=true");
+  static final List<String> MODULE_OPTIONS =
+      List.of(
+          "-XX:+IgnoreUnrecognizedVMOptions",
+          "--add-opens=java.base/java.lang=ALL-UNNAMED",
+          "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+          "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+          "--add-opens=java.base/java.io=ALL-UNNAMED",
+          "--add-opens=java.base/java.net=ALL-UNNAMED",
+          "--add-opens=java.base/java.nio=ALL-UNNAMED",
+          "--add-opens=java.base/java.util=ALL-UNNAMED",
+          "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+          "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+          "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
+          "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+          "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
+          "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
+          "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
+          "-Djdk.reflect.useDirectMethodHandle=false",
+          "-Dio.netty.tryReflectionSetAccessible=true");
+
   /** Small daemons start and run faster on two shared cores. */
   static final List<String> SMALL_JVM = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
-  private static final String LOG4J2 = """
+  private static final String LOG4J2 =
+      """
       # Spark daemons, executors and drivers of the cluster harness: INFO into each process's log
       rootLogger.level = info
       rootLogger.appenderRef.stderr.ref = console
@@ -84,14 +92,18 @@ final class SparkHome {
   }
 
   /** {@code java <options> -cp <conf>:<jars>/*[:extraClassPath] mainClass}. */
-  List<String> java(String heap, List<String> extraOptions, String extraClassPath,
-      String mainClass) {
+  List<String> java(
+      String heap, List<String> extraOptions, String extraClassPath, String mainClass) {
     List<String> c = new ArrayList<>(List.of(Launcher.java(), "-Xmx" + heap));
     c.addAll(MODULE_OPTIONS);
     c.addAll(extraOptions);
     c.add("-cp");
-    c.add(conf + ":" + home.resolve("jars") + "/*"
-        + (extraClassPath.isBlank() ? "" : ":" + extraClassPath));
+    c.add(
+        conf
+            + ":"
+            + home.resolve("jars")
+            + "/*"
+            + (extraClassPath.isBlank() ? "" : ":" + extraClassPath));
     c.add(mainClass);
     return c;
   }

@@ -4,26 +4,28 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.rdmashuffle.cluster.Cluster;
 import io.rdmashuffle.cluster.Daemon;
 import io.rdmashuffle.cluster.Host;
-import io.rdmashuffle.cluster.ProcessSpec;
 import io.rdmashuffle.cluster.Probes;
+import io.rdmashuffle.cluster.ProcessSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Spark standalone on the cluster: a Master on rs-h1 and a Worker on every host, each in its
- * host, started as a distribution's {@code sbin/} scripts would ({@code Master} and
- * {@code Worker} main classes on the Spark home's jars) with {@code SPARK_LOCAL_IP} of its host.
- * Executors start from the Workers, in their hosts, with the host's local dirs. Owned by the
- * {@link Cluster}; applications are submitted with {@link #application}.
+ * Spark standalone on the cluster: a Master on rs-h1 and a Worker on every host, each in its host,
+ * started as a distribution's {@code sbin/} scripts would ({@code Master} and {@code Worker} main
+ * classes on the Spark home's jars) with {@code SPARK_LOCAL_IP} of its host. Executors start from
+ * the Workers, in their hosts, with the host's local dirs. Owned by the {@link Cluster};
+ * applications are submitted with {@link #application}.
  */
 public final class SparkStandalone {
   public static final int MASTER_PORT = 7077;
   public static final int MASTER_WEB_PORT = 8080;
   public static final int WORKER_PORT = 7078;
   public static final int WORKER_WEB_PORT = 8081;
+
   /** Daemon heaps: they keep little state; two cores and several hosts share the machine. */
   static final String MASTER_HEAP = "192m";
+
   static final String WORKER_HEAP = "128m";
 
   private final Cluster cluster;
@@ -40,24 +42,50 @@ public final class SparkStandalone {
   public static SparkStandalone start(Cluster c) {
     SparkHome home = SparkHome.of(c);
     Host h1 = c.host(1);
-    Daemon master = h1.start(new ProcessSpec("spark-master",
-        cmd(home.java(MASTER_HEAP, SparkHome.SMALL_JVM, "org.apache.spark.deploy.master.Master"),
-            "--host", h1.address(), "--port", Integer.toString(MASTER_PORT),
-            "--webui-port", Integer.toString(MASTER_WEB_PORT)),
-        home.env(h1.address()), h1.log("spark-master")));
+    Daemon master =
+        h1.start(
+            new ProcessSpec(
+                "spark-master",
+                cmd(
+                    home.java(
+                        MASTER_HEAP, SparkHome.SMALL_JVM, "org.apache.spark.deploy.master.Master"),
+                    "--host",
+                    h1.address(),
+                    "--port",
+                    Integer.toString(MASTER_PORT),
+                    "--webui-port",
+                    Integer.toString(MASTER_WEB_PORT)),
+                home.env(h1.address()),
+                h1.log("spark-master")));
     SparkStandalone s = new SparkStandalone(c, home, master);
     Probes.await("the Spark Master's web UI", 120, () -> s.masterState() != null, List.of(master));
     for (Host h : c.hosts()) {
       Map<String, String> env = new java.util.LinkedHashMap<>(home.env(h.address()));
       env.put("SPARK_LOCAL_DIRS", h.dir("spark-local").toString());
-      s.workers.add(h.start(new ProcessSpec("spark-worker",
-          cmd(home.java(WORKER_HEAP, SparkHome.SMALL_JVM, "org.apache.spark.deploy.worker.Worker"),
-              "--host", h.address(), "--port", Integer.toString(WORKER_PORT),
-              "--webui-port", Integer.toString(WORKER_WEB_PORT),
-              "--cores", Integer.toString(c.spec().workerCores()),
-              "--memory", c.spec().workerMemory(),
-              "--work-dir", h.dir("spark-work").toString(), s.masterUrl()),
-          env, h.log("spark-worker"))));
+      s.workers.add(
+          h.start(
+              new ProcessSpec(
+                  "spark-worker",
+                  cmd(
+                      home.java(
+                          WORKER_HEAP,
+                          SparkHome.SMALL_JVM,
+                          "org.apache.spark.deploy.worker.Worker"),
+                      "--host",
+                      h.address(),
+                      "--port",
+                      Integer.toString(WORKER_PORT),
+                      "--webui-port",
+                      Integer.toString(WORKER_WEB_PORT),
+                      "--cores",
+                      Integer.toString(c.spec().workerCores()),
+                      "--memory",
+                      c.spec().workerMemory(),
+                      "--work-dir",
+                      h.dir("spark-work").toString(),
+                      s.masterUrl()),
+                  env,
+                  h.log("spark-worker"))));
     }
     s.awaitWorkers(c.hosts().size(), 180);
     return s;
@@ -89,8 +117,11 @@ public final class SparkStandalone {
   public void awaitWorkers(int n, long timeoutSeconds) {
     List<Daemon> watched = new ArrayList<>(workers);
     watched.add(0, master);
-    Probes.await(n + " Spark Workers registered with the Master", timeoutSeconds,
-        () -> aliveWorkers() == n, watched);
+    Probes.await(
+        n + " Spark Workers registered with the Master",
+        timeoutSeconds,
+        () -> aliveWorkers() == n,
+        watched);
   }
 
   public Daemon master() {

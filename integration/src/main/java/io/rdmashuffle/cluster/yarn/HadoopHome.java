@@ -10,10 +10,10 @@ import java.nio.file.StandardCopyOption;
 /**
  * The cluster's {@code HADOOP_HOME}, laid out as a distribution's: {@code share/hadoop/common/lib}
  * holds every Hadoop jar (a link to the jars the build copied from Maven), and, when the cluster
- * runs our service, rdma-shuffle's Hadoop plugin jar is put where the README tells operators to
- * put it: {@code share/hadoop/yarn/lib/} (the NodeManager's class path) and
- * {@code share/hadoop/mapreduce/lib/} (part of the default {@code mapreduce.application.classpath},
- * so reduce tasks have it).
+ * runs our service, rdma-shuffle's Hadoop plugin jar is put where the README tells operators to put
+ * it: {@code share/hadoop/yarn/lib/} (the NodeManager's class path) and {@code
+ * share/hadoop/mapreduce/lib/} (part of the default {@code mapreduce.application.classpath}, so
+ * reduce tasks have it).
  */
 final class HadoopHome {
   private HadoopHome() {}
@@ -29,9 +29,13 @@ final class HadoopHome {
       }
       if (c.spec().ourShuffleService()) {
         Path jar = c.paths().hadoopPluginJar();
-        Files.copy(jar, share.resolve("yarn/lib").resolve(jar.getFileName()),
+        Files.copy(
+            jar,
+            share.resolve("yarn/lib").resolve(jar.getFileName()),
             StandardCopyOption.REPLACE_EXISTING);
-        Files.copy(jar, share.resolve("mapreduce/lib").resolve(jar.getFileName()),
+        Files.copy(
+            jar,
+            share.resolve("mapreduce/lib").resolve(jar.getFileName()),
             StandardCopyOption.REPLACE_EXISTING);
       }
     } catch (IOException e) {

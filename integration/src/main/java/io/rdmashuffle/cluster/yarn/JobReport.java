@@ -14,8 +14,8 @@ import java.util.stream.Stream;
 
 /**
  * How a {@link MapReduceJob} ended: the client's exit code and log, and what the job driver
- * reported (job id and state, counters by group and name, each task attempt's host), plus the
- * job's output as written to the shared folder.
+ * reported (job id and state, counters by group and name, each task attempt's host), plus the job's
+ * output as written to the shared folder.
  */
 public final class JobReport {
   private final String name;
@@ -25,8 +25,8 @@ public final class JobReport {
   private final Path output;
   private final double seconds;
 
-  private JobReport(String name, int exitCode, Properties report, Path log, Path output,
-      double seconds) {
+  private JobReport(
+      String name, int exitCode, Properties report, Path log, Path output, double seconds) {
     this.name = name;
     this.exitCode = exitCode;
     this.report = report;
@@ -35,8 +35,8 @@ public final class JobReport {
     this.seconds = seconds;
   }
 
-  static JobReport read(String name, int exitCode, Path file, Path log, Path output,
-      double seconds) {
+  static JobReport read(
+      String name, int exitCode, Path file, Path log, Path output, double seconds) {
     Properties p = new Properties();
     if (Files.exists(file)) {
       try (InputStream in = Files.newInputStream(file)) {
@@ -65,9 +65,9 @@ public final class JobReport {
   }
 
   /**
-   * A counter by its group's name or display name ({@code rdma-shuffle},
-   * {@code org.apache.hadoop.mapreduce.TaskCounter}) and its name ({@code MAPS_READ}); 0 when the
-   * job has no such counter.
+   * A counter by its group's name or display name ({@code rdma-shuffle}, {@code
+   * org.apache.hadoop.mapreduce.TaskCounter}) and its name ({@code MAPS_READ}); 0 when the job has
+   * no such counter.
    */
   public long counter(String group, String counter) {
     for (String k : report.stringPropertyNames()) {
@@ -100,8 +100,8 @@ public final class JobReport {
   public byte[] output() {
     try (Stream<Path> s = Files.list(output)) {
       ByteArrayOutputStream all = new ByteArrayOutputStream();
-      for (Path part : s.filter(f -> f.getFileName().toString().startsWith("part-")).sorted()
-          .toList()) {
+      for (Path part :
+          s.filter(f -> f.getFileName().toString().startsWith("part-")).sorted().toList()) {
         all.write(Files.readAllBytes(part));
       }
       return all.toByteArray();
@@ -112,11 +112,20 @@ public final class JobReport {
 
   /** What a failed assertion should show: state, failure, the end of the client's log. */
   public String describe() {
-    return name + " (" + jobId() + "): exit " + exitCode + ", state "
-        + report.getProperty("job.state", "?") + ", " + String.format("%.1f s", seconds)
-        + ("".equals(report.getProperty("job.failureInfo", "")) ? ""
+    return name
+        + " ("
+        + jobId()
+        + "): exit "
+        + exitCode
+        + ", state "
+        + report.getProperty("job.state", "?")
+        + ", "
+        + String.format("%.1f s", seconds)
+        + ("".equals(report.getProperty("job.failureInfo", ""))
+            ? ""
             : ", failure: " + report.getProperty("job.failureInfo"))
-        + "\n" + Probes.tail(log, 40);
+        + "\n"
+        + Probes.tail(log, 40);
   }
 
   @Override

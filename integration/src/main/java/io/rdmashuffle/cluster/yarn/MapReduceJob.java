@@ -12,13 +12,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One MapReduce job submitted to the cluster's YARN from the root namespace: the client is the
- * harness's job driver ({@code io.rdmashuffle.cluster.hadoop.ClusterJob}, module
- * {@code integration/hadoop-cluster}) on Hadoop's jars and the clients' configuration, never
- * on this JVM's class path. A builder; {@link #run} submits, waits, and reads the driver's report.
+ * harness's job driver ({@code io.rdmashuffle.cluster.hadoop.ClusterJob}, module {@code
+ * integration/hadoop-cluster}) on Hadoop's jars and the clients' configuration, never on this JVM's
+ * class path. A builder; {@link #run} submits, waits, and reads the driver's report.
  */
 public final class MapReduceJob {
   /** The reduce-side consumer as the README tells users to set it per job. */
   public static final String CONSUMER_KEY = "mapreduce.job.reduce.shuffle.consumer.plugin.class";
+
   public static final String OUR_CONSUMER = "io.rdmashuffle.hadoop.reduce.RdmaShuffleConsumer";
 
   private final Cluster cluster;
@@ -68,19 +69,38 @@ public final class MapReduceJob {
   public JobReport run(long timeoutSeconds) {
     Path report = cluster.work().resolve("client/reports").resolve(name + ".properties");
     Path log = cluster.work().resolve("logs/client").resolve(name + ".log");
-    List<String> cmd = new ArrayList<>(List.of(Launcher.java(), "-Xmx256m",
-        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-cp", yarn.clientConf() + ":" + yarn.home().resolve("share/hadoop/common/lib") + "/*:"
-            + cluster.paths().hadoopJobsJar(),
-        "io.rdmashuffle.cluster.hadoop.ClusterJob"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                Launcher.java(),
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                yarn.clientConf()
+                    + ":"
+                    + yarn.home().resolve("share/hadoop/common/lib")
+                    + "/*:"
+                    + cluster.paths().hadoopJobsJar(),
+                "io.rdmashuffle.cluster.hadoop.ClusterJob"));
     settings.forEach((k, v) -> cmd.addAll(List.of("-D", k + "=" + v)));
-    cmd.addAll(List.of(job, "--report", report.toString(), "--reducers",
-        Integer.toString(reducers), "--name", name));
+    cmd.addAll(
+        List.of(
+            job,
+            "--report",
+            report.toString(),
+            "--reducers",
+            Integer.toString(reducers),
+            "--name",
+            name));
     inputs.forEach(p -> cmd.add(p.toString()));
     cmd.add(output.toString());
     long t0 = System.nanoTime();
-    Process p = Launcher.start(cluster.edge(), new ProcessSpec(name, cmd, yarn.clientEnv(), log),
-        cluster.spec().name());
+    Process p =
+        Launcher.start(
+            cluster.edge(),
+            new ProcessSpec(name, cmd, yarn.clientEnv(), log),
+            cluster.spec().name());
     int code;
     try {
       if (p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {

@@ -11,10 +11,17 @@ final class SiteFile {
   private SiteFile() {}
 
   static void write(Path file, String comment, Map<String, String> properties) {
-    StringBuilder b = new StringBuilder("<?xml version=\"1.0\"?>\n<!-- ")
-        .append(escape(comment).replace("--", "- -")).append(" -->\n<configuration>\n");
-    properties.forEach((k, v) -> b.append("  <property><name>").append(escape(k))
-        .append("</name><value>").append(escape(v)).append("</value></property>\n"));
+    StringBuilder b =
+        new StringBuilder("<?xml version=\"1.0\"?>\n<!-- ")
+            .append(escape(comment).replace("--", "- -"))
+            .append(" -->\n<configuration>\n");
+    properties.forEach(
+        (k, v) ->
+            b.append("  <property><name>")
+                .append(escape(k))
+                .append("</name><value>")
+                .append(escape(v))
+                .append("</value></property>\n"));
     b.append("</configuration>\n");
     try {
       Files.createDirectories(file.getParent());

@@ -5,8 +5,8 @@ import io.rdmashuffle.cluster.Cluster;
 import io.rdmashuffle.cluster.Daemon;
 import io.rdmashuffle.cluster.Host;
 import io.rdmashuffle.cluster.Launcher;
-import io.rdmashuffle.cluster.ProcessSpec;
 import io.rdmashuffle.cluster.Probes;
+import io.rdmashuffle.cluster.ProcessSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -17,14 +17,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * YARN on the cluster, from Hadoop's jars: the ResourceManager and the MapReduce job history
- * server on rs-h1, a NodeManager on every host, each with its host's configuration folder
- * ({@code hosts/rs-hN/hadoop-conf}); clients (MapReduce jobs, {@code spark-submit --master yarn})
- * use {@code client/hadoop-conf}. Owned by the {@link Cluster}.
+ * YARN on the cluster, from Hadoop's jars: the ResourceManager and the MapReduce job history server
+ * on rs-h1, a NodeManager on every host, each with its host's configuration folder ({@code
+ * hosts/rs-hN/hadoop-conf}); clients (MapReduce jobs, {@code spark-submit --master yarn}) use
+ * {@code client/hadoop-conf}. Owned by the {@link Cluster}.
  */
 public final class YarnCluster {
   /** Daemon heaps: small, two cores and several hosts share the machine. */
   static final String RM_HEAP = "256m";
+
   static final String NM_HEAP = "192m";
   static final String HISTORY_HEAP = "192m";
   static final String RM = "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager";
@@ -55,15 +56,27 @@ public final class YarnCluster {
     Host h1 = c.host(1);
     y.resourceManager = h1.start(y.daemon(h1, "resourcemanager", RM_HEAP, RM));
     y.history = h1.start(y.daemon(h1, "historyserver", HISTORY_HEAP, HISTORY));
-    Probes.await("the ResourceManager's REST API", 120, () -> y.runningNodes() >= 0,
+    Probes.await(
+        "the ResourceManager's REST API",
+        120,
+        () -> y.runningNodes() >= 0,
         List.of(y.resourceManager));
     for (Host h : c.hosts()) {
       y.nodeManagers.add(h.start(y.daemon(h, "nodemanager", NM_HEAP, NM)));
     }
     y.awaitNodeManagers(c.hosts().size(), 180);
-    Probes.await("the job history server's REST API", 120, () -> Probes.json(
-        "http://" + h1.address() + ":" + YarnSettings.HISTORY_WEB_PORT
-            + "/ws/v1/history/info") != null, List.of(y.history));
+    Probes.await(
+        "the job history server's REST API",
+        120,
+        () ->
+            Probes.json(
+                    "http://"
+                        + h1.address()
+                        + ":"
+                        + YarnSettings.HISTORY_WEB_PORT
+                        + "/ws/v1/history/info")
+                != null,
+        List.of(y.history));
     return y;
   }
 
@@ -84,12 +97,18 @@ public final class YarnCluster {
   }
 
   private ProcessSpec daemon(Host h, String name, String heap, String mainClass) {
-    List<String> cmd = new ArrayList<>(List.of(Launcher.java(), "-Xmx" + heap,
-        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(Launcher.java(), "-Xmx" + heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
     cmd.addAll(List.of(YarnSettings.JAVA17_OPENS.split(" ")));
-    cmd.addAll(List.of("-Dhadoop.log.dir=" + h.log(name).getParent(),
-        "-Dyarn.log.dir=" + h.log(name).getParent(), "-Dhadoop.home.dir=" + home,
-        "-cp", HadoopHome.daemonClassPath(home, conf(h)), mainClass));
+    cmd.addAll(
+        List.of(
+            "-Dhadoop.log.dir=" + h.log(name).getParent(),
+            "-Dyarn.log.dir=" + h.log(name).getParent(),
+            "-Dhadoop.home.dir=" + home,
+            "-cp",
+            HadoopHome.daemonClassPath(home, conf(h)),
+            mainClass));
     return new ProcessSpec(name, cmd, env(conf(h)), h.log(name));
   }
 
@@ -97,8 +116,13 @@ public final class YarnCluster {
   Map<String, String> env(Path conf) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("JAVA_HOME", System.getProperty("java.home"));
-    for (String v : List.of("HADOOP_HOME", "HADOOP_COMMON_HOME", "HADOOP_HDFS_HOME",
-        "HADOOP_YARN_HOME", "HADOOP_MAPRED_HOME")) {
+    for (String v :
+        List.of(
+            "HADOOP_HOME",
+            "HADOOP_COMMON_HOME",
+            "HADOOP_HDFS_HOME",
+            "HADOOP_YARN_HOME",
+            "HADOOP_MAPRED_HOME")) {
       env.put(v, home.toString());
     }
     env.put("HADOOP_CONF_DIR", conf.toString());
@@ -108,14 +132,14 @@ public final class YarnCluster {
 
   /** The ResourceManager's REST API at {@code path} ({@code /ws/v1/cluster/nodes}). */
   public JsonNode rest(String path) {
-    return Probes.json("http://" + cluster.host(1).address() + ":" + YarnSettings.RM_WEB_PORT
-        + path);
+    return Probes.json(
+        "http://" + cluster.host(1).address() + ":" + YarnSettings.RM_WEB_PORT + path);
   }
 
   /** The job history server's REST API at {@code path}. */
   public JsonNode historyRest(String path) {
-    return Probes.json("http://" + cluster.host(1).address() + ":"
-        + YarnSettings.HISTORY_WEB_PORT + path);
+    return Probes.json(
+        "http://" + cluster.host(1).address() + ":" + YarnSettings.HISTORY_WEB_PORT + path);
   }
 
   /** NodeManagers the ResourceManager counts RUNNING, or -1 when it can't be asked. */
@@ -128,8 +152,11 @@ public final class YarnCluster {
   public void awaitNodeManagers(int n, long timeoutSeconds) {
     List<Daemon> watched = new ArrayList<>(nodeManagers);
     watched.add(0, resourceManager);
-    Probes.await(n + " NodeManagers registered with the ResourceManager", timeoutSeconds,
-        () -> runningNodes() == n, watched);
+    Probes.await(
+        n + " NodeManagers registered with the ResourceManager",
+        timeoutSeconds,
+        () -> runningNodes() == n,
+        watched);
   }
 
   public Daemon resourceManager() {
@@ -164,8 +191,8 @@ public final class YarnCluster {
    * A Spark application for this YARN ({@code --master yarn}), submitted from the root namespace
    * with the Spark home that has spark-yarn.
    */
-  public io.rdmashuffle.cluster.spark.SparkApplication sparkApplication(String name,
-      String mainClass) {
+  public io.rdmashuffle.cluster.spark.SparkApplication sparkApplication(
+      String name, String mainClass) {
     return io.rdmashuffle.cluster.spark.SparkApplication.onYarn(cluster, name, mainClass);
   }
 

@@ -7,9 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The Hadoop configuration of the cluster, per host and for clients: {@code core-site.xml}
- * ({@code fs.defaultFS=file:///}: the shared folder stands in for HDFS), {@code yarn-site.xml}
- * (the ResourceManager on rs-h1, small NodeManagers that stop quickly, and the shuffle service:
+ * The Hadoop configuration of the cluster, per host and for clients: {@code core-site.xml} ({@code
+ * fs.defaultFS=file:///}: the shared folder stands in for HDFS), {@code yarn-site.xml} (the
+ * ResourceManager on rs-h1, small NodeManagers that stop quickly, and the shuffle service:
  * rdma-shuffle's, with exactly the two properties of the README's operator snippet, or the stock
  * one) and {@code mapred-site.xml} (YARN, staging and history in the shared folder, small task
  * JVMs). The spec's own properties are applied last and win.
@@ -21,10 +21,13 @@ final class YarnSettings {
   static final int HISTORY_PORT = 10020;
   static final int HISTORY_WEB_PORT = 19888;
   static final int NM_PORT = 45454;
+
   /** Java 17 and Hadoop 3.4's web apps (Guice) and RPC. */
-  static final String JAVA17_OPENS = "--add-opens=java.base/java.lang=ALL-UNNAMED"
-      + " --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED"
-      + " --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED";
+  static final String JAVA17_OPENS =
+      "--add-opens=java.base/java.lang=ALL-UNNAMED"
+          + " --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED"
+          + " --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED";
+
   /** Task JVMs: quick start, little CPU. */
   static final String TASK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC " + JAVA17_OPENS;
 
@@ -52,14 +55,18 @@ final class YarnSettings {
     Map<String, String> m = new LinkedHashMap<>();
     m.put("yarn.resourcemanager.hostname", resourceManager());
     // FIFO: no queue limits on how many AMs a small cluster runs at once
-    m.put("yarn.resourcemanager.scheduler.class",
+    m.put(
+        "yarn.resourcemanager.scheduler.class",
         "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler");
     m.put("yarn.scheduler.minimum-allocation-mb", "128");
-    m.put("yarn.scheduler.maximum-allocation-mb",
+    m.put(
+        "yarn.scheduler.maximum-allocation-mb",
         Integer.toString(cluster.spec().nodeManagerMemoryMb()));
-    m.put("yarn.nodemanager.resource.memory-mb",
+    m.put(
+        "yarn.nodemanager.resource.memory-mb",
         Integer.toString(cluster.spec().nodeManagerMemoryMb()));
-    m.put("yarn.nodemanager.resource.cpu-vcores",
+    m.put(
+        "yarn.nodemanager.resource.cpu-vcores",
         Integer.toString(cluster.spec().nodeManagerVcores()));
     m.put("yarn.nodemanager.vmem-check-enabled", "false");
     m.put("yarn.nodemanager.pmem-check-enabled", "false");
@@ -74,15 +81,18 @@ final class YarnSettings {
     // a host that went away counts as lost after 30 s, not 10 min (fault tests)
     m.put("yarn.nm.liveness-monitor.expiry-interval-ms", "30000");
     m.put("yarn.resourcemanager.nodemanagers.heartbeat-interval-ms", "500");
-    m.put("yarn.nodemanager.env-whitelist", "JAVA_HOME,HADOOP_COMMON_HOME,HADOOP_HDFS_HOME,"
-        + "HADOOP_CONF_DIR,CLASSPATH_PREPEND_DISTCACHE,HADOOP_YARN_HOME,HADOOP_HOME,PATH,LANG,TZ,"
-        + "HADOOP_MAPRED_HOME");
+    m.put(
+        "yarn.nodemanager.env-whitelist",
+        "JAVA_HOME,HADOOP_COMMON_HOME,HADOOP_HDFS_HOME,"
+            + "HADOOP_CONF_DIR,CLASSPATH_PREPEND_DISTCACHE,HADOOP_YARN_HOME,HADOOP_HOME,PATH,LANG,TZ,"
+            + "HADOOP_MAPRED_HOME");
     m.put("yarn.log-aggregation-enable", "false");
     m.put("yarn.webapp.ui2.enable", "false");
     m.put("yarn.timeline-service.enabled", "false");
     // the README's operator snippet (conf/yarn-site.xml), or the stock service
     m.put("yarn.nodemanager.aux-services", "mapreduce_shuffle");
-    m.put("yarn.nodemanager.aux-services.mapreduce_shuffle.class",
+    m.put(
+        "yarn.nodemanager.aux-services.mapreduce_shuffle.class",
         cluster.spec().ourShuffleService() ? OUR_SERVICE : STOCK_SERVICE);
     if (host != null) {
       m.put("yarn.nodemanager.hostname", host.name());
@@ -103,7 +113,8 @@ final class YarnSettings {
     m.put("yarn.app.mapreduce.am.staging-dir", shared.resolve("staging").toString());
     m.put("mapreduce.jobhistory.address", historyHost + ":" + HISTORY_PORT);
     m.put("mapreduce.jobhistory.webapp.address", historyHost + ":" + HISTORY_WEB_PORT);
-    m.put("mapreduce.jobhistory.intermediate-done-dir",
+    m.put(
+        "mapreduce.jobhistory.intermediate-done-dir",
         shared.resolve("history/done_intermediate").toString());
     m.put("mapreduce.jobhistory.done-dir", shared.resolve("history/done").toString());
     m.put("yarn.app.mapreduce.am.env", mapredHome);

@@ -1,7 +1,6 @@
 package io.rdmashuffle.tpcds.launch;
 
 import io.rdmashuffle.bench.Machine;
-import io.rdmashuffle.tpcds.Args;
 import io.rdmashuffle.tpcds.DatasetLayout;
 import io.rdmashuffle.tpcds.QueryCatalog;
 import io.rdmashuffle.tpcds.QueryCatalog.Query;
@@ -17,14 +16,10 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,19 +31,19 @@ import org.apache.hadoop.conf.Configuration;
 
 /**
  * The TPC-DS comparison: generates (or reuses) the dataset, then runs the queries on the stock
- * shuffle and on ours, each side as its own Spark application, and merges what they recorded
- * into one report.
+ * shuffle and on ours, each side as its own Spark application, and merges what they recorded into
+ * one report.
  *
- * <p>Process model: a shuffle manager is fixed for the life of a SparkContext, so every
- * application runs one side only. The launcher runs them one at a time, never two at once (each
- * side gets the whole cluster, as in production), in rounds: round r runs every query once on each
- * side, batch by batch, and the order of the sides alternates from one slot to the next (stock,
- * ours | ours, stock | ...), so drift in the machine's load and warm caches falls on both sides
- * alike. Each application starts cold (JVMs, executors); its first {@code warmup} queries are
- * run once untimed before the timed pass. The applications are started with {@code spark-submit}
- * (or, without a Spark distribution, the same {@code SparkSubmit} main on a Spark home's jars),
- * so anything spark-submit accepts works, on a real cluster too; their records travel through
- * a results folder on any Hadoop-compatible path.
+ * <p>Process model: a shuffle manager is fixed for the life of a SparkContext, so every application
+ * runs one side only. The launcher runs them one at a time, never two at once (each side gets the
+ * whole cluster, as in production), in rounds: round r runs every query once on each side, batch by
+ * batch, and the order of the sides alternates from one slot to the next (stock, ours | ours, stock
+ * | ...), so drift in the machine's load and warm caches falls on both sides alike. Each
+ * application starts cold (JVMs, executors); its first {@code warmup} queries are run once untimed
+ * before the timed pass. The applications are started with {@code spark-submit} (or, without a
+ * Spark distribution, the same {@code SparkSubmit} main on a Spark home's jars), so anything
+ * spark-submit accepts works, on a real cluster too; their records travel through a results folder
+ * on any Hadoop-compatible path.
  */
 public final class CompareLauncher {
   /**
@@ -107,11 +102,23 @@ public final class CompareLauncher {
     List<Query> queries = QueryCatalog.select(o.querySets(), o.queries());
     Files.createDirectories(o.out().resolve("logs"));
     Files.createDirectories(o.out().resolve(Report.ROWS));
-    SubmitCommand submit = new SubmitCommand(o.sparkHome(), o.sparkSubmit(), o.master(),
-        o.driverMemory(), o.submitArgs(), o.appJar());
+    SubmitCommand submit =
+        new SubmitCommand(
+            o.sparkHome(),
+            o.sparkSubmit(),
+            o.master(),
+            o.driverMemory(),
+            o.submitArgs(),
+            o.appJar());
     Instant started = Instant.now();
-    out.printf(Locale.ROOT, "TPC-DS SF%s, %d queries x %d round(s) x 2 sides on %s; report in %s%n",
-        DatasetLayout.scaleName(o.scale()), queries.size(), o.reps(), o.master(), o.out());
+    out.printf(
+        Locale.ROOT,
+        "TPC-DS SF%s, %d queries x %d round(s) x 2 sides on %s; report in %s%n",
+        DatasetLayout.scaleName(o.scale()),
+        queries.size(),
+        o.reps(),
+        o.master(),
+        o.out());
     out.println("stock: " + o.stock().describe());
     out.println("ours:  " + o.ours().describe());
     if (!ensureData(submit)) {
@@ -143,12 +150,18 @@ public final class CompareLauncher {
     List<String> different = report.different();
     List<String> failed = report.failed();
     if (!different.isEmpty()) {
-      out.println("FAILED: results differ in " + different.size() + " queries: "
-          + String.join(", ", different));
+      out.println(
+          "FAILED: results differ in "
+              + different.size()
+              + " queries: "
+              + String.join(", ", different));
     }
     if (!failed.isEmpty()) {
-      out.println("FAILED: no result from " + failed.size() + " queries (see logs/): "
-          + String.join(", ", failed));
+      out.println(
+          "FAILED: no result from "
+              + failed.size()
+              + " queries (see logs/): "
+              + String.join(", ", failed));
     }
     return different.isEmpty() && failed.isEmpty() ? 0 : 1;
   }
@@ -169,51 +182,109 @@ public final class CompareLauncher {
       out.println("data: reusing " + DatasetLayout.dir(o.data(), o.scale()));
       return true;
     }
-    out.println("data: generating TPC-DS SF" + DatasetLayout.scaleName(o.scale()) + " into "
-        + DatasetLayout.dir(o.data(), o.scale()));
+    out.println(
+        "data: generating TPC-DS SF"
+            + DatasetLayout.scaleName(o.scale())
+            + " into "
+            + DatasetLayout.dir(o.data(), o.scale()));
     Map<String, String> conf = o.stock().sparkConf(o.conf());
-    List<String> args = List.of("datagen", "--data", o.data(), "--scale", String.valueOf(o.scale()),
-        "--chunk-rows", String.valueOf(o.chunkRows()));
-    ProcessBuilder pb = submit.build("tpcds-datagen-sf" + DatasetLayout.scaleName(o.scale()), conf,
-        List.of(), args);
+    List<String> args =
+        List.of(
+            "datagen",
+            "--data",
+            o.data(),
+            "--scale",
+            String.valueOf(o.scale()),
+            "--chunk-rows",
+            String.valueOf(o.chunkRows()));
+    ProcessBuilder pb =
+        submit.build(
+            "tpcds-datagen-sf" + DatasetLayout.scaleName(o.scale()), conf, List.of(), args);
     AtomicLong lastTable = new AtomicLong(System.nanoTime());
-    int code = runProcess(pb, o.out().resolve("logs/datagen.log"), line -> {
-      if (line.startsWith("generated ") || line.startsWith("reusing ") || line.startsWith("skipping ")) {
-        out.println("  " + line);
-        lastTable.set(System.nanoTime()); // the stall timeout counts from the last table written
-      }
-    }, lastTable);
+    int code =
+        runProcess(
+            pb,
+            o.out().resolve("logs/datagen.log"),
+            line -> {
+              if (line.startsWith("generated ")
+                  || line.startsWith("reusing ")
+                  || line.startsWith("skipping ")) {
+                out.println("  " + line);
+                lastTable.set(
+                    System.nanoTime()); // the stall timeout counts from the last table written
+              }
+            },
+            lastTable);
     if (code != 0 || !storage.exists(marker)) {
-      out.println("data generation failed (exit code " + code + "), see " + o.out().resolve("logs/datagen.log"));
+      out.println(
+          "data generation failed (exit code "
+              + code
+              + "), see "
+              + o.out().resolve("logs/datagen.log"));
       return false;
     }
     return true;
   }
 
-  private void runApp(SubmitCommand submit, AppSpec app, Progress progress, List<QueryRun> records,
-      List<AppRun> apps) throws IOException, InterruptedException {
+  private void runApp(
+      SubmitCommand submit,
+      AppSpec app,
+      Progress progress,
+      List<QueryRun> records,
+      List<AppRun> apps)
+      throws IOException, InterruptedException {
     Side side = app.side().equals(o.stock().name()) ? o.stock() : o.ours();
     String appOut = Storage.child(Storage.child(o.results(), "apps"), app.label());
     storage.delete(appOut);
-    List<String> args = new ArrayList<>(List.of("run", "--app", app.label(), "--side", app.side(),
-        "--round", String.valueOf(app.round()), "--batch", String.valueOf(app.batch()),
-        "--data", o.data(), "--scale", String.valueOf(o.scale()), "--query-set", o.querySets(),
-        "--queries", String.join(",", app.queries().stream().map(Query::id).toList()),
-        "--warmup", String.valueOf(o.warmup()), "--out", appOut,
-        "--rows-limit", String.valueOf(o.rowsLimit()),
-        "--query-timeout", String.valueOf(o.queryTimeout())));
-    ProcessBuilder pb = submit.build("tpcds-" + app.label(), side.sparkConf(o.conf()),
-        side.jar().map(List::of).orElse(List.of()), args);
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "run",
+                "--app",
+                app.label(),
+                "--side",
+                app.side(),
+                "--round",
+                String.valueOf(app.round()),
+                "--batch",
+                String.valueOf(app.batch()),
+                "--data",
+                o.data(),
+                "--scale",
+                String.valueOf(o.scale()),
+                "--query-set",
+                o.querySets(),
+                "--queries",
+                String.join(",", app.queries().stream().map(Query::id).toList()),
+                "--warmup",
+                String.valueOf(o.warmup()),
+                "--out",
+                appOut,
+                "--rows-limit",
+                String.valueOf(o.rowsLimit()),
+                "--query-timeout",
+                String.valueOf(o.queryTimeout())));
+    ProcessBuilder pb =
+        submit.build(
+            "tpcds-" + app.label(),
+            side.sparkConf(o.conf()),
+            side.jar().map(List::of).orElse(List.of()),
+            args);
     long t0 = System.nanoTime();
     int before = progress.done();
     AtomicLong lastProgress = new AtomicLong(System.nanoTime());
-    int code = runProcess(pb, o.out().resolve("logs/" + app.label() + ".log"), line -> {
-      if (line.startsWith(QueryRunner.PROGRESS)) {
-        String json = line.substring(line.indexOf('{'));
-        progress.done(Json.read(json, QueryRun.class), System.nanoTime());
-        lastProgress.set(System.nanoTime());
-      }
-    }, lastProgress);
+    int code =
+        runProcess(
+            pb,
+            o.out().resolve("logs/" + app.label() + ".log"),
+            line -> {
+              if (line.startsWith(QueryRunner.PROGRESS)) {
+                String json = line.substring(line.indexOf('{'));
+                progress.done(Json.read(json, QueryRun.class), System.nanoTime());
+                lastProgress.set(System.nanoTime());
+              }
+            },
+            lastProgress);
     long wall = (System.nanoTime() - t0) / 1_000_000;
     List<QueryRun> mine = collect(app, appOut, code);
     int ran = progress.done() - before;
@@ -225,26 +296,43 @@ public final class CompareLauncher {
     if (storage.exists(appJson)) {
       run = Json.read(storage.read(appJson), AppRun.class);
     } else {
-      run = new AppRun(app.label(), app.side(), app.round(), app.batch(), null, null, o.master(),
-          side.shuffleManager(), Map.of(), app.queries().stream().map(Query::id).toList(),
-          Instant.now().toString(), 0, 0);
+      run =
+          new AppRun(
+              app.label(),
+              app.side(),
+              app.round(),
+              app.batch(),
+              null,
+              null,
+              o.master(),
+              side.shuffleManager(),
+              Map.of(),
+              app.queries().stream().map(Query::id).toList(),
+              Instant.now().toString(),
+              0,
+              0);
     }
     apps.add(run.withExit(wall, code));
     if (code != 0) {
-      out.println(app.label() + " exited with code " + code + ", see "
-          + o.out().resolve("logs/" + app.label() + ".log"));
+      out.println(
+          app.label()
+              + " exited with code "
+              + code
+              + ", see "
+              + o.out().resolve("logs/" + app.label() + ".log"));
     }
   }
 
   /**
-   * The records an application left, its stored results copied into the report folder, and an
-   * error record for every run it never made (when it died early).
+   * The records an application left, its stored results copied into the report folder, and an error
+   * record for every run it never made (when it died early).
    */
   private List<QueryRun> collect(AppSpec app, String appOut, int code) throws IOException {
     String recordsFile = Storage.child(appOut, Report.RECORDS);
-    List<QueryRun> runs = storage.exists(recordsFile)
-        ? new ArrayList<>(Json.readLines(storage.read(recordsFile), QueryRun.class))
-        : new ArrayList<>();
+    List<QueryRun> runs =
+        storage.exists(recordsFile)
+            ? new ArrayList<>(Json.readLines(storage.read(recordsFile), QueryRun.class))
+            : new ArrayList<>();
     String rowsDir = Storage.child(appOut, Report.ROWS);
     Path localRows = o.out().resolve(Report.ROWS);
     for (String name : storage.list(rowsDir)) {
@@ -256,10 +344,34 @@ public final class CompareLauncher {
     List<Query> expected = runList(app);
     for (int i = runs.size(); i < expected.size(); i++) {
       String error = QueryRun.NOT_RUN;
-      runs.add(new QueryRun(app.side(), app.round(), app.label(), expected.get(i).id(), i < o.warmup(),
-          QueryRun.ERROR, 0, 0, io.rdmashuffle.tpcds.result.CanonicalRows.errorDigest(error),
-          null, error, "the application ended (exit code " + code + ") before this query ran; see logs/"
-          + app.label() + ".log", 0, 0, 0, 0, 0, 0, 0, 0, 0, Instant.now().toString()));
+      runs.add(
+          new QueryRun(
+              app.side(),
+              app.round(),
+              app.label(),
+              expected.get(i).id(),
+              i < o.warmup(),
+              QueryRun.ERROR,
+              0,
+              0,
+              io.rdmashuffle.tpcds.result.CanonicalRows.errorDigest(error),
+              null,
+              error,
+              "the application ended (exit code "
+                  + code
+                  + ") before this query ran; see logs/"
+                  + app.label()
+                  + ".log",
+              0,
+              0,
+              0,
+              0,
+              0,
+              0,
+              0,
+              0,
+              0,
+              Instant.now().toString()));
     }
     return runs;
   }
@@ -281,28 +393,36 @@ public final class CompareLauncher {
     synchronized (running) {
       running.add(p);
     }
-    Thread reader = new Thread(() -> {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-          PrintWriter w = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
-        w.println("# " + String.join(" ", pb.command()));
-        String line;
-        while ((line = in.readLine()) != null) {
-          w.println(line);
-          w.flush();
-          handler.line(line);
-        }
-      } catch (IOException | RuntimeException e) {
-        if (p.isAlive()) { // after a kill the stream closes under the reader: nothing to say
-          out.println("reading the output of " + log.getFileName() + " failed: " + e);
-        }
-      }
-    }, "tpcds-child-output");
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader in =
+                      new BufferedReader(
+                          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                  PrintWriter w =
+                      new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
+                w.println("# " + String.join(" ", pb.command()));
+                String line;
+                while ((line = in.readLine()) != null) {
+                  w.println(line);
+                  w.flush();
+                  handler.line(line);
+                }
+              } catch (IOException | RuntimeException e) {
+                if (p
+                    .isAlive()) { // after a kill the stream closes under the reader: nothing to say
+                  out.println("reading the output of " + log.getFileName() + " failed: " + e);
+                }
+              }
+            },
+            "tpcds-child-output");
     reader.setDaemon(true);
     reader.start();
     long stallNanos = TimeUnit.SECONDS.toNanos(o.stallTimeout());
     while (!p.waitFor(5, TimeUnit.SECONDS)) {
       if (o.stallTimeout() > 0 && System.nanoTime() - lastProgress.get() > stallNanos) {
-        out.println(log.getFileName() + ": no query finished for " + o.stallTimeout() + " s, killing it");
+        out.println(
+            log.getFileName() + ": no query finished for " + o.stallTimeout() + " s, killing it");
         kill(p);
         break;
       }
@@ -344,33 +464,60 @@ public final class CompareLauncher {
     h.put("machine", Machine.describe().trim().replace("\n", "; "));
     h.put("Spark", any == null ? "unknown (no application started)" : any.sparkVersion());
     h.put("master", o.master());
-    h.put("scale factor", DatasetLayout.scaleName(o.scale()) + " (data " + DatasetLayout.dir(o.data(), o.scale()) + ")");
-    h.put("queries", queries.size() + " from " + o.querySets()
-        + ("all".equals(o.queries()) ? "" : ": " + o.queries()));
-    h.put("rounds", o.reps() + " timed round(s) per side, sides alternating; " + o.warmup()
-        + " untimed warm-up run(s) per application; "
-        + (o.batch() == 0 ? "all queries in one application" : o.batch() + " queries per application"));
+    h.put(
+        "scale factor",
+        DatasetLayout.scaleName(o.scale())
+            + " (data "
+            + DatasetLayout.dir(o.data(), o.scale())
+            + ")");
+    h.put(
+        "queries",
+        queries.size()
+            + " from "
+            + o.querySets()
+            + ("all".equals(o.queries()) ? "" : ": " + o.queries()));
+    h.put(
+        "rounds",
+        o.reps()
+            + " timed round(s) per side, sides alternating; "
+            + o.warmup()
+            + " untimed warm-up run(s) per application; "
+            + (o.batch() == 0
+                ? "all queries in one application"
+                : o.batch() + " queries per application"));
     h.put("stock", o.stock().describe());
     h.put("ours", o.ours().describe());
     h.put("transport", transport());
     h.put("settings (both sides)", o.conf().isEmpty() ? "Spark defaults" : o.conf().toString());
-    h.put("host-local reads", o.conf().getOrDefault("spark.shuffle.readHostLocalDisk", "true (Spark default)")
-        + "; on one machine the stock shuffle reads host-local blocks from disk, never the network");
+    h.put(
+        "host-local reads",
+        o.conf().getOrDefault("spark.shuffle.readHostLocalDisk", "true (Spark default)")
+            + "; on one machine the stock shuffle reads host-local blocks from disk, never the network");
     h.put("started", started.toString());
     h.put("finished", Instant.now().toString());
     h.put("command", "Tpcds compare " + o.command());
-    String title = String.format(Locale.ROOT, "TPC-DS SF%s on %s: stock (%s) vs ours (%s)",
-        DatasetLayout.scaleName(o.scale()), o.master(), shortName(o.stock().shuffleManager()),
-        shortName(o.ours().shuffleManager()));
+    String title =
+        String.format(
+            Locale.ROOT,
+            "TPC-DS SF%s on %s: stock (%s) vs ours (%s)",
+            DatasetLayout.scaleName(o.scale()),
+            o.master(),
+            shortName(o.stock().shuffleManager()),
+            shortName(o.ours().shuffleManager()));
     return new RunInfo(title, h);
   }
 
   private String transport() {
     if (Side.builtIn(o.ours().shuffleManager())) {
-      return "n/a: ours is Spark's own " + o.ours().shuffleManager() + " shuffle (stock against stock)";
+      return "n/a: ours is Spark's own "
+          + o.ours().shuffleManager()
+          + " shuffle (stock against stock)";
     }
-    String t = o.ours().conf().getOrDefault("spark.shuffle.rdma.transport",
-        o.conf().get("spark.shuffle.rdma.transport"));
+    String t =
+        o.ours()
+            .conf()
+            .getOrDefault(
+                "spark.shuffle.rdma.transport", o.conf().get("spark.shuffle.rdma.transport"));
     return t == null ? "plugin default (spark.shuffle.rdma.transport unset)" : t;
   }
 

@@ -13,13 +13,33 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Everything a comparison needs, as {@code Tpcds compare} options give it; see {@link #usage()}. */
-public record CompareOptions(double scale, String data, Path out, String results, String querySets,
-      String queries, int reps, int warmup, int batch, String master, Path sparkHome,
-      Path sparkSubmit, Path appJar, String driverMemory, List<String> submitArgs,
-      Map<String, String> conf, Side stock, Side ours, long queryTimeout, long stallTimeout,
-      long rowsLimit, long chunkRows, String command) {
-
+/**
+ * Everything a comparison needs, as {@code Tpcds compare} options give it; see {@link #usage()}.
+ */
+public record CompareOptions(
+    double scale,
+    String data,
+    Path out,
+    String results,
+    String querySets,
+    String queries,
+    int reps,
+    int warmup,
+    int batch,
+    String master,
+    Path sparkHome,
+    Path sparkSubmit,
+    Path appJar,
+    String driverMemory,
+    List<String> submitArgs,
+    Map<String, String> conf,
+    Side stock,
+    Side ours,
+    long queryTimeout,
+    long stallTimeout,
+    long rowsLimit,
+    long chunkRows,
+    String command) {
 
   public static String usage() {
     return """
@@ -56,37 +76,68 @@ public record CompareOptions(double scale, String data, Path out, String results
         """;
   }
 
-
   static CompareOptions parse(String[] argv, int from) throws IOException {
     Args a = new Args(argv, from);
     double scale = a.getDouble("scale", 1);
     String data = localOrUri(a.get("data", "tpcds-data"));
-    Path outDir = Paths.get(a.get("out", "tpcds-results/tpcds-"
-        + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")))).toAbsolutePath();
+    Path outDir =
+        Paths.get(
+                a.get(
+                    "out",
+                    "tpcds-results/tpcds-"
+                        + LocalDateTime.now()
+                            .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))))
+            .toAbsolutePath();
     String results = a.get("results", outDir.toUri().toString());
     String sparkHomeArg = a.get("spark-home", System.getenv("SPARK_HOME"));
     String submit = a.get("spark-submit", null);
     String appJar = a.get("app-jar", null);
-    Map<String, String> conf = localClusterDefaults(a.get("master", "local-cluster[2,1,2048]"),
-        a.pairs("conf"));
-    Side stock = Side.of("stock", a.get("stock-class", "sort"), a.get("stock-jar", null),
-        a.pairs("stock-conf"));
-    Side ours = Side.of("ours", a.get("ours-class", Side.RDMA_MANAGER),
-        a.get("ours-jar", Side.RDMA_JAR_GLOB), a.pairs("ours-conf"));
-    CompareOptions o = new CompareOptions(scale, data, outDir, results, a.get("query-set", QueryCatalog.TPCDS),
-        a.get("queries", "all"), a.getInt("reps", 3), a.getInt("warmup", 3), a.getInt("batch", 0),
-        a.get("master", "local-cluster[2,1,2048]"),
-        sparkHomeArg == null ? null : Paths.get(sparkHomeArg).toAbsolutePath(),
-        submit == null ? null : Paths.get(submit).toAbsolutePath(),
-        appJar == null ? ownJar() : Paths.get(appJar).toAbsolutePath(),
-        a.get("driver-memory", "2g"), submitArgs(a), conf, stock, ours,
-        a.getLong("query-timeout", 0), a.getLong("stall-timeout", 3600),
-        a.getLong("rows-limit", 100_000), a.getLong("chunk-rows", 500_000),
-        String.join(" ", List.of(argv).subList(from, argv.length)));
+    Map<String, String> conf =
+        localClusterDefaults(a.get("master", "local-cluster[2,1,2048]"), a.pairs("conf"));
+    Side stock =
+        Side.of(
+            "stock", a.get("stock-class", "sort"), a.get("stock-jar", null), a.pairs("stock-conf"));
+    Side ours =
+        Side.of(
+            "ours",
+            a.get("ours-class", Side.RDMA_MANAGER),
+            a.get("ours-jar", Side.RDMA_JAR_GLOB),
+            a.pairs("ours-conf"));
+    CompareOptions o =
+        new CompareOptions(
+            scale,
+            data,
+            outDir,
+            results,
+            a.get("query-set", QueryCatalog.TPCDS),
+            a.get("queries", "all"),
+            a.getInt("reps", 3),
+            a.getInt("warmup", 3),
+            a.getInt("batch", 0),
+            a.get("master", "local-cluster[2,1,2048]"),
+            sparkHomeArg == null ? null : Paths.get(sparkHomeArg).toAbsolutePath(),
+            submit == null ? null : Paths.get(submit).toAbsolutePath(),
+            appJar == null ? ownJar() : Paths.get(appJar).toAbsolutePath(),
+            a.get("driver-memory", "2g"),
+            submitArgs(a),
+            conf,
+            stock,
+            ours,
+            a.getLong("query-timeout", 0),
+            a.getLong("stall-timeout", 3600),
+            a.getLong("rows-limit", 100_000),
+            a.getLong("chunk-rows", 500_000),
+            String.join(" ", List.of(argv).subList(from, argv.length)));
     a.done();
     if (o.reps() < 1 || o.warmup() < 0 || o.batch() < 0) {
-      throw new IllegalArgumentException("reps=" + o.reps() + ", warmup=" + o.warmup() + ", batch="
-          + o.batch() + ": need reps >= 1, warmup >= 0, batch >= 0");
+      throw new IllegalArgumentException(
+          "reps="
+              + o.reps()
+              + ", warmup="
+              + o.warmup()
+              + ", batch="
+              + o.batch()
+              + ": need reps >= 1, warmup >= 0, batch >= 0");
     }
     return o;
   }
@@ -126,7 +177,8 @@ public record CompareOptions(double scale, String data, Path out, String results
 
   static Path ownJar() {
     try {
-      return Paths.get(CompareOptions.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      return Paths.get(
+          CompareOptions.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {
       throw new IllegalStateException(e);
     }

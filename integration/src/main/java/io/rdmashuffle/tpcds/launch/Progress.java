@@ -61,10 +61,18 @@ final class Progress {
 
   String line(QueryRun r, long nowNanos) {
     int width = String.valueOf(units.size()).length();
-    return String.format(Locale.ROOT, "[%" + width + "d/%d] %-20s %-10s %8.1f s  %-5s%s | elapsed %s, left ~%s",
-        done, units.size(), r.app() + (r.warmup() ? " warm-up" : ""), r.query(), r.millis() / 1000.0,
-        r.ok() ? "ok" : "ERROR", r.ok() ? "" : " " + r.error(),
-        clock((nowNanos - startNanos) / 1e9), clock(secondsLeft()));
+    return String.format(
+        Locale.ROOT,
+        "[%" + width + "d/%d] %-20s %-10s %8.1f s  %-5s%s | elapsed %s, left ~%s",
+        done,
+        units.size(),
+        r.app() + (r.warmup() ? " warm-up" : ""),
+        r.query(),
+        r.millis() / 1000.0,
+        r.ok() ? "ok" : "ERROR",
+        r.ok() ? "" : " " + r.error(),
+        clock((nowNanos - startNanos) / 1e9),
+        clock(secondsLeft()));
   }
 
   double secondsLeft() {

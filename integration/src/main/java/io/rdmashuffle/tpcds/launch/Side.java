@@ -22,18 +22,20 @@ import java.util.Set;
  *
  * @param name {@code stock} or {@code ours}
  * @param shuffleManager value of {@code spark.shuffle.manager}
- * @param jar the plugin jar, put on the driver's and executors' class path and shipped with
- *     {@code --jars}; empty for Spark's own managers
+ * @param jar the plugin jar, put on the driver's and executors' class path and shipped with {@code
+ *     --jars}; empty for Spark's own managers
  * @param conf settings for this side (on top of those for both)
  */
-public record Side(String name, String shuffleManager, Optional<Path> jar, Map<String, String> conf) {
+public record Side(
+    String name, String shuffleManager, Optional<Path> jar, Map<String, String> conf) {
   /** The plugin's manager, the default of the "ours" side. */
   public static final String RDMA_MANAGER = "org.apache.spark.shuffle.rdma.RdmaShuffleManager";
+
   /** Where the shuffle-manager module builds the plugin jar, relative to the repository root. */
   public static final String RDMA_JAR_GLOB = "shuffle-manager/target/rdma-shuffle-spark_2.13-*.jar";
 
-  private static final Set<String> BUILT_IN = Set.of("sort", "tungsten-sort",
-      "org.apache.spark.shuffle.sort.SortShuffleManager");
+  private static final Set<String> BUILT_IN =
+      Set.of("sort", "tungsten-sort", "org.apache.spark.shuffle.sort.SortShuffleManager");
 
   public Side {
     conf = new LinkedHashMap<>(conf);
@@ -47,21 +49,37 @@ public record Side(String name, String shuffleManager, Optional<Path> jar, Map<S
   /**
    * A side, its jar found by glob when the manager is not Spark's own.
    *
-   * @param jarGlob a path whose file name may hold a glob ({@code target/rdma-shuffle-spark_2.13-*.jar});
-   *     sources, javadoc, tests and shade leftovers ({@code original-*}) never match
+   * @param jarGlob a path whose file name may hold a glob ({@code
+   *     target/rdma-shuffle-spark_2.13-*.jar}); sources, javadoc, tests and shade leftovers ({@code
+   *     original-*}) never match
    */
-  public static Side of(String name, String shuffleManager, String jarGlob, Map<String, String> conf)
+  public static Side of(
+      String name, String shuffleManager, String jarGlob, Map<String, String> conf)
       throws IOException {
     if (builtIn(shuffleManager)) {
       return new Side(name, shuffleManager, Optional.empty(), conf);
     }
     if (jarGlob == null || jarGlob.isBlank()) {
-      throw new IllegalArgumentException(name + ": shuffle manager " + shuffleManager
-          + " is not Spark's own, so it needs a jar (--" + name + "-jar)");
+      throw new IllegalArgumentException(
+          name
+              + ": shuffle manager "
+              + shuffleManager
+              + " is not Spark's own, so it needs a jar (--"
+              + name
+              + "-jar)");
     }
-    Path jar = findJar(jarGlob).orElseThrow(() -> new IllegalArgumentException(name
-        + ": no jar matches " + jarGlob + " (build the plugin: mvn -DskipTests package; or run stock "
-        + "against stock with --" + name + "-class sort)"));
+    Path jar =
+        findJar(jarGlob)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        name
+                            + ": no jar matches "
+                            + jarGlob
+                            + " (build the plugin: mvn -DskipTests package; or run stock "
+                            + "against stock with --"
+                            + name
+                            + "-class sort)"));
     return new Side(name, shuffleManager, Optional.of(jar), conf);
   }
 
@@ -78,8 +96,12 @@ public record Side(String name, String shuffleManager, Optional<Path> jar, Map<S
     try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
       for (Path p : s) {
         String n = p.getFileName().toString();
-        if (m.matches(p.getFileName()) && Files.isRegularFile(p) && !n.startsWith("original-")
-            && !n.endsWith("-sources.jar") && !n.endsWith("-javadoc.jar") && !n.endsWith("-tests.jar")) {
+        if (m.matches(p.getFileName())
+            && Files.isRegularFile(p)
+            && !n.startsWith("original-")
+            && !n.endsWith("-sources.jar")
+            && !n.endsWith("-javadoc.jar")
+            && !n.endsWith("-tests.jar")) {
           found.add(p.toAbsolutePath().normalize());
         }
       }
@@ -87,14 +109,17 @@ public record Side(String name, String shuffleManager, Optional<Path> jar, Map<S
     return found.stream().max(Comparator.comparingLong(p -> p.toFile().lastModified()));
   }
 
-  /** The Spark settings of this side: its manager, its jar on both class paths, its own settings. */
+  /**
+   * The Spark settings of this side: its manager, its jar on both class paths, its own settings.
+   */
   public Map<String, String> sparkConf(Map<String, String> common) {
     Map<String, String> out = new LinkedHashMap<>(common);
     out.put("spark.shuffle.manager", shuffleManager);
-    jar.ifPresent(j -> {
-      append(out, "spark.driver.extraClassPath", j.toString());
-      append(out, "spark.executor.extraClassPath", j.toString());
-    });
+    jar.ifPresent(
+        j -> {
+          append(out, "spark.driver.extraClassPath", j.toString());
+          append(out, "spark.executor.extraClassPath", j.toString());
+        });
     out.putAll(conf);
     return out;
   }

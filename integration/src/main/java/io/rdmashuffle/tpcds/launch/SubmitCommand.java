@@ -11,9 +11,9 @@ import org.apache.spark.launcher.JavaModuleOptions;
 
 /**
  * Builds the command that starts one Spark application of a comparison: {@code spark-submit} of a
- * Spark distribution when there is one ({@code SPARK_HOME/bin/spark-submit}), else what that
- * script runs: {@code java ... org.apache.spark.deploy.SparkSubmit} on the jars of a Spark home
- * (the one {@code integration} makes from Maven artifacts), with Java 17's module options.
+ * Spark distribution when there is one ({@code SPARK_HOME/bin/spark-submit}), else what that script
+ * runs: {@code java ... org.apache.spark.deploy.SparkSubmit} on the jars of a Spark home (the one
+ * {@code integration} makes from Maven artifacts), with Java 17's module options.
  */
 final class SubmitCommand {
   static final String MAIN = "io.rdmashuffle.tpcds.Tpcds";
@@ -29,12 +29,19 @@ final class SubmitCommand {
    * @param sparkHome a Spark home ({@code jars/}, optional {@code conf/}, {@code bin/})
    * @param sparkSubmit a spark-submit script to use, or null for the one in the Spark home, if any
    */
-  SubmitCommand(Path sparkHome, Path sparkSubmit, String master, String driverMemory,
-      List<String> extraSubmitArgs, Path appJar) {
+  SubmitCommand(
+      Path sparkHome,
+      Path sparkSubmit,
+      String master,
+      String driverMemory,
+      List<String> extraSubmitArgs,
+      Path appJar) {
     this.sparkHome = sparkHome;
     Path script = sparkHome == null ? null : sparkHome.resolve("bin/spark-submit");
-    this.sparkSubmit = sparkSubmit != null ? sparkSubmit
-        : script != null && Files.isExecutable(script) ? script : null;
+    this.sparkSubmit =
+        sparkSubmit != null
+            ? sparkSubmit
+            : script != null && Files.isExecutable(script) ? script : null;
     this.master = master;
     this.driverMemory = driverMemory;
     this.extraSubmitArgs = List.copyOf(extraSubmitArgs);
@@ -53,20 +60,25 @@ final class SubmitCommand {
    * @param jars jars to ship with {@code --jars}
    * @param appArgs arguments of {@link #MAIN}
    */
-  ProcessBuilder build(String name, Map<String, String> conf, List<Path> jars, List<String> appArgs) {
+  ProcessBuilder build(
+      String name, Map<String, String> conf, List<Path> jars, List<String> appArgs) {
     List<String> cmd = new ArrayList<>();
     if (direct()) {
       if (sparkHome == null) {
-        throw new IllegalArgumentException("no Spark: set SPARK_HOME or pass --spark-home or --spark-submit");
+        throw new IllegalArgumentException(
+            "no Spark: set SPARK_HOME or pass --spark-home or --spark-submit");
       }
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.add("-Xmx" + driverMemory);
       cmd.addAll(Arrays.asList(JavaModuleOptions.defaultModuleOptionArray()));
       String driverCp = conf.getOrDefault("spark.driver.extraClassPath", "");
       cmd.add("-cp");
-      cmd.add(String.join(File.pathSeparator, sparkHome.resolve("conf").toString(),
-          sparkHome.resolve("jars").resolve("*").toString())
-          + (driverCp.isBlank() ? "" : File.pathSeparator + driverCp));
+      cmd.add(
+          String.join(
+                  File.pathSeparator,
+                  sparkHome.resolve("conf").toString(),
+                  sparkHome.resolve("jars").resolve("*").toString())
+              + (driverCp.isBlank() ? "" : File.pathSeparator + driverCp));
       cmd.add("org.apache.spark.deploy.SparkSubmit");
     } else {
       cmd.add(sparkSubmit.toString());

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One Spark application of a comparison: one side, one round, one batch of queries. Written by
- * the application ({@code app.json}), completed by the launcher (exit code, wall time).
+ * One Spark application of a comparison: one side, one round, one batch of queries. Written by the
+ * application ({@code app.json}), completed by the launcher (exit code, wall time).
  *
  * @param app the label, e.g. {@code ours-r1-b1}
  * @param side {@code stock} or {@code ours}
@@ -37,7 +37,19 @@ public record AppRun(
     int exitCode) {
 
   public AppRun withExit(long wall, int code) {
-    return new AppRun(app, side, round, batch, applicationId, sparkVersion, master, shuffleManager,
-        settings, queries, startedAt, wall, code);
+    return new AppRun(
+        app,
+        side,
+        round,
+        batch,
+        applicationId,
+        sparkVersion,
+        master,
+        shuffleManager,
+        settings,
+        queries,
+        startedAt,
+        wall,
+        code);
   }
 }

@@ -7,7 +7,11 @@ package io.rdmashuffle.tpcds.report;
  */
 interface Canvas {
   /** Text anchor: where (x, y) sits on the baseline of the text. */
-  enum Anchor { START, MIDDLE, END }
+  enum Anchor {
+    START,
+    MIDDLE,
+    END
+  }
 
   void rect(double x, double y, double w, double h, String fill);
 

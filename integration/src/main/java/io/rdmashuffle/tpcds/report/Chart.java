@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.function.DoubleFunction;
 
 /**
- * The report's charts: one row per query, drawn on a {@link Canvas} so the same code makes the
- * SVG of the HTML page and the PNG copy.
+ * The report's charts: one row per query, drawn on a {@link Canvas} so the same code makes the SVG
+ * of the HTML page and the PNG copy.
  */
 abstract class Chart {
   static final String STOCK_COLOR = "#7f8c8d";
@@ -47,8 +47,14 @@ abstract class Chart {
   final void draw(Canvas c) {
     c.text(LEFT, 22, title, 15, Anchor.START, INK, true);
     for (int i = 0; i < labels.size(); i++) {
-      c.text(LEFT - 8, TOP + i * rowHeight() + rowHeight() * 0.5 + 4, labels.get(i), 11,
-          Anchor.END, INK, false);
+      c.text(
+          LEFT - 8,
+          TOP + i * rowHeight() + rowHeight() * 0.5 + 4,
+          labels.get(i),
+          11,
+          Anchor.END,
+          INK,
+          false);
     }
     drawPlot(c, LEFT, width() - RIGHT);
   }
@@ -84,7 +90,8 @@ abstract class Chart {
     }
     double raw = max / 5;
     double mag = Math.pow(10, Math.floor(Math.log10(raw)));
-    double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
+    double step =
+        raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
     int n = (int) Math.ceil(max / step);
     double[] t = new double[n + 1];
     for (int i = 0; i <= n; i++) {
@@ -93,17 +100,20 @@ abstract class Chart {
     return t;
   }
 
-  /**
-   * Horizontal bars, one group per query, one bar per series (stock and ours side by side).
-   */
+  /** Horizontal bars, one group per query, one bar per series (stock and ours side by side). */
   static final class Bars extends Chart {
     private final List<String> seriesNames;
     private final List<String> colors;
     private final List<double[]> series;
     private final DoubleFunction<String> format;
 
-    Bars(String title, List<String> labels, List<String> seriesNames, List<String> colors,
-        List<double[]> series, DoubleFunction<String> format) {
+    Bars(
+        String title,
+        List<String> labels,
+        List<String> seriesNames,
+        List<String> colors,
+        List<double[]> series,
+        DoubleFunction<String> format) {
       super(title, labels);
       this.seriesNames = seriesNames;
       this.colors = colors;
@@ -180,7 +190,11 @@ abstract class Chart {
         }
         double x = xOf.apply(r);
         double y = TOP + i * rowHeight() + 2;
-        c.rect(Math.min(mid, x), y, Math.max(1, Math.abs(x - mid)), rowHeight() - 4,
+        c.rect(
+            Math.min(mid, x),
+            y,
+            Math.max(1, Math.abs(x - mid)),
+            rowHeight() - 4,
             r <= 1 ? BETTER : WORSE);
       }
       c.line(mid, TOP - 4, mid, TOP + labels.size() * rowHeight(), INK, 1);

@@ -14,9 +14,10 @@ import java.util.List;
  * runner's jar carries none). One object per line for records, indented for documents.
  */
 public final class Json {
-  private static final ObjectMapper MAPPER = new ObjectMapper()
-      .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
-      .configure(SerializationFeature.FAIL_ON_EMPTY_BEANS, false);
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper()
+          .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
+          .configure(SerializationFeature.FAIL_ON_EMPTY_BEANS, false);
 
   private Json() {}
 

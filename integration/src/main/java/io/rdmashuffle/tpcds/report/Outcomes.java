@@ -14,10 +14,10 @@ import java.util.Set;
 import java.util.function.ToLongFunction;
 
 /**
- * Turns the runs of a comparison into one {@link QueryOutcome} per query: the differential
- * oracle. A query's results are equal when every run on both sides (warm-up runs included)
- * returned the same digest, or rows that {@link ResultComparison} finds equal within tolerance, or
- * when every run failed with the same canonical error.
+ * Turns the runs of a comparison into one {@link QueryOutcome} per query: the differential oracle.
+ * A query's results are equal when every run on both sides (warm-up runs included) returned the
+ * same digest, or rows that {@link ResultComparison} finds equal within tolerance, or when every
+ * run failed with the same canonical error.
  */
 public final class Outcomes {
   /** Canonical lines of a stored result, by query and digest; empty when none was stored. */
@@ -66,8 +66,12 @@ public final class Outcomes {
       note = "no run on " + (stock.isEmpty() ? STOCK : OURS);
     } else if (!missing.isEmpty()) {
       verdict = Verdict.FAILED;
-      note = missing.stream().map(r -> r.app() + (r.warmup() ? " warm-up" : "") + ": " + r.error())
-          .distinct().reduce((x, y) -> x + "; " + y).orElse("");
+      note =
+          missing.stream()
+              .map(r -> r.app() + (r.warmup() ? " warm-up" : "") + ": " + r.error())
+              .distinct()
+              .reduce((x, y) -> x + "; " + y)
+              .orElse("");
     } else {
       // every distinct result is compared with the first one stock returned
       String reference = stock.get(0).digest();
@@ -94,28 +98,44 @@ public final class Outcomes {
       if (stockDigests.size() > 1 && verdict == Verdict.DIFFERENT) {
         note += " (stock's own runs disagree: is the query deterministic?)";
       }
-      long orders = runs.stream().filter(QueryRun::ok).map(QueryRun::orderedDigest).distinct().count();
+      long orders =
+          runs.stream().filter(QueryRun::ok).map(QueryRun::orderedDigest).distinct().count();
       if (verdict == Verdict.EQUAL && orders > 1) {
         note = "same rows, not always in the same order (ties in ORDER BY, or no ORDER BY)";
       }
     }
-    return new QueryOutcome(query, verdict, tolerance, note,
-        seconds(stock), seconds(ours), figures(stock), figures(ours),
-        List.copyOf(stockDigests), List.copyOf(oursDigests), error);
+    return new QueryOutcome(
+        query,
+        verdict,
+        tolerance,
+        note,
+        seconds(stock),
+        seconds(ours),
+        figures(stock),
+        figures(ours),
+        List.copyOf(stockDigests),
+        List.copyOf(oursDigests),
+        error);
   }
 
-  private static Optional<String> difference(String query, QueryRun ref, QueryRun other,
-      RowsSource rows) {
+  private static Optional<String> difference(
+      String query, QueryRun ref, QueryRun other, RowsSource rows) {
     if (!ref.ok() || !other.ok()) {
-      return Optional.of(ref.ok() ? "error " + other.error() + " (" + other.errorMessage() + ")"
-          : other.ok() ? "rows, where " + ref.side() + " failed with " + ref.error()
-          : "error " + other.error() + " vs " + ref.error());
+      return Optional.of(
+          ref.ok()
+              ? "error " + other.error() + " (" + other.errorMessage() + ")"
+              : other.ok()
+                  ? "rows, where " + ref.side() + " failed with " + ref.error()
+                  : "error " + other.error() + " vs " + ref.error());
     }
     Optional<List<String>> a = rows.rows(query, ref.digest());
     Optional<List<String>> b = rows.rows(query, other.digest());
     if (a.isEmpty() || b.isEmpty()) {
-      return Optional.of(other.rows() + " rows vs " + ref.rows()
-          + ", digests differ (rows not stored, cannot compare within tolerance)");
+      return Optional.of(
+          other.rows()
+              + " rows vs "
+              + ref.rows()
+              + ", digests differ (rows not stored, cannot compare within tolerance)");
     }
     return ResultComparison.firstDifference(a.get(), b.get());
   }
@@ -147,8 +167,10 @@ public final class Outcomes {
     if (t.isEmpty()) {
       return ShuffleFigures.NONE;
     }
-    return new ShuffleFigures(median(t, QueryRun::shuffleWriteBytes),
-        median(t, QueryRun::shuffleReadBytes), median(t, QueryRun::shuffleRemoteBytes),
+    return new ShuffleFigures(
+        median(t, QueryRun::shuffleWriteBytes),
+        median(t, QueryRun::shuffleReadBytes),
+        median(t, QueryRun::shuffleRemoteBytes),
         median(t, QueryRun::fetchWaitMillis));
   }
 

@@ -13,9 +13,9 @@ import java.nio.file.Path;
 import javax.imageio.ImageIO;
 
 /**
- * A {@link Canvas} that paints a PNG with Java2D. Needs {@code java.awt.headless=true} on a
- * machine without a display (the report sets it) and a font (Debian: {@code fontconfig},
- * {@code fonts-dejavu-core}).
+ * A {@link Canvas} that paints a PNG with Java2D. Needs {@code java.awt.headless=true} on a machine
+ * without a display (the report sets it) and a font (Debian: {@code fontconfig}, {@code
+ * fonts-dejavu-core}).
  */
 final class PngCanvas implements Canvas, AutoCloseable {
   private final BufferedImage image;
@@ -25,7 +25,8 @@ final class PngCanvas implements Canvas, AutoCloseable {
     image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
     g = image.createGraphics();
     g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-    g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+    g.setRenderingHint(
+        RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
     g.setColor(Color.WHITE);
     g.fillRect(0, 0, width, height);
   }
@@ -44,16 +45,17 @@ final class PngCanvas implements Canvas, AutoCloseable {
   }
 
   @Override
-  public void text(double x, double y, String text, double size, Anchor anchor, String fill,
-      boolean bold) {
+  public void text(
+      double x, double y, String text, double size, Anchor anchor, String fill, boolean bold) {
     g.setColor(Color.decode(fill));
     g.setFont(new Font(Font.SANS_SERIF, bold ? Font.BOLD : Font.PLAIN, (int) Math.round(size)));
     double w = g.getFontMetrics().stringWidth(text);
-    double left = switch (anchor) {
-      case START -> x;
-      case MIDDLE -> x - w / 2;
-      case END -> x - w;
-    };
+    double left =
+        switch (anchor) {
+          case START -> x;
+          case MIDDLE -> x - w / 2;
+          case END -> x - w;
+        };
     g.drawString(text, (float) left, (float) y);
   }
 

@@ -3,8 +3,8 @@ package io.rdmashuffle.tpcds.report;
 import java.util.List;
 
 /**
- * Everything the report says about one query: the verdict of the result comparison and the
- * timings and shuffle figures of each side (medians over its timed rounds).
+ * Everything the report says about one query: the verdict of the result comparison and the timings
+ * and shuffle figures of each side (medians over its timed rounds).
  *
  * @param query the query id
  * @param verdict whether the two sides returned the same result
@@ -70,7 +70,8 @@ public record QueryOutcome(
    * @param remoteBytes remote part of the bytes read
    * @param fetchWaitMillis time blocked waiting for shuffle data
    */
-  public record ShuffleFigures(long writeBytes, long readBytes, long remoteBytes, long fetchWaitMillis) {
+  public record ShuffleFigures(
+      long writeBytes, long readBytes, long remoteBytes, long fetchWaitMillis) {
     public static final ShuffleFigures NONE = new ShuffleFigures(0, 0, 0, 0);
   }
 }

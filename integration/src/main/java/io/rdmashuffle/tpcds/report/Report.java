@@ -20,10 +20,10 @@ import java.util.stream.Collectors;
  * The comparison report: computed from the runs alone (no Spark), so it can be re-rendered from a
  * results folder ({@code Tpcds report DIR}) and tested on a small records file.
  *
- * <p>A results folder holds what the launcher merged ({@code run.json}, {@code apps.json},
- * {@code records.jsonl}, {@code rows/QUERY-DIGEST.txt}) and what {@link #write} adds:
- * {@code summary.txt}, {@code queries.csv}, {@code queries.json}, {@code report.html} with SVG
- * charts, and PNG copies of the charts in {@code charts/}.
+ * <p>A results folder holds what the launcher merged ({@code run.json}, {@code apps.json}, {@code
+ * records.jsonl}, {@code rows/QUERY-DIGEST.txt}) and what {@link #write} adds: {@code summary.txt},
+ * {@code queries.csv}, {@code queries.json}, {@code report.html} with SVG charts, and PNG copies of
+ * the charts in {@code charts/}.
  */
 public final class Report {
   public static final String RUN = "run.json";
@@ -47,9 +47,10 @@ public final class Report {
   public static Report load(Path dir) throws IOException {
     ObjectMapper m = new ObjectMapper();
     RunInfo info = Json.read(Files.readString(dir.resolve(RUN)), RunInfo.class);
-    List<AppRun> apps = Files.exists(dir.resolve(APPS))
-        ? m.readValue(dir.resolve(APPS).toFile(), new TypeReference<List<AppRun>>() {})
-        : List.of();
+    List<AppRun> apps =
+        Files.exists(dir.resolve(APPS))
+            ? m.readValue(dir.resolve(APPS).toFile(), new TypeReference<List<AppRun>>() {})
+            : List.of();
     List<QueryRun> runs = Json.readLines(Files.readString(dir.resolve(RECORDS)), QueryRun.class);
     return new Report(info, apps, runs, rowsIn(dir.resolve(ROWS)));
   }
@@ -59,7 +60,8 @@ public final class Report {
     return (query, digest) -> {
       Path f = dir.resolve(rowsFileName(query, digest));
       try {
-        return Files.exists(f) ? Optional.of(Files.readAllLines(f, StandardCharsets.UTF_8))
+        return Files.exists(f)
+            ? Optional.of(Files.readAllLines(f, StandardCharsets.UTF_8))
             : Optional.empty();
       } catch (IOException e) {
         return Optional.empty();
@@ -81,14 +83,18 @@ public final class Report {
 
   /** Queries whose results differ, in order. */
   public List<String> different() {
-    return outcomes.stream().filter(o -> o.verdict() == Verdict.DIFFERENT)
-        .map(QueryOutcome::query).toList();
+    return outcomes.stream()
+        .filter(o -> o.verdict() == Verdict.DIFFERENT)
+        .map(QueryOutcome::query)
+        .toList();
   }
 
   /** Queries with a run that gave no result (application died, timeout), in order. */
   public List<String> failed() {
-    return outcomes.stream().filter(o -> o.verdict() == Verdict.FAILED)
-        .map(QueryOutcome::query).toList();
+    return outcomes.stream()
+        .filter(o -> o.verdict() == Verdict.FAILED)
+        .map(QueryOutcome::query)
+        .toList();
   }
 
   /** Writes summary, CSV, JSON, HTML and PNG charts into {@code dir}; returns the HTML file. */
@@ -131,18 +137,36 @@ public final class Report {
     double[] stockT = outcomes.stream().mapToDouble(o -> nz(o.stockSeconds().median())).toArray();
     double[] oursT = outcomes.stream().mapToDouble(o -> nz(o.oursSeconds().median())).toArray();
     double[] ratios = outcomes.stream().mapToDouble(QueryOutcome::ratio).toArray();
-    double[] stockB = outcomes.stream().mapToDouble(o -> o.stock().readBytes() / 1048576.0).toArray();
+    double[] stockB =
+        outcomes.stream().mapToDouble(o -> o.stock().readBytes() / 1048576.0).toArray();
     double[] oursB = outcomes.stream().mapToDouble(o -> o.ours().readBytes() / 1048576.0).toArray();
-    double[] stockW = outcomes.stream().mapToDouble(o -> o.stock().fetchWaitMillis() / 1000.0).toArray();
-    double[] oursW = outcomes.stream().mapToDouble(o -> o.ours().fetchWaitMillis() / 1000.0).toArray();
+    double[] stockW =
+        outcomes.stream().mapToDouble(o -> o.stock().fetchWaitMillis() / 1000.0).toArray();
+    double[] oursW =
+        outcomes.stream().mapToDouble(o -> o.ours().fetchWaitMillis() / 1000.0).toArray();
     return List.of(
-        new Chart.Bars("Time per query (median, seconds)", labels, names, colors,
-            List.of(stockT, oursT), Report::secondsLabel),
+        new Chart.Bars(
+            "Time per query (median, seconds)",
+            labels,
+            names,
+            colors,
+            List.of(stockT, oursT),
+            Report::secondsLabel),
         new Chart.Ratios("ours / stock per query (median times)", labels, ratios),
-        new Chart.Bars("Shuffle bytes read per query (MiB)", labels, names, colors,
-            List.of(stockB, oursB), v -> trim(v)),
-        new Chart.Bars("Shuffle fetch wait per query (seconds, summed over tasks)", labels, names,
-            colors, List.of(stockW, oursW), Report::secondsLabel));
+        new Chart.Bars(
+            "Shuffle bytes read per query (MiB)",
+            labels,
+            names,
+            colors,
+            List.of(stockB, oursB),
+            v -> trim(v)),
+        new Chart.Bars(
+            "Shuffle fetch wait per query (seconds, summed over tasks)",
+            labels,
+            names,
+            colors,
+            List.of(stockW, oursW),
+            Report::secondsLabel));
   }
 
   private static double nz(double v) {
@@ -155,7 +179,9 @@ public final class Report {
 
   /** A tick label: at most three significant digits, no trailing zeros. */
   private static String trim(double v) {
-    return new java.math.BigDecimal(v).round(new java.math.MathContext(3)).stripTrailingZeros()
+    return new java.math.BigDecimal(v)
+        .round(new java.math.MathContext(3))
+        .stripTrailingZeros()
         .toPlainString();
   }
 
@@ -164,28 +190,54 @@ public final class Report {
     StringBuilder b = new StringBuilder();
     b.append(info.title()).append('\n');
     Summary s = summary;
-    List<String> errors = outcomes.stream().filter(o -> o.verdict() == Verdict.SAME_ERROR)
-        .map(o -> o.query() + " " + o.error()).toList();
-    b.append(String.format(Locale.ROOT, "results: %d queries: %d equal, %d different, %d failed%s%n",
-        s.queries(), s.equal(), s.different(), s.failed(),
-        s.withinTolerance() > 0 ? " (" + s.withinTolerance() + " equal within double tolerance)" : ""));
+    List<String> errors =
+        outcomes.stream()
+            .filter(o -> o.verdict() == Verdict.SAME_ERROR)
+            .map(o -> o.query() + " " + o.error())
+            .toList();
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "results: %d queries: %d equal, %d different, %d failed%s%n",
+            s.queries(),
+            s.equal(),
+            s.different(),
+            s.failed(),
+            s.withinTolerance() > 0
+                ? " (" + s.withinTolerance() + " equal within double tolerance)"
+                : ""));
     if (!errors.isEmpty()) {
       b.append("  failed the same way on both sides (counted equal): ")
-          .append(String.join(", ", errors)).append('\n');
+          .append(String.join(", ", errors))
+          .append('\n');
     }
     if (s.timed() > 0) {
-      b.append(String.format(Locale.ROOT,
-          "time over %d queries both sides ran: stock %.1f s, ours %.1f s, ours/stock %.3f%n",
-          s.timed(), s.stockTotal(), s.oursTotal(), s.ratio()));
-      b.append(String.format(Locale.ROOT,
-          "geometric mean: stock %.3f s, ours %.3f s, ours/stock %.3f%n",
-          s.stockGeomean(), s.oursGeomean(), s.geomeanRatio()));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "time over %d queries both sides ran: stock %.1f s, ours %.1f s, ours/stock %.3f%n",
+              s.timed(),
+              s.stockTotal(),
+              s.oursTotal(),
+              s.ratio()));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "geometric mean: stock %.3f s, ours %.3f s, ours/stock %.3f%n",
+              s.stockGeomean(),
+              s.oursGeomean(),
+              s.geomeanRatio()));
       b.append("biggest wins:   ").append(moves(s.wins())).append('\n');
       b.append("biggest losses: ").append(moves(s.losses())).append('\n');
     }
     for (QueryOutcome o : outcomes) {
       if (o.verdict() == Verdict.DIFFERENT || o.verdict() == Verdict.FAILED) {
-        b.append(o.verdict()).append(' ').append(o.query()).append(": ").append(o.note()).append('\n');
+        b.append(o.verdict())
+            .append(' ')
+            .append(o.query())
+            .append(": ")
+            .append(o.note())
+            .append('\n');
       }
     }
     return b.toString();
@@ -195,8 +247,12 @@ public final class Report {
     if (list.isEmpty()) {
       return "none";
     }
-    return list.stream().map(o -> String.format(Locale.ROOT, "%s %+.2f s (%.2fx)", o.query(),
-        -o.savedSeconds(), o.ratio())).collect(Collectors.joining(", "));
+    return list.stream()
+        .map(
+            o ->
+                String.format(
+                    Locale.ROOT, "%s %+.2f s (%.2fx)", o.query(), -o.savedSeconds(), o.ratio()))
+        .collect(Collectors.joining(", "));
   }
 
   private Map<String, Object> summaryMap() {
@@ -217,18 +273,20 @@ public final class Report {
     m.put("stockGeomeanSeconds", s.stockGeomean());
     m.put("oursGeomeanSeconds", s.oursGeomean());
     m.put("geomeanRatio", s.geomeanRatio());
-    Function<List<QueryOutcome>, List<String>> names = l -> l.stream().map(QueryOutcome::query).toList();
+    Function<List<QueryOutcome>, List<String>> names =
+        l -> l.stream().map(QueryOutcome::query).toList();
     m.put("wins", names.apply(s.wins()));
     m.put("losses", names.apply(s.losses()));
     return m;
   }
 
-  static final String CSV_HEADER = "query,verdict,within_tolerance,stock_runs,stock_median_s,"
-      + "stock_min_s,stock_max_s,stock_spread,ours_runs,ours_median_s,ours_min_s,ours_max_s,"
-      + "ours_spread,ratio,"
-      + "stock_shuffle_write_bytes,ours_shuffle_write_bytes,stock_shuffle_read_bytes,"
-      + "ours_shuffle_read_bytes,stock_remote_bytes,ours_remote_bytes,stock_fetch_wait_ms,"
-      + "ours_fetch_wait_ms,stock_digests,ours_digests,error,note";
+  static final String CSV_HEADER =
+      "query,verdict,within_tolerance,stock_runs,stock_median_s,"
+          + "stock_min_s,stock_max_s,stock_spread,ours_runs,ours_median_s,ours_min_s,ours_max_s,"
+          + "ours_spread,ratio,"
+          + "stock_shuffle_write_bytes,ours_shuffle_write_bytes,stock_shuffle_read_bytes,"
+          + "ours_shuffle_read_bytes,stock_remote_bytes,ours_remote_bytes,stock_fetch_wait_ms,"
+          + "ours_fetch_wait_ms,stock_digests,ours_digests,error,note";
 
   String csv() {
     StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
@@ -280,20 +338,27 @@ public final class Report {
   String html(List<Chart> charts, boolean pngs) {
     StringBuilder b = new StringBuilder();
     b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>")
-        .append(Html.escape(info.title())).append("</title>\n<style>\n")
+        .append(Html.escape(info.title()))
+        .append("</title>\n<style>\n")
         .append("body{font-family:sans-serif;margin:24px;color:#222}")
         .append("table{border-collapse:collapse;font-size:13px}")
         .append("td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}")
         .append("td:first-child,th:first-child,.l{text-align:left}")
         .append(".different,.failed{background:#f5b7b1}.same_error{background:#fcf3cf}")
         .append(".hdr td{text-align:left;vertical-align:top}pre{background:#f4f4f4;padding:8px}")
-        .append("\n</style></head><body>\n<h1>").append(Html.escape(info.title())).append("</h1>\n");
+        .append("\n</style></head><body>\n<h1>")
+        .append(Html.escape(info.title()))
+        .append("</h1>\n");
     b.append("<table class=\"hdr\">\n");
     for (Map.Entry<String, String> e : info.header().entrySet()) {
-      b.append("<tr><th>").append(Html.escape(e.getKey())).append("</th><td><code>")
-          .append(Html.escape(e.getValue())).append("</code></td></tr>\n");
+      b.append("<tr><th>")
+          .append(Html.escape(e.getKey()))
+          .append("</th><td><code>")
+          .append(Html.escape(e.getValue()))
+          .append("</code></td></tr>\n");
     }
-    b.append("</table>\n<h2>Summary</h2>\n<pre>").append(Html.escape(terminalSummary()))
+    b.append("</table>\n<h2>Summary</h2>\n<pre>")
+        .append(Html.escape(terminalSummary()))
         .append("</pre>\n");
     b.append("<h2>Charts</h2>\n");
     for (int i = 0; i < charts.size(); i++) {
@@ -308,29 +373,56 @@ public final class Report {
         .append("<th>fetch wait s stock / ours</th><th class=\"l\">note</th></tr>\n");
     for (QueryOutcome o : outcomes) {
       String v = o.verdict().name().toLowerCase(Locale.ROOT);
-      b.append("<tr class=\"").append(v).append("\"><td>").append(Html.escape(o.query()))
-          .append("</td><td>").append(v.replace('_', ' ')).append(o.withinTolerance() ? " (~)" : "")
-          .append("</td><td>").append(sec(o.stockSeconds().median())).append("</td><td>")
-          .append(range(o.stockSeconds())).append("</td><td>").append(sec(o.oursSeconds().median()))
-          .append("</td><td>").append(range(o.oursSeconds())).append("</td><td>")
+      b.append("<tr class=\"")
+          .append(v)
+          .append("\"><td>")
+          .append(Html.escape(o.query()))
+          .append("</td><td>")
+          .append(v.replace('_', ' '))
+          .append(o.withinTolerance() ? " (~)" : "")
+          .append("</td><td>")
+          .append(sec(o.stockSeconds().median()))
+          .append("</td><td>")
+          .append(range(o.stockSeconds()))
+          .append("</td><td>")
+          .append(sec(o.oursSeconds().median()))
+          .append("</td><td>")
+          .append(range(o.oursSeconds()))
+          .append("</td><td>")
           .append(o.timed() ? String.format(Locale.ROOT, "%.3f", o.ratio()) : "")
-          .append("</td><td>").append(bytes(o.stock().writeBytes())).append(" / ")
-          .append(bytes(o.ours().writeBytes())).append("</td><td>")
-          .append(bytes(o.stock().readBytes())).append(" / ").append(bytes(o.ours().readBytes()))
-          .append("</td><td>").append(sec(o.stock().fetchWaitMillis() / 1000.0)).append(" / ")
-          .append(sec(o.ours().fetchWaitMillis() / 1000.0)).append("</td><td class=\"l\">")
-          .append(Html.escape(o.error() != null ? o.error() : o.note())).append("</td></tr>\n");
+          .append("</td><td>")
+          .append(bytes(o.stock().writeBytes()))
+          .append(" / ")
+          .append(bytes(o.ours().writeBytes()))
+          .append("</td><td>")
+          .append(bytes(o.stock().readBytes()))
+          .append(" / ")
+          .append(bytes(o.ours().readBytes()))
+          .append("</td><td>")
+          .append(sec(o.stock().fetchWaitMillis() / 1000.0))
+          .append(" / ")
+          .append(sec(o.ours().fetchWaitMillis() / 1000.0))
+          .append("</td><td class=\"l\">")
+          .append(Html.escape(o.error() != null ? o.error() : o.note()))
+          .append("</td></tr>\n");
     }
     b.append("</table>\n");
     if (!apps.isEmpty()) {
       b.append("<h2>Applications</h2>\n<table>\n<tr><th>app</th><th>Spark id</th>")
           .append("<th>shuffle manager</th><th>queries</th><th>wall s</th><th>exit</th></tr>\n");
       for (AppRun a : apps) {
-        b.append("<tr><td>").append(Html.escape(a.app())).append("</td><td>")
-            .append(Html.escape(a.applicationId())).append("</td><td class=\"l\">")
-            .append(Html.escape(a.shuffleManager())).append("</td><td>")
-            .append(a.queries() == null ? 0 : a.queries().size()).append("</td><td>")
-            .append(sec(a.wallMillis() / 1000.0)).append("</td><td>").append(a.exitCode())
+        b.append("<tr><td>")
+            .append(Html.escape(a.app()))
+            .append("</td><td>")
+            .append(Html.escape(a.applicationId()))
+            .append("</td><td class=\"l\">")
+            .append(Html.escape(a.shuffleManager()))
+            .append("</td><td>")
+            .append(a.queries() == null ? 0 : a.queries().size())
+            .append("</td><td>")
+            .append(sec(a.wallMillis() / 1000.0))
+            .append("</td><td>")
+            .append(a.exitCode())
             .append("</td></tr>\n");
       }
       b.append("</table>\n");
@@ -344,8 +436,10 @@ public final class Report {
   }
 
   private static String range(Stats s) {
-    return s.n() > 1 ? String.format(Locale.ROOT, "%s..%s (%.0f%%)", sec(s.min()), sec(s.max()),
-        100 * s.spread()) : "";
+    return s.n() > 1
+        ? String.format(
+            Locale.ROOT, "%s..%s (%.0f%%)", sec(s.min()), sec(s.max()), 100 * s.spread())
+        : "";
   }
 
   static String bytes(long b) {

@@ -12,8 +12,8 @@ import java.util.List;
  * @param equal queries whose results were equal, {@link #sameError} included
  * @param sameError queries that failed with the same error on both sides
  * @param different queries whose results differed (these fail the run)
- * @param failed queries with a run that gave no result: application died, timeout (these fail
- *     the run too)
+ * @param failed queries with a run that gave no result: application died, timeout (these fail the
+ *     run too)
  * @param withinTolerance equal queries that needed the double tolerance
  * @param timed queries in the time figures below
  * @param stockTotal sum of stock's medians, seconds
@@ -71,14 +71,32 @@ public record Summary(
       ol += Math.log(Math.max(o.oursSeconds().median(), 1e-3));
     }
     int n = timed.size();
-    List<QueryOutcome> wins = timed.stream().filter(o -> o.savedSeconds() > 0)
-        .sorted(Comparator.comparingDouble(QueryOutcome::savedSeconds).reversed()).limit(TOP).toList();
-    List<QueryOutcome> losses = timed.stream().filter(o -> o.savedSeconds() < 0)
-        .sorted(Comparator.comparingDouble(QueryOutcome::savedSeconds)).limit(TOP).toList();
-    return new Summary(outcomes.size(), equal, sameError, outcomes.size() - equal - failed, failed,
-        tolerance, n,
-        st, ot, n == 0 ? Double.NaN : Math.exp(sl / n), n == 0 ? Double.NaN : Math.exp(ol / n),
-        wins, losses);
+    List<QueryOutcome> wins =
+        timed.stream()
+            .filter(o -> o.savedSeconds() > 0)
+            .sorted(Comparator.comparingDouble(QueryOutcome::savedSeconds).reversed())
+            .limit(TOP)
+            .toList();
+    List<QueryOutcome> losses =
+        timed.stream()
+            .filter(o -> o.savedSeconds() < 0)
+            .sorted(Comparator.comparingDouble(QueryOutcome::savedSeconds))
+            .limit(TOP)
+            .toList();
+    return new Summary(
+        outcomes.size(),
+        equal,
+        sameError,
+        outcomes.size() - equal - failed,
+        failed,
+        tolerance,
+        n,
+        st,
+        ot,
+        n == 0 ? Double.NaN : Math.exp(sl / n),
+        n == 0 ? Double.NaN : Math.exp(ol / n),
+        wins,
+        losses);
   }
 
   /** ours / stock of the totals. */

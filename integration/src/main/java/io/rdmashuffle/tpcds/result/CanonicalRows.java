@@ -18,13 +18,13 @@ import java.util.List;
  * between the stock shuffle and ours.
  *
  * <p>One row is one line, its fields joined by {@code |}: {@code null} is {@code \N}; strings are
- * escaped ({@code \\}, {@code \|}, {@code \n}); integers, dates and timestamps are their ISO
- * text; decimals are exact ({@link BigDecimal#toPlainString()}, scale kept). Doubles and floats
- * are the one lossy form, written {@value #APPROXIMATE} followed by the value rounded to
- * {@value #DOUBLE_DIGITS} significant digits: a sum or a standard deviation of doubles depends on
- * the order in which partial results meet, which is the shuffle's to choose, so two correct runs
- * may differ in the last bits. The marker lets {@link ResultComparison} compare those fields (and
- * only those) within a tolerance when two digests differ.
+ * escaped ({@code \\}, {@code \|}, {@code \n}); integers, dates and timestamps are their ISO text;
+ * decimals are exact ({@link BigDecimal#toPlainString()}, scale kept). Doubles and floats are the
+ * one lossy form, written {@value #APPROXIMATE} followed by the value rounded to {@value
+ * #DOUBLE_DIGITS} significant digits: a sum or a standard deviation of doubles depends on the order
+ * in which partial results meet, which is the shuffle's to choose, so two correct runs may differ
+ * in the last bits. The marker lets {@link ResultComparison} compare those fields (and only those)
+ * within a tolerance when two digests differ.
  *
  * <p>The {@link #digest(List) digest} is over the rows sorted: equal for the same multiset of rows
  * in any order (most TPC-DS queries end in ORDER BY ... LIMIT, but with ties in the sort key the
@@ -34,6 +34,7 @@ import java.util.List;
 public final class CanonicalRows {
   /** Marks a field that was a double or a float before it was rounded. */
   public static final String APPROXIMATE = "~";
+
   /** Significant digits a double keeps in the canonical text. */
   public static final int DOUBLE_DIGITS = 12;
 

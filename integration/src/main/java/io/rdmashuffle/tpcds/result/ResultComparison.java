@@ -11,8 +11,8 @@ import java.util.Optional;
 /**
  * Compares two canonical results (see {@link CanonicalRows}) when their digests differ: equal
  * within tolerance when they have the same rows and differ only in approximate ({@code ~}) fields,
- * each pair within {@value #RELATIVE_TOLERANCE} of the larger magnitude (or both below
- * {@value #ABSOLUTE_TOLERANCE}). Every other field must match exactly.
+ * each pair within {@value #RELATIVE_TOLERANCE} of the larger magnitude (or both below {@value
+ * #ABSOLUTE_TOLERANCE}). Every other field must match exactly.
  *
  * <p>Rows are paired after sorting both sides by a coarse key (approximate fields rounded to
  * {@value #PAIRING_DIGITS} digits) so that last-bit noise in a double does not reorder them.
@@ -20,11 +20,14 @@ import java.util.Optional;
 public final class ResultComparison {
   /** Largest relative difference between two doubles that still counts as equal. */
   public static final double RELATIVE_TOLERANCE = 1e-9;
+
   /** Two doubles both smaller than this in magnitude are equal. */
   public static final double ABSOLUTE_TOLERANCE = 1e-9;
+
   static final int PAIRING_DIGITS = 6;
 
-  private static final MathContext PAIRING = new MathContext(PAIRING_DIGITS, RoundingMode.HALF_EVEN);
+  private static final MathContext PAIRING =
+      new MathContext(PAIRING_DIGITS, RoundingMode.HALF_EVEN);
 
   private ResultComparison() {}
 
@@ -53,8 +56,20 @@ public final class ResultComparison {
       }
       for (int j = 0; j < fx.size(); j++) {
         if (!fieldEqual(fx.get(j), fy.get(j))) {
-          return Optional.of("row " + i + " field " + (j + 1) + ": " + fx.get(j) + " vs " + fy.get(j)
-              + " (rows: " + x + " vs " + y + ")");
+          return Optional.of(
+              "row "
+                  + i
+                  + " field "
+                  + (j + 1)
+                  + ": "
+                  + fx.get(j)
+                  + " vs "
+                  + fy.get(j)
+                  + " (rows: "
+                  + x
+                  + " vs "
+                  + y
+                  + ")");
         }
       }
     }

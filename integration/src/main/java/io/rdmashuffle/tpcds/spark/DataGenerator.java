@@ -33,17 +33,17 @@ import org.apache.spark.util.LongAccumulator;
 /**
  * Generates a TPC-DS dataset with the Java port of dsdgen ({@value DatasetLayout#GENERATOR}) in
  * Spark tasks and writes it as Parquet with Spark's TPC-DS schema ({@link TpcdsSchema}); reused
- * when its marker exists. Big tables are cut into chunks generated in parallel on the executors,
- * so on a cluster the dataset is written where the executors run.
+ * when its marker exists. Big tables are cut into chunks generated in parallel on the executors, so
+ * on a cluster the dataset is written where the executors run.
  *
  * <p>Chunks follow the generator's own rule (its {@code Parallel.splitWork}): a table of fewer than
  * a million generator rows is one chunk, because some generators (catalog_sales' dates) derive
  * their starting point from that rule; bigger ones are cut into chunks of {@code chunkRows}.
  *
- * <p>Sales and returns are one generator: {@code store_sales} rows come with the
- * {@code store_returns} rows of the same orders (the generator's session names no single table,
- * else the returns come out empty), so each sales table is generated once, kept on the
- * executors, and written as two tables.
+ * <p>Sales and returns are one generator: {@code store_sales} rows come with the {@code
+ * store_returns} rows of the same orders (the generator's session names no single table, else the
+ * returns come out empty), so each sales table is generated once, kept on the executors, and
+ * written as two tables.
  */
 public final class DataGenerator {
   /** Rows per generation chunk (one Spark task, one Parquet file) of a big table. */
@@ -61,15 +61,23 @@ public final class DataGenerator {
     Storage storage = new Storage(spark.sparkContext().hadoopConfiguration());
     String marker = DatasetLayout.marker(data, scale);
     if (storage.exists(marker)) {
-      System.out.println("reusing TPC-DS SF" + DatasetLayout.scaleName(scale) + " at "
-          + DatasetLayout.dir(data, scale));
+      System.out.println(
+          "reusing TPC-DS SF"
+              + DatasetLayout.scaleName(scale)
+              + " at "
+              + DatasetLayout.dir(data, scale));
       return false;
     }
     Map<String, StructType> schemas = TpcdsSchema.tables();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     StringBuilder summary = new StringBuilder();
-    summary.append("generator=").append(DatasetLayout.GENERATOR).append('\n')
-        .append("scale=").append(DatasetLayout.scaleName(scale)).append('\n');
+    summary
+        .append("generator=")
+        .append(DatasetLayout.GENERATOR)
+        .append('\n')
+        .append("scale=")
+        .append(DatasetLayout.scaleName(scale))
+        .append('\n');
     long start = System.nanoTime();
     for (Table table : Table.getBaseTables()) {
       if (table.isChild()) {
@@ -83,10 +91,13 @@ public final class DataGenerator {
       long rows = session(scale, 1, 1).getScaling().getRowCount(table);
       int chunks = rows < 1_000_000 ? 1 : (int) Math.max(1, (rows + chunkRows - 1) / chunkRows);
       LongAccumulator parentRows = spark.sparkContext().longAccumulator(table.getName());
-      LongAccumulator childRows = spark.sparkContext().longAccumulator(
-          table.hasChild() ? table.getChild().getName() : "none");
-      JavaRDD<String[]> raw = jsc.parallelize(IntStream.rangeClosed(1, chunks).boxed().toList(), chunks)
-          .flatMap(new GenerateChunk(table.getName(), scale, chunks));
+      LongAccumulator childRows =
+          spark
+              .sparkContext()
+              .longAccumulator(table.hasChild() ? table.getChild().getName() : "none");
+      JavaRDD<String[]> raw =
+          jsc.parallelize(IntStream.rangeClosed(1, chunks).boxed().toList(), chunks)
+              .flatMap(new GenerateChunk(table.getName(), scale, chunks));
       if (table.hasChild()) {
         // DISK_ONLY: a spilled MEMORY_AND_DISK_SER block is read back into one heap buffer, which
         // ran a 1 GiB executor out of memory on catalog_sales at SF1 (one chunk, 1.4 M rows)
@@ -97,15 +108,26 @@ public final class DataGenerator {
         write(spark, raw, CHILD, table.getChild().getName(), schemas, data, scale, childRows);
         raw.unpersist(false);
       }
-      String line = String.format(Locale.ROOT, "%s=%d rows%s in %d chunks, %.1f s", table.getName(),
-          parentRows.value(), table.hasChild()
-              ? " (" + table.getChild().getName() + "=" + childRows.value() + " rows)" : "",
-          chunks, (System.nanoTime() - t0) / 1e9);
+      String line =
+          String.format(
+              Locale.ROOT,
+              "%s=%d rows%s in %d chunks, %.1f s",
+              table.getName(),
+              parentRows.value(),
+              table.hasChild()
+                  ? " (" + table.getChild().getName() + "=" + childRows.value() + " rows)"
+                  : "",
+              chunks,
+              (System.nanoTime() - t0) / 1e9);
       System.out.println("generated " + line);
       summary.append(line).append('\n');
     }
-    summary.append(String.format(Locale.ROOT, "seconds=%.1f%ncreated=%s%n",
-        (System.nanoTime() - start) / 1e9, Instant.now()));
+    summary.append(
+        String.format(
+            Locale.ROOT,
+            "seconds=%.1f%ncreated=%s%n",
+            (System.nanoTime() - start) / 1e9,
+            Instant.now()));
     storage.write(marker, summary.toString());
     return true;
   }
@@ -113,20 +135,32 @@ public final class DataGenerator {
   static final String PARENT = "P";
   static final String CHILD = "C";
 
-  private static void write(SparkSession spark, JavaRDD<String[]> raw, String tag, String name,
-      Map<String, StructType> schemas, String data, double scale, LongAccumulator count) {
+  private static void write(
+      SparkSession spark,
+      JavaRDD<String[]> raw,
+      String tag,
+      String name,
+      Map<String, StructType> schemas,
+      String data,
+      double scale,
+      LongAccumulator count) {
     StructType schema = schemas.get(name);
     if (schema == null) {
       throw new IllegalStateException("table=" + name + " has no schema in Spark's TPCDSSchema");
     }
     JavaRDD<Row> rows = raw.filter(r -> tag.equals(r[0])).map(new ToRow(name, schema, count));
-    spark.createDataFrame(rows, schema).write().mode(SaveMode.Overwrite)
+    spark
+        .createDataFrame(rows, schema)
+        .write()
+        .mode(SaveMode.Overwrite)
         .parquet(DatasetLayout.table(data, scale, name));
   }
 
   static Session session(double scale, int chunks, int chunk) {
     // no table named: a sales generator then also returns the rows of its returns table
-    return Session.getDefaultSession().withScale(scale).withParallelism(chunks)
+    return Session.getDefaultSession()
+        .withScale(scale)
+        .withParallelism(chunks)
         .withChunkNumber(chunk);
   }
 
@@ -198,8 +232,13 @@ public final class DataGenerator {
     public Row call(String[] tagged) {
       int n = schema.fields().length;
       if (tagged.length - 1 != n) {
-        throw new IllegalStateException("table=" + table + ": generator gave " + (tagged.length - 1)
-            + " columns, schema has " + n);
+        throw new IllegalStateException(
+            "table="
+                + table
+                + ": generator gave "
+                + (tagged.length - 1)
+                + " columns, schema has "
+                + n);
       }
       Object[] values = new Object[n];
       for (int i = 0; i < n; i++) {

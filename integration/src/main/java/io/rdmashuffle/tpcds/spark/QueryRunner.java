@@ -34,14 +34,15 @@ import scala.jdk.javaapi.CollectionConverters;
  * manager and records, per run, its time, shuffle metrics and the digest of its result.
  *
  * <p>Runs the first {@code warmup} queries untimed, then every query once (timed); a query that
- * throws records its error as its result. After each query it rewrites {@code records.jsonl} in
- * its output folder (so a crash loses nothing already run) and prints a progress line the launcher
+ * throws records its error as its result. After each query it rewrites {@code records.jsonl} in its
+ * output folder (so a crash loses nothing already run) and prints a progress line the launcher
  * reads ({@value #PROGRESS}, then the record as JSON). Results up to {@code rowsLimit} rows are
  * stored in canonical form ({@code rows/QUERY-DIGEST.txt}) for comparisons within tolerance.
  */
 public final class QueryRunner {
   /** Prefix of the progress lines on standard output. */
   public static final String PROGRESS = "TPCDS-PROGRESS ";
+
   /** The application's own description in its output folder. */
   public static final String APP = "app.json";
 
@@ -60,8 +61,18 @@ public final class QueryRunner {
    * @param rowsLimit largest result stored in canonical form
    * @param timeoutSeconds cancel a query after this long (0: never)
    */
-  public record Plan(String app, String side, int round, int batch, String data, double scale,
-      List<Query> queries, int warmup, String out, long rowsLimit, long timeoutSeconds) {}
+  public record Plan(
+      String app,
+      String side,
+      int round,
+      int batch,
+      String data,
+      double scale,
+      List<Query> queries,
+      int warmup,
+      String out,
+      long rowsLimit,
+      long timeoutSeconds) {}
 
   private final SparkSession spark;
   private final Plan plan;
@@ -69,11 +80,13 @@ public final class QueryRunner {
   private final ShuffleMetricsListener metrics = new ShuffleMetricsListener();
   private final List<QueryRun> records = new ArrayList<>();
   private final Set<String> storedRows = new HashSet<>();
-  private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "tpcds-query-timeout");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService watchdog =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "tpcds-query-timeout");
+            t.setDaemon(true);
+            return t;
+          });
   private int sequence;
 
   public QueryRunner(SparkSession spark, Plan plan) {
@@ -87,12 +100,16 @@ public final class QueryRunner {
     SparkContext sc = spark.sparkContext();
     sc.addSparkListener(metrics);
     if (!storage.exists(DatasetLayout.marker(plan.data(), plan.scale()))) {
-      throw new IllegalStateException("no TPC-DS dataset at " + DatasetLayout.dir(plan.data(), plan.scale())
-          + " (generate it first: Tpcds datagen)");
+      throw new IllegalStateException(
+          "no TPC-DS dataset at "
+              + DatasetLayout.dir(plan.data(), plan.scale())
+              + " (generate it first: Tpcds datagen)");
     }
     // the schema is given, not inferred: inference runs a Spark job per table (24 at start-up)
     for (Map.Entry<String, StructType> t : TpcdsSchema.tables().entrySet()) {
-      spark.read().schema(t.getValue())
+      spark
+          .read()
+          .schema(t.getValue())
           .parquet(DatasetLayout.table(plan.data(), plan.scale(), t.getKey()))
           .createOrReplaceTempView(t.getKey());
     }
@@ -125,10 +142,16 @@ public final class QueryRunner {
     String sql = q.sql();
     Instant started = Instant.now();
     AtomicBoolean timedOut = new AtomicBoolean();
-    ScheduledFuture<?> timer = plan.timeoutSeconds() <= 0 ? null : watchdog.schedule(() -> {
-      timedOut.set(true);
-      sc.cancelJobGroup(group);
-    }, plan.timeoutSeconds(), TimeUnit.SECONDS);
+    ScheduledFuture<?> timer =
+        plan.timeoutSeconds() <= 0
+            ? null
+            : watchdog.schedule(
+                () -> {
+                  timedOut.set(true);
+                  sc.cancelJobGroup(group);
+                },
+                plan.timeoutSeconds(),
+                TimeUnit.SECONDS);
     sc.setJobGroup(group, q.id() + (warmup ? " (warm-up)" : ""), true);
     long t0 = System.nanoTime();
     List<Row> rows = null;
@@ -162,15 +185,37 @@ public final class QueryRunner {
       ordered = CanonicalRows.orderedDigest(lines);
       storeRows(q.id(), digest, lines);
     } else {
-      error = timedOut.get() ? QueryRun.TIMEOUT + " after " + plan.timeoutSeconds() + " s" : canonicalError(failure);
+      error =
+          timedOut.get()
+              ? QueryRun.TIMEOUT + " after " + plan.timeoutSeconds() + " s"
+              : canonicalError(failure);
       message = firstLine(failure);
       digest = CanonicalRows.errorDigest(error);
       ordered = digest;
     }
-    return new QueryRun(plan.side(), plan.round(), plan.app(), q.id(), warmup,
-        failure == null ? QueryRun.OK : QueryRun.ERROR, millis, count, digest, ordered, error,
-        message, m.writeBytes, m.writeRecords, m.readBytes, m.remoteBytes, m.localBytes,
-        m.fetchWaitMillis, m.writeNanos / 1_000_000, m.tasks, m.failedTasks, started.toString());
+    return new QueryRun(
+        plan.side(),
+        plan.round(),
+        plan.app(),
+        q.id(),
+        warmup,
+        failure == null ? QueryRun.OK : QueryRun.ERROR,
+        millis,
+        count,
+        digest,
+        ordered,
+        error,
+        message,
+        m.writeBytes,
+        m.writeRecords,
+        m.readBytes,
+        m.remoteBytes,
+        m.localBytes,
+        m.fetchWaitMillis,
+        m.writeNanos / 1_000_000,
+        m.tasks,
+        m.failedTasks,
+        started.toString());
   }
 
   private void storeRows(String query, String digest, List<String> lines) throws IOException {
@@ -215,9 +260,9 @@ public final class QueryRunner {
   }
 
   /**
-   * What makes two failures the same: the deepest Spark error condition in the cause chain
-   * ({@code DIVIDE_BY_ZERO}), else the root exception's class. Messages carry stage and task ids
-   * that differ from run to run, so they are kept for the report but not compared.
+   * What makes two failures the same: the deepest Spark error condition in the cause chain ({@code
+   * DIVIDE_BY_ZERO}), else the root exception's class. Messages carry stage and task ids that
+   * differ from run to run, so they are kept for the report but not compared.
    */
   static String canonicalError(Throwable t) {
     String condition = null;
@@ -251,23 +296,45 @@ public final class QueryRunner {
         settings.put(kv._1(), kv._2());
       }
     }
-    return new AppRun(plan.app(), plan.side(), plan.round(), plan.batch(), sc.applicationId(),
-        sc.version(), sc.master(), sc.getConf().get("spark.shuffle.manager", "sort"), settings,
-        plan.queries().stream().map(Query::id).toList(), Instant.now().toString(), 0, 0);
+    return new AppRun(
+        plan.app(),
+        plan.side(),
+        plan.round(),
+        plan.batch(),
+        sc.applicationId(),
+        sc.version(),
+        sc.master(),
+        sc.getConf().get("spark.shuffle.manager", "sort"),
+        settings,
+        plan.queries().stream().map(Query::id).toList(),
+        Instant.now().toString(),
+        0,
+        0);
   }
 
   /** Settings shown in the report: what shapes a shuffle; never secrets. */
   static boolean reportable(String key) {
     String k = key.toLowerCase(java.util.Locale.ROOT);
-    if (k.contains("secret") || k.contains("password") || k.contains("token") || k.contains("credential")
+    if (k.contains("secret")
+        || k.contains("password")
+        || k.contains("token")
+        || k.contains("credential")
         || k.contains("access.key")) {
       return false;
     }
-    return k.startsWith("spark.shuffle") || k.startsWith("spark.sql.") || k.startsWith("spark.executor.")
-        || k.startsWith("spark.reducer") || k.startsWith("spark.io.") || k.startsWith("spark.memory")
-        || k.startsWith("spark.serializer") || k.startsWith("spark.default.parallelism")
-        || k.startsWith("spark.dynamicallocation") || k.startsWith("spark.driver.memory")
-        || k.startsWith("spark.driver.extraclasspath") || k.startsWith("spark.cores")
-        || k.startsWith("spark.jars") || k.startsWith("spark.plugins");
+    return k.startsWith("spark.shuffle")
+        || k.startsWith("spark.sql.")
+        || k.startsWith("spark.executor.")
+        || k.startsWith("spark.reducer")
+        || k.startsWith("spark.io.")
+        || k.startsWith("spark.memory")
+        || k.startsWith("spark.serializer")
+        || k.startsWith("spark.default.parallelism")
+        || k.startsWith("spark.dynamicallocation")
+        || k.startsWith("spark.driver.memory")
+        || k.startsWith("spark.driver.extraclasspath")
+        || k.startsWith("spark.cores")
+        || k.startsWith("spark.jars")
+        || k.startsWith("spark.plugins");
   }
 }

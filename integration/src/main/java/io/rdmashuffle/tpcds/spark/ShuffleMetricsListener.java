@@ -18,7 +18,9 @@ import scala.jdk.javaapi.CollectionConverters;
 final class ShuffleMetricsListener extends SparkListener {
   static final String JOB_GROUP = "spark.jobGroup.id";
 
-  /** Running sums for one job group; guarded by itself (the listener bus adds, the runner reads). */
+  /**
+   * Running sums for one job group; guarded by itself (the listener bus adds, the runner reads).
+   */
   static final class Totals {
     long writeBytes;
     long writeRecords;

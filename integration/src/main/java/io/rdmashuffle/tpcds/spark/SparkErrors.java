@@ -34,9 +34,9 @@ final class SparkErrors {
   }
 
   /**
-   * Waits until the listener bus has delivered every event posted so far, so a query's task
-   * metrics are all counted before its record is written. {@code listenerBus} is
-   * {@code private[spark]} (public in bytecode) in 3.5 to 4.2.
+   * Waits until the listener bus has delivered every event posted so far, so a query's task metrics
+   * are all counted before its record is written. {@code listenerBus} is {@code private[spark]}
+   * (public in bytecode) in 3.5 to 4.2.
    */
   static void drainListenerBus(SparkContext sc, long timeoutMillis) {
     try {

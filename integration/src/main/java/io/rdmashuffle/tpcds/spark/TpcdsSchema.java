@@ -22,7 +22,8 @@ final class TpcdsSchema {
   /** Table name to schema, sorted by name. */
   static Map<String, StructType> tables() {
     Map<String, StructType> out = new TreeMap<>();
-    Map<String, StructType> spark = CollectionConverters.asJava(TPCDSSchemaHelper$.MODULE$.getTableColumns());
+    Map<String, StructType> spark =
+        CollectionConverters.asJava(TPCDSSchemaHelper$.MODULE$.getTableColumns());
     for (Map.Entry<String, StructType> e : spark.entrySet()) {
       out.put(e.getKey(), plain(e.getValue()));
     }

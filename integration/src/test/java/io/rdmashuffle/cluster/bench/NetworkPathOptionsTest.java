@@ -12,8 +12,9 @@ class NetworkPathOptionsTest {
     assertEquals(768L << 20, NetworkPathOptions.size("768m"));
     assertEquals(32768, NetworkPathOptions.size("32k"));
     assertEquals(1000, NetworkPathOptions.size("1000"));
-    NetworkPathOptions o = NetworkPathOptions.parse("--rates", "300mbit,none", "--bytes", "1m",
-        "--record", "1000", "--maps", "3");
+    NetworkPathOptions o =
+        NetworkPathOptions.parse(
+            "--rates", "300mbit,none", "--bytes", "1m", "--record", "1000", "--maps", "3");
     assertEquals(300_000_000L, o.rates().get(0).bitsPerSecond());
     assertNull(o.rates().get(1));
     assertEquals(349, o.recordsPerMap()); // 1048576 / 3 / 1000, whole records
@@ -24,7 +25,8 @@ class NetworkPathOptionsTest {
   void rejectsUnknownOptionsAndTooSmallRuns() {
     assertThrows(IllegalArgumentException.class, () -> NetworkPathOptions.parse("--nope", "1"));
     assertThrows(IllegalArgumentException.class, () -> NetworkPathOptions.parse("--hosts", "1"));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> NetworkPathOptions.parse("--bytes", "1k", "--record", "32k"));
     assertThrows(IllegalArgumentException.class, () -> NetworkPathOptions.size("12x"));
   }

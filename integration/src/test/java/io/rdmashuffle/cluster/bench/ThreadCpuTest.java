@@ -12,7 +12,13 @@ import org.junit.jupiter.api.Test;
 class ThreadCpuTest {
   /** A thread's stat line as Linux writes it: utime 1234 and stime 56 are fields 14 and 15. */
   static String stat(int tid, String comm, long utime, long stime) {
-    return tid + " (" + comm + ") S 1 1 1 0 -1 1077936192 4242 0 0 0 " + utime + " " + stime
+    return tid
+        + " ("
+        + comm
+        + ") S 1 1 1 0 -1 1077936192 4242 0 0 0 "
+        + utime
+        + " "
+        + stime
         + " 0 0 20 0 38 0 12345 8000000000 50000 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0"
         + " -1 1 0 0 0 0 0\n";
   }
@@ -50,25 +56,28 @@ class ThreadCpuTest {
 
   @Test
   void servingTicksAreTheDifferenceOfServingThreadsByPrefix() {
-    Map<Long, ThreadTime> before = Map.of(
-        1L, new ThreadTime("rdma-io-4000-0", 100),
-        2L, new ThreadTime("rdma-io-4000-1", 50),
-        3L, new ThreadTime("Executor task l", 900));
-    Map<Long, ThreadTime> after = Map.of(
-        1L, new ThreadTime("rdma-io-4000-0", 130),
-        2L, new ThreadTime("rdma-io-4000-1", 55),
-        3L, new ThreadTime("Executor task l", 5000),
-        4L, new ThreadTime("rdma-call-1", 7), // started in between: counts from zero
-        5L, new ThreadTime("shuffle-server-", 0));
+    Map<Long, ThreadTime> before =
+        Map.of(
+            1L, new ThreadTime("rdma-io-4000-0", 100),
+            2L, new ThreadTime("rdma-io-4000-1", 50),
+            3L, new ThreadTime("Executor task l", 900));
+    Map<Long, ThreadTime> after =
+        Map.of(
+            1L, new ThreadTime("rdma-io-4000-0", 130),
+            2L, new ThreadTime("rdma-io-4000-1", 55),
+            3L, new ThreadTime("Executor task l", 5000),
+            4L, new ThreadTime("rdma-call-1", 7), // started in between: counts from zero
+            5L, new ThreadTime("shuffle-server-", 0));
     Map<String, Long> ticks = ThreadCpu.servingTicks(before, after);
     assertEquals(Map.of("rdma-io-", 35L, "rdma-call-", 7L, "shuffle-server-", 0L), ticks);
   }
 
   @Test
   void aThreadIdReusedByAnotherThreadCountsFromZero() {
-    Map<String, Long> ticks = ThreadCpu.servingTicks(
-        Map.of(9L, new ThreadTime("Executor task l", 400)),
-        Map.of(9L, new ThreadTime("rdma-io-4000-0", 12)));
+    Map<String, Long> ticks =
+        ThreadCpu.servingTicks(
+            Map.of(9L, new ThreadTime("Executor task l", 400)),
+            Map.of(9L, new ThreadTime("rdma-io-4000-0", 12)));
     assertEquals(Map.of("rdma-io-", 12L), ticks);
   }
 
@@ -80,16 +89,20 @@ class ThreadCpuTest {
 
   @Test
   void servingNanosAreTheDifferenceOverServingThreadsOnly() {
-    Map<Long, ThreadTime> before = Map.of(
-        1L, new ThreadTime("shuffle-server-", 10, 1_000),
-        3L, new ThreadTime("Executor task l", 90, 50_000));
-    Map<Long, ThreadTime> after = Map.of(
-        1L, new ThreadTime("shuffle-server-", 12, 21_000),
-        2L, new ThreadTime("shuffle-server-", 1, 300),
-        3L, new ThreadTime("Executor task l", 99, 90_000));
+    Map<Long, ThreadTime> before =
+        Map.of(
+            1L, new ThreadTime("shuffle-server-", 10, 1_000),
+            3L, new ThreadTime("Executor task l", 90, 50_000));
+    Map<Long, ThreadTime> after =
+        Map.of(
+            1L, new ThreadTime("shuffle-server-", 12, 21_000),
+            2L, new ThreadTime("shuffle-server-", 1, 300),
+            3L, new ThreadTime("Executor task l", 99, 90_000));
     assertEquals(20_300, ThreadCpu.servingNanos(before, after));
-    assertEquals(-1, ThreadCpu.servingNanos(Map.of(),
-        Map.of(1L, new ThreadTime("rdma-io-4000-0", 3))), "a sample without schedstat");
+    assertEquals(
+        -1,
+        ThreadCpu.servingNanos(Map.of(), Map.of(1L, new ThreadTime("rdma-io-4000-0", 3))),
+        "a sample without schedstat");
   }
 
   @Test

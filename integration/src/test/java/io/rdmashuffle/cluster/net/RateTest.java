@@ -18,15 +18,16 @@ class RateTest {
   void theBucketHoldsFourMillisecondsButAtLeastAnOffloadedPacket() {
     assertEquals(150_000, Rate.parse("300mbit").burstBytes());
     assertEquals(Rate.MIN_BURST_BYTES, Rate.parse("10mbit").burstBytes());
-    assertEquals(List.of("tc", "x", "tbf", "rate", "300000000bit", "burst", "150000", "latency",
-        "50ms"), List.of(Rate.parse("300mbit").tbf("tc", "x")));
+    assertEquals(
+        List.of("tc", "x", "tbf", "rate", "300000000bit", "burst", "150000", "latency", "50ms"),
+        List.of(Rate.parse("300mbit").tbf("tc", "x")));
   }
 
   @Test
   void badRatesAreRefusedNamingTheValue() {
     for (String bad : new String[] {"300", "300mbps", "fast", "-1mbit"}) {
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> Rate.parse(bad));
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> Rate.parse(bad));
       assertTrue(e.getMessage().startsWith("rate=" + bad + ":"), e.getMessage());
     }
     assertThrows(IllegalArgumentException.class, () -> Rate.parse("10bit"));

@@ -40,7 +40,8 @@ class ReportTest {
   }
 
   static RunInfo info() {
-    return new RunInfo("TPC-DS SF0.1 on local-cluster[2,1,2048]: stock (sort) vs ours (sort)",
+    return new RunInfo(
+        "TPC-DS SF0.1 on local-cluster[2,1,2048]: stock (sort) vs ours (sort)",
         Map.of("Spark", "4.1.3", "transport", "tcp"));
   }
 
@@ -58,8 +59,10 @@ class ReportTest {
     assertEquals(36, s.oursTotal(), 1e-9);
     assertEquals(1.0, s.ratio(), 1e-9);
     assertEquals(s.stockGeomean(), s.oursGeomean(), 1e-9);
-    assertEquals(List.of("q8", "q7", "q6", "q5"), s.wins().stream().map(QueryOutcome::query).toList());
-    assertEquals(List.of("q1", "q2", "q3", "q4"), s.losses().stream().map(QueryOutcome::query).toList());
+    assertEquals(
+        List.of("q8", "q7", "q6", "q5"), s.wins().stream().map(QueryOutcome::query).toList());
+    assertEquals(
+        List.of("q1", "q2", "q3", "q4"), s.losses().stream().map(QueryOutcome::query).toList());
     assertEquals(List.of("q5x"), r.different());
     String text = r.terminalSummary();
     assertTrue(text.contains("10 queries: 9 equal, 1 different, 0 failed"), text);
@@ -75,13 +78,17 @@ class ReportTest {
     List<String> csv = Files.readAllLines(dir.resolve("queries.csv"));
     assertEquals(Report.CSV_HEADER, csv.get(0));
     assertEquals(11, csv.size());
-    assertTrue(csv.get(1).startsWith("q1,equal,false,1,1.000,1.000,1.000,0.000,1,8.000,8.000,8.000,0.000,8.000,"),
+    assertTrue(
+        csv.get(1)
+            .startsWith(
+                "q1,equal,false,1,1.000,1.000,1.000,0.000,1,8.000,8.000,8.000,0.000,8.000,"),
         csv.get(1));
     String json = Files.readString(dir.resolve("queries.json"));
     assertTrue(json.contains("\"differentQueries\" : [ \"q5x\" ]"), json);
     String page = Files.readString(html);
     assertTrue(page.contains("<svg"), "charts are embedded");
-    assertTrue(page.contains("4.1.3") && page.contains("tcp"), "header shows Spark version and transport");
+    assertTrue(
+        page.contains("4.1.3") && page.contains("tcp"), "header shows Spark version and transport");
     assertTrue(page.contains("class=\"different\"><td>q5x"), "differences stand out");
     for (String png : Report.CHART_FILES) {
       BufferedImage image = ImageIO.read(dir.resolve("charts").resolve(png).toFile());
@@ -95,9 +102,22 @@ class ReportTest {
   void aResultsFolderLoadsAndRendersAgain(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve(Report.RUN), Json.pretty(info()));
     Files.writeString(dir.resolve(Report.RECORDS), Json.lines(sample()));
-    AppRun app = new AppRun("stock-r1-b1", "stock", 1, 1, "app-1", "4.1.3", "local-cluster[2,1,2048]",
-        "sort", Map.of("spark.shuffle.compress", "true"), List.of("q1"), "2026-01-01T00:00:00Z", 0, 0)
-        .withExit(12_000, 0);
+    AppRun app =
+        new AppRun(
+                "stock-r1-b1",
+                "stock",
+                1,
+                1,
+                "app-1",
+                "4.1.3",
+                "local-cluster[2,1,2048]",
+                "sort",
+                Map.of("spark.shuffle.compress", "true"),
+                List.of("q1"),
+                "2026-01-01T00:00:00Z",
+                0,
+                0)
+            .withExit(12_000, 0);
     Files.writeString(dir.resolve(Report.APPS), Json.pretty(List.of(app)));
     Report r = Report.load(dir);
     assertEquals(List.of("q5x"), r.different());
@@ -114,9 +134,11 @@ class ReportTest {
 
   @Test
   void chartTicksAreRound() {
-    assertEquals(List.of(0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0),
+    assertEquals(
+        List.of(0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0),
         java.util.Arrays.stream(Chart.ticks(11.3)).boxed().toList());
-    assertEquals(List.of(0.0, 0.5, 1.0, 1.5, 2.0, 2.5),
+    assertEquals(
+        List.of(0.0, 0.5, 1.0, 1.5, 2.0, 2.5),
         java.util.Arrays.stream(Chart.ticks(2.3)).boxed().toList());
   }
 

@@ -11,14 +11,18 @@ import org.junit.jupiter.api.Test;
 class CanonicalRowsTest {
   @Test
   void valuesHaveOneTextEach() {
-    assertEquals("\\N|abc|42|7|true|2000-01-02|1.50",
-        CanonicalRows.row(new Object[] {null, "abc", 42, 7L, true, Date.valueOf("2000-01-02"),
-            new BigDecimal("1.50")}));
+    assertEquals(
+        "\\N|abc|42|7|true|2000-01-02|1.50",
+        CanonicalRows.row(
+            new Object[] {
+              null, "abc", 42, 7L, true, Date.valueOf("2000-01-02"), new BigDecimal("1.50")
+            }));
   }
 
   @Test
   void separatorsAndEscapesInStringsCannotForgeFields() {
-    assertNotEquals(CanonicalRows.row(new Object[] {"a|b"}), CanonicalRows.row(new Object[] {"a", "b"}));
+    assertNotEquals(
+        CanonicalRows.row(new Object[] {"a|b"}), CanonicalRows.row(new Object[] {"a", "b"}));
     assertEquals("a\\|b|c\\\\d|e\\nf", CanonicalRows.row(new Object[] {"a|b", "c\\d", "e\nf"}));
   }
 
@@ -29,9 +33,11 @@ class CanonicalRowsTest {
 
   @Test
   void decimalsAreExactWithTheirScale() {
-    assertNotEquals(CanonicalRows.row(new Object[] {new BigDecimal("1.5")}),
+    assertNotEquals(
+        CanonicalRows.row(new Object[] {new BigDecimal("1.5")}),
         CanonicalRows.row(new Object[] {new BigDecimal("1.50")}));
-    assertEquals("12345678901234567.89",
+    assertEquals(
+        "12345678901234567.89",
         CanonicalRows.row(new Object[] {new BigDecimal("12345678901234567.89")}));
   }
 
@@ -50,7 +56,8 @@ class CanonicalRowsTest {
 
   @Test
   void doublesDifferingInTheTwelfthDigitDiffer() {
-    assertNotEquals(CanonicalRows.approximate(1.00000000001), CanonicalRows.approximate(1.00000000002));
+    assertNotEquals(
+        CanonicalRows.approximate(1.00000000001), CanonicalRows.approximate(1.00000000002));
   }
 
   @Test
@@ -70,7 +77,9 @@ class CanonicalRowsTest {
 
   @Test
   void errorsDigestByTheirCanonicalForm() {
-    assertEquals(CanonicalRows.errorDigest("DIVIDE_BY_ZERO"), CanonicalRows.errorDigest("DIVIDE_BY_ZERO"));
-    assertNotEquals(CanonicalRows.errorDigest("DIVIDE_BY_ZERO"), CanonicalRows.errorDigest("OTHER"));
+    assertEquals(
+        CanonicalRows.errorDigest("DIVIDE_BY_ZERO"), CanonicalRows.errorDigest("DIVIDE_BY_ZERO"));
+    assertNotEquals(
+        CanonicalRows.errorDigest("DIVIDE_BY_ZERO"), CanonicalRows.errorDigest("OTHER"));
   }
 }

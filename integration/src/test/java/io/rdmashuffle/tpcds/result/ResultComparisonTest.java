@@ -25,7 +25,8 @@ class ResultComparisonTest {
 
   @Test
   void aRealDifferenceInADoubleIsReported() {
-    Optional<String> d = ResultComparison.firstDifference(List.of(row("x", 1.0)), List.of(row("x", 1.000001)));
+    Optional<String> d =
+        ResultComparison.firstDifference(List.of(row("x", 1.0)), List.of(row("x", 1.000001)));
     assertTrue(d.isPresent());
     assertTrue(d.get().contains("field 2"), d.get());
   }
@@ -39,7 +40,8 @@ class ResultComparisonTest {
 
   @Test
   void rowCountsMustMatch() {
-    assertEquals(Optional.of("row count 2 vs 1"),
+    assertEquals(
+        Optional.of("row count 2 vs 1"),
         ResultComparison.firstDifference(List.of("a", "a"), List.of("a")));
   }
 

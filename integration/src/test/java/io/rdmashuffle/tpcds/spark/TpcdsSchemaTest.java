@@ -39,8 +39,12 @@ class TpcdsSchemaTest {
         }
       }
     }
-    assertEquals(List.of("c_last_review_date_sk->c_last_review_date",
-        "p_response_targe->p_response_target", "s_tax_precentage->s_tax_percentage"), renamed);
+    assertEquals(
+        List.of(
+            "c_last_review_date_sk->c_last_review_date",
+            "p_response_targe->p_response_target",
+            "s_tax_precentage->s_tax_percentage"),
+        renamed);
   }
 
   @Test
@@ -53,11 +57,16 @@ class TpcdsSchemaTest {
   @Test
   void generatorTextBecomesTypedValues() {
     assertEquals(42, DataGenerator.convert("42", DataTypes.IntegerType));
-    assertEquals(new BigDecimal("12.30"), DataGenerator.convert("12.30", DataTypes.createDecimalType(7, 2)));
-    assertEquals(java.sql.Date.valueOf("1998-01-02"), DataGenerator.convert("1998-01-02", DataTypes.DateType));
-    assertEquals("AAAAAAAABAAAAAAA", DataGenerator.convert("AAAAAAAABAAAAAAA", DataTypes.StringType));
+    assertEquals(
+        new BigDecimal("12.30"), DataGenerator.convert("12.30", DataTypes.createDecimalType(7, 2)));
+    assertEquals(
+        java.sql.Date.valueOf("1998-01-02"),
+        DataGenerator.convert("1998-01-02", DataTypes.DateType));
+    assertEquals(
+        "AAAAAAAABAAAAAAA", DataGenerator.convert("AAAAAAAABAAAAAAA", DataTypes.StringType));
     assertNull(DataGenerator.convert(null, DataTypes.IntegerType));
-    assertThrows(IllegalArgumentException.class, () -> DataGenerator.convert("x", DataTypes.BinaryType));
+    assertThrows(
+        IllegalArgumentException.class, () -> DataGenerator.convert("x", DataTypes.BinaryType));
   }
 
   @Test
@@ -84,7 +93,8 @@ class TpcdsSchemaTest {
   @Test
   void errorsAreCanonicalByTheirDeepestCondition() {
     RuntimeException root = new IllegalStateException("boom");
-    assertEquals("java.lang.IllegalStateException",
+    assertEquals(
+        "java.lang.IllegalStateException",
         QueryRunner.canonicalError(new RuntimeException("wrapper", root)));
   }
 

@@ -4,10 +4,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * Finds a connection from the 32-bit key carried in its work request ids, without allocating:
- * a key is {@code generation << 16 | index}. An index is reused after its connection was removed,
- * with the next generation, so a late completion of a removed connection never finds its
- * successor.
+ * Finds a connection from the 32-bit key carried in its work request ids, without allocating: a key
+ * is {@code generation << 16 | index}. An index is reused after its connection was removed, with
+ * the next generation, so a late completion of a removed connection never finds its successor.
  *
  * <p>Adding and removing are synchronized; {@link #get} may run on any thread without a lock.
  */

@@ -2,12 +2,11 @@ package io.rdmashuffle.transport.engine;
 
 /**
  * Spins with {@link Thread#onSpinWait()} for a few idle rounds, then yields the CPU for at most a
- * short time (to whatever else is runnable there: where the NIC is software, the kernel moving
- * the bytes), then parks through a {@link
- * Parker} that knows what may wake the thread (for verbs: the completion channel, or a wake-up
- * event written by a thread that handed it work). Spinning costs less than a park and unpark when
- * the next completion comes within microseconds; parking gives the CPU back (to the kernel that
- * moves the bytes, where the NIC is software) when it does not.
+ * short time (to whatever else is runnable there: where the NIC is software, the kernel moving the
+ * bytes), then parks through a {@link Parker} that knows what may wake the thread (for verbs: the
+ * completion channel, or a wake-up event written by a thread that handed it work). Spinning costs
+ * less than a park and unpark when the next completion comes within microseconds; parking gives the
+ * CPU back (to the kernel that moves the bytes, where the NIC is software) when it does not.
  *
  * <p>Owned by one engine thread; not thread-safe.
  */
@@ -22,6 +21,7 @@ public final class SpinThenParkIdleStrategy implements IdleStrategy {
   private final long maxYieldNanos;
   private final Parker parker;
   private int spins;
+
   /** When the yielding began; 0 while spinning. */
   private long yieldingSince;
 
@@ -35,8 +35,8 @@ public final class SpinThenParkIdleStrategy implements IdleStrategy {
    */
   public SpinThenParkIdleStrategy(int maxSpins, long maxYieldNanos, Parker parker) {
     if (maxSpins < 0 || maxYieldNanos < 0) {
-      throw new IllegalArgumentException("maxSpins=" + maxSpins + ", maxYieldNanos="
-          + maxYieldNanos + ": must not be negative");
+      throw new IllegalArgumentException(
+          "maxSpins=" + maxSpins + ", maxYieldNanos=" + maxYieldNanos + ": must not be negative");
     }
     this.maxSpins = maxSpins;
     this.maxYieldNanos = maxYieldNanos;

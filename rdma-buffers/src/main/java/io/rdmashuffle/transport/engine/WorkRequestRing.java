@@ -4,13 +4,13 @@ import io.rdmashuffle.transport.ReadOp;
 
 /**
  * The READs posted on one connection and not yet ended, in posting order. A reliable connection
- * completes its work requests in the order they were posted, so a ring is the whole table: a
- * READ is added at the tail, and a completion that names one READ ends every READ from the head
- * up to it.
+ * completes its work requests in the order they were posted, so a ring is the whole table: a READ
+ * is added at the tail, and a completion that names one READ ends every READ from the head up to
+ * it.
  *
- * <p>Each READ gets a sequence number (its position in the connection's history); the low 32
- * bits travel in the work request id. {@link #sequenceOf} turns those bits back into a READ in
- * flight, or says that none matches (a completion of a READ already ended: late or duplicate).
+ * <p>Each READ gets a sequence number (its position in the connection's history); the low 32 bits
+ * travel in the work request id. {@link #sequenceOf} turns those bits back into a READ in flight,
+ * or says that none matches (a completion of a READ already ended: late or duplicate).
  *
  * <p>Not thread-safe: its connection guards it with the connection's lock. Allocation-free after
  * construction.
@@ -19,8 +19,10 @@ public final class WorkRequestRing {
   private final ReadOp[] ops;
   private final long[] postedAt;
   private final int capacity;
+
   /** Sequence number of the oldest READ in flight. */
   private long head;
+
   /** Sequence number the next READ gets. */
   private long tail;
 
@@ -68,8 +70,8 @@ public final class WorkRequestRing {
   }
 
   /**
-   * The sequence number of the READ in flight whose low 32 bits are {@code low}, or -1 when no
-   * READ in flight has them.
+   * The sequence number of the READ in flight whose low 32 bits are {@code low}, or -1 when no READ
+   * in flight has them.
    */
   public long sequenceOf(int low) {
     long distance = (low - (int) head) & 0xffff_ffffL;

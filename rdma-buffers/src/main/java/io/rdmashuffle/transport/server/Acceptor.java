@@ -7,11 +7,11 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
 /**
- * The connection server's accept loop: takes each connection off the listening socket and hands
- * it to {@link ConnectionServer#accepted} (which admits it to an I/O thread or refuses it), so it
- * never waits for a peer. It survives any error, out of memory and out of descriptors included:
- * the connection at hand is closed, the error counted and logged, and accepting goes on after a
- * short pause. Owned by {@link ConnectionServer}.
+ * The connection server's accept loop: takes each connection off the listening socket and hands it
+ * to {@link ConnectionServer#accepted} (which admits it to an I/O thread or refuses it), so it
+ * never waits for a peer. It survives any error, out of memory and out of descriptors included: the
+ * connection at hand is closed, the error counted and logged, and accepting goes on after a short
+ * pause. Owned by {@link ConnectionServer}.
  */
 final class Acceptor implements Runnable {
   private final ConnectionServer server;

@@ -7,9 +7,9 @@ import java.util.Map;
 
 /**
  * The connection server's bounds on connections: in their handshake (in total and per source
- * address) and authenticated (in total, per source address and per application). A connection
- * takes a place before it may proceed and gives it back when it leaves that stage. Thread-safe;
- * one per server.
+ * address) and authenticated (in total, per source address and per application). A connection takes
+ * a place before it may proceed and gives it back when it leaves that stage. Thread-safe; one per
+ * server.
  */
 final class Admission {
   private final ServerLimits limits;

@@ -14,9 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The calling side of CALL connections: one pooled, authenticated connection per (peer,
- * application, local address), opened on first use on one of the connection server's I/O
- * threads, closed when it breaks, times out a call, or idles; the next call opens a fresh one.
- * Thread-safe; one per connection server.
+ * application, local address), opened on first use on one of the connection server's I/O threads,
+ * closed when it breaks, times out a call, or idles; the next call opens a fresh one. Thread-safe;
+ * one per connection server.
  */
 public final class CallClient {
   private final ConnectionServer server;
@@ -46,24 +46,27 @@ public final class CallClient {
     Objects.requireNonNull(peer, "peer");
     int max = server.limits().maxCallRequestBytes();
     if (request.remaining() > max) {
-      throw new IllegalArgumentException("request of " + request.remaining()
-          + " bytes: exceeds call.maxRequestBytes=" + max);
+      throw new IllegalArgumentException(
+          "request of " + request.remaining() + " bytes: exceeds call.maxRequestBytes=" + max);
     }
     if (service <= 0 || service > CallService.MAX_SERVICE) {
-      throw new IllegalArgumentException("service=" + service + ": must be 1.." + CallService.MAX_SERVICE);
+      throw new IllegalArgumentException(
+          "service=" + service + ": must be 1.." + CallService.MAX_SERVICE);
     }
     CompletableFuture<ByteBuffer> f = new CompletableFuture<>();
     byte[] secret = secrets.secretOf(application);
     if (secret == null) {
       server.metrics().failure(io.rdmashuffle.transport.FailureKind.AUTHENTICATION);
-      f.completeExceptionally(new AuthenticationException(
-          "no secret known for application " + application, peer, null, null));
+      f.completeExceptionally(
+          new AuthenticationException(
+              "no secret known for application " + application, peer, null, null));
       return f;
     }
     byte[] payload = new byte[request.remaining()];
     request.duplicate().get(payload);
-    PendingCall call = new PendingCall(service, payload, f,
-        System.nanoTime() + server.limits().callTimeoutNanos());
+    PendingCall call =
+        new PendingCall(
+            service, payload, f, System.nanoTime() + server.limits().callTimeoutNanos());
     Key key = new Key(peer, application, local);
     TransportException lastCause = null;
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -75,8 +78,9 @@ public final class CallClient {
         c = pool.computeIfAbsent(key, k -> new CallConnection(this, k, secret));
       } catch (java.io.UncheckedIOException e) {
         server.metrics().failure(io.rdmashuffle.transport.FailureKind.UNREACHABLE);
-        f.completeExceptionally(new io.rdmashuffle.transport.PeerUnreachableException(
-            "could not open a socket", peer, null, e.getCause()));
+        f.completeExceptionally(
+            new io.rdmashuffle.transport.PeerUnreachableException(
+                "could not open a socket", peer, null, e.getCause()));
         return f;
       }
       if (c.submit(call)) {

@@ -31,16 +31,21 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One CALL connection this process opened to a peer: connects and runs the client handshake
- * without blocking, then sends the calls handed to it (each frame tagged) and completes each
- * call's future from its answer (whose tag it checks). A connection that can't be set up by
- * {@code connect.timeout} fails its calls as unreachable; a call without answer by {@code
- * read.timeout} fails as timed out and closes the connection (the peer is stalled), failing the
- * others as lost. Idle for half of {@code server.idleTimeout}, it closes itself, before the server
- * would: a call never meets a connection the server is closing. Driven by one {@link IoLoop}; {@link #submit} from any thread.
+ * One CALL connection this process opened to a peer: connects and runs the client handshake without
+ * blocking, then sends the calls handed to it (each frame tagged) and completes each call's future
+ * from its answer (whose tag it checks). A connection that can't be set up by {@code
+ * connect.timeout} fails its calls as unreachable; a call without answer by {@code read.timeout}
+ * fails as timed out and closes the connection (the peer is stalled), failing the others as lost.
+ * Idle for half of {@code server.idleTimeout}, it closes itself, before the server would: a call
+ * never meets a connection the server is closing. Driven by one {@link IoLoop}; {@link #submit}
+ * from any thread.
  */
 final class CallConnection extends LoopConnection {
-  private enum State { CONNECTING, HANDSHAKE, READY }
+  private enum State {
+    CONNECTING,
+    HANDSHAKE,
+    READY
+  }
 
   private final CallClient client;
   private final CallClient.Key key;
@@ -48,9 +53,12 @@ final class CallConnection extends LoopConnection {
   private final IoLoop home;
   private final ServerLimits limits;
   private final long connectDeadline;
+
   /** Calls handed over and not yet sent; guarded by this with {@link #shut}. */
   private final Queue<PendingCall> submitted = new ConcurrentLinkedQueue<>();
+
   private boolean shut;
+
   /** Why it closed; guarded by this. */
   private TransportException closedBy;
 
@@ -186,12 +194,14 @@ final class CallConnection extends LoopConnection {
   }
 
   private void refused(Handshake.Refused r) {
-    TransportException e = switch (r.reason()) {
-      case WRONG_SECRET, REFUSED, REPLAYED, REFLECTED -> new AuthenticationException(
-          r.getMessage(), peer(), null, r);
-      default -> new PeerUnreachableException("call connection refused: " + r.getMessage(),
-          peer(), null, r);
-    };
+    TransportException e =
+        switch (r.reason()) {
+          case WRONG_SECRET, REFUSED, REPLAYED, REFLECTED ->
+              new AuthenticationException(r.getMessage(), peer(), null, r);
+          default ->
+              new PeerUnreachableException(
+                  "call connection refused: " + r.getMessage(), peer(), null, r);
+        };
     close(e);
   }
 
@@ -213,8 +223,8 @@ final class CallConnection extends LoopConnection {
     while ((c = submitted.poll()) != null) {
       int id = nextId++;
       inFlight.put(id, c);
-      out.addLast(ByteBuffer.wrap(encode(id, c.service(), c.request(), 0, c.request().length,
-          requests)));
+      out.addLast(
+          ByteBuffer.wrap(encode(id, c.service(), c.request(), 0, c.request().length, requests)));
     }
     try {
       flush();
@@ -257,8 +267,9 @@ final class CallConnection extends LoopConnection {
         try {
           current = decodeHeader(header.array(), limits.maxCallAnswerBytes(), Integer.MAX_VALUE);
         } catch (IllegalArgumentException e) {
-          close(new ConnectionLostException("peer sent a malformed answer: " + e.getMessage(),
-              peer(), null, null));
+          close(
+              new ConnectionLostException(
+                  "peer sent a malformed answer: " + e.getMessage(), peer(), null, null));
           return;
         }
         frame = ByteBuffer.allocate(frameBytes(current.length())).put(header.array());
@@ -272,14 +283,23 @@ final class CallConnection extends LoopConnection {
 
   private void answered(byte[] f, Header h) {
     if (!verify(f, h.length(), answers)) {
-      close(new ConnectionLostException("an answer failed its authentication tag (forged,"
-          + " replayed or altered on the way)", peer(), null, null));
+      close(
+          new ConnectionLostException(
+              "an answer failed its authentication tag (forged,"
+                  + " replayed or altered on the way)",
+              peer(),
+              null,
+              null));
       return;
     }
     PendingCall c = inFlight.remove(h.id());
     if (c == null) {
-      close(new ConnectionLostException("peer answered call " + h.id() + ", which is not in"
-          + " flight", peer(), null, null));
+      close(
+          new ConnectionLostException(
+              "peer answered call " + h.id() + ", which is not in" + " flight",
+              peer(),
+              null,
+              null));
       return;
     }
     if (h.code() == STATUS_OK) {
@@ -294,9 +314,14 @@ final class CallConnection extends LoopConnection {
   void check(long now) {
     if (state != State.READY) {
       if (now - connectDeadline > 0) {
-        close(new PeerUnreachableException("no call connection and handshake within "
-            + TimeUnit.NANOSECONDS.toMillis(limits.handshakeTimeoutNanos()) + " ms", peer(), null,
-            null));
+        close(
+            new PeerUnreachableException(
+                "no call connection and handshake within "
+                    + TimeUnit.NANOSECONDS.toMillis(limits.handshakeTimeoutNanos())
+                    + " ms",
+                peer(),
+                null,
+                null));
       }
       return;
     }
@@ -308,17 +333,25 @@ final class CallConnection extends LoopConnection {
       }
     }
     if (late != null) {
-      ReadTimeoutException e = new ReadTimeoutException("no answer within "
-          + TimeUnit.NANOSECONDS.toMillis(limits.callTimeoutNanos()) + " ms", peer(), null, null);
+      ReadTimeoutException e =
+          new ReadTimeoutException(
+              "no answer within "
+                  + TimeUnit.NANOSECONDS.toMillis(limits.callTimeoutNanos())
+                  + " ms",
+              peer(),
+              null,
+              null);
       inFlight.values().remove(late);
       // closed first: a caller woken by the timeout must not find this connection in the pool
-      close(new ConnectionLostException("call connection closed after a call timed out", peer(),
-          null, e));
+      close(
+          new ConnectionLostException(
+              "call connection closed after a call timed out", peer(), null, e));
       fail(late, e);
       return;
     }
     // at half the idle timeout, so that a call never races the server closing the connection
-    if (inFlight.isEmpty() && submitted.isEmpty()
+    if (inFlight.isEmpty()
+        && submitted.isEmpty()
         && now - lastActivity > limits.idleTimeoutNanos() / 2) {
       close(new ConnectionLostException("call connection idle", peer(), null, null));
     }
@@ -326,13 +359,19 @@ final class CallConnection extends LoopConnection {
 
   @Override
   void failed(Throwable t) {
-    close(t instanceof IOException
-        ? new PeerUnreachableException(state == State.READY ? "call connection broke: " + t
-            : "could not connect: " + t, peer(), null, t)
-        : new ConnectionLostException("call connection failed: " + t, peer(), null, t));
+    close(
+        t instanceof IOException
+            ? new PeerUnreachableException(
+                state == State.READY ? "call connection broke: " + t : "could not connect: " + t,
+                peer(),
+                null,
+                t)
+            : new ConnectionLostException("call connection failed: " + t, peer(), null, t));
     if (!(t instanceof IOException)) {
-      client.server().log().refused(io.rdmashuffle.transport.Refusal.CONNECTION_FAILED, this,
-          "unexpected error", t);
+      client
+          .server()
+          .log()
+          .refused(io.rdmashuffle.transport.Refusal.CONNECTION_FAILED, this, "unexpected error", t);
     }
   }
 

@@ -14,10 +14,10 @@ import io.rdmashuffle.transport.FrameMac;
  *  +---------------+---------------+---------------+------------------------+---------------+
  * </pre>
  *
- * A request names the service ({@link io.rdmashuffle.transport.CallServices}); an answer echoes
- * the call id and carries a status: 0 and the answer's bytes, or a refusal's status ({@link
- * io.rdmashuffle.transport.CallRefusedException}) and its reason in UTF-8. Answers may come in
- * any order.
+ * A request names the service ({@link io.rdmashuffle.transport.CallServices}); an answer echoes the
+ * call id and carries a status: 0 and the answer's bytes, or a refusal's status ({@link
+ * io.rdmashuffle.transport.CallRefusedException}) and its reason in UTF-8. Answers may come in any
+ * order.
  */
 public final class CallFrameLayout {
   public static final int ID_OFFSET = 0;
@@ -38,8 +38,8 @@ public final class CallFrameLayout {
   }
 
   /**
-   * A new frame of {@code payload[off, off + len)}, tagged by {@code mac} (the next frame of
-   * its direction).
+   * A new frame of {@code payload[off, off + len)}, tagged by {@code mac} (the next frame of its
+   * direction).
    */
   public static byte[] encode(int id, int code, byte[] payload, int off, int len, FrameMac mac) {
     byte[] f = new byte[frameBytes(len)];
@@ -59,7 +59,8 @@ public final class CallFrameLayout {
    */
   public static Header decodeHeader(byte[] src, int maxLength, int maxCode) {
     if (src.length < HEADER_BYTES) {
-      throw new IllegalArgumentException("header length=" + src.length + ": must be " + HEADER_BYTES);
+      throw new IllegalArgumentException(
+          "header length=" + src.length + ": must be " + HEADER_BYTES);
     }
     int code = getInt(src, CODE_OFFSET);
     if (code < 0 || code > maxCode) {
@@ -72,7 +73,9 @@ public final class CallFrameLayout {
     return new Header(getInt(src, ID_OFFSET), code, length);
   }
 
-  /** Whether the frame's tag in {@code frame} (header, payload, tag) is the next one of {@code mac}. */
+  /**
+   * Whether the frame's tag in {@code frame} (header, payload, tag) is the next one of {@code mac}.
+   */
   public static boolean verify(byte[] frame, int length, FrameMac mac) {
     return mac.verify(frame, 0, HEADER_BYTES + length, frame, HEADER_BYTES + length);
   }
@@ -85,7 +88,9 @@ public final class CallFrameLayout {
   }
 
   static int getInt(byte[] b, int at) {
-    return (b[at] & 0xff) << 24 | (b[at + 1] & 0xff) << 16 | (b[at + 2] & 0xff) << 8
+    return (b[at] & 0xff) << 24
+        | (b[at + 1] & 0xff) << 16
+        | (b[at + 2] & 0xff) << 8
         | (b[at + 3] & 0xff);
   }
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class CallService implements ConnectionService {
   /** Calls one connection may have in the workers at once; beyond it its requests wait unread. */
   static final int MAX_IN_FLIGHT_PER_CONNECTION = 64;
+
   static final int MAX_SERVICE = 0xffff;
 
   private final ConnectionServer server;

@@ -15,12 +15,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server's side of one CALL connection: reads request frames and checks their tags, hands
- * each to a call worker (or answers at once: unknown service, busy), and sends the answers, each
- * tagged, in the order they are ready. Holds the request being read and the answers not yet
- * sent, no buffer of its own; at most {@link CallService#MAX_IN_FLIGHT_PER_CONNECTION} calls in
- * the workers (then requests wait unread). Runs on its connection's I/O thread; workers hand
- * answers back to it.
+ * The server's side of one CALL connection: reads request frames and checks their tags, hands each
+ * to a call worker (or answers at once: unknown service, busy), and sends the answers, each tagged,
+ * in the order they are ready. Holds the request being read and the answers not yet sent, no buffer
+ * of its own; at most {@link CallService#MAX_IN_FLIGHT_PER_CONNECTION} calls in the workers (then
+ * requests wait unread). Runs on its connection's I/O thread; workers hand answers back to it.
  */
 final class CallSession implements Session {
   private static final Logger LOG = LoggerFactory.getLogger(CallSession.class);
@@ -33,8 +32,10 @@ final class CallSession implements Session {
   private final int maxRequest;
   private final int maxAnswer;
   private final ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
+
   /** The frame being read (header, payload, tag) once its header is in, else null. */
   private ByteBuffer frame;
+
   private Header current;
   private int inFlight;
   private final ArrayDeque<ByteBuffer> out = new ArrayDeque<>();
@@ -96,8 +97,9 @@ final class CallSession implements Session {
     frame = null;
     current = null;
     if (!verify(f, h.length(), requests)) {
-      conn.close(Refusal.FRAME_REJECTED, "CALL request failed its authentication tag"
-          + " (forged, replayed or altered)");
+      conn.close(
+          Refusal.FRAME_REJECTED,
+          "CALL request failed its authentication tag" + " (forged, replayed or altered)");
       return;
     }
     CallHandler handler = service.handler(h.code());
@@ -109,8 +111,14 @@ final class CallSession implements Session {
     ByteBuffer request = ByteBuffer.wrap(f, HEADER_BYTES, h.length()).slice().asReadOnlyBuffer();
     if (!service.workers().tryRun(() -> run(handler, h, request))) {
       inFlight--;
-      service.server().log().refused(Refusal.CALLS_BUSY, conn, "every call worker is busy and"
-          + " the queue is full; answered busy", null);
+      service
+          .server()
+          .log()
+          .refused(
+              Refusal.CALLS_BUSY,
+              conn,
+              "every call worker is busy and" + " the queue is full; answered busy",
+              null);
       answer(h.id(), CallRefusedException.BUSY, "busy: every call worker is taken, retry later");
     }
   }
@@ -123,8 +131,9 @@ final class CallSession implements Session {
       ByteBuffer a = handler.answer(caller, request);
       if (a.remaining() > maxAnswer) {
         status = CallRefusedException.TOO_LARGE;
-        payload = reason("answer of " + a.remaining() + " bytes exceeds call.maxAnswerBytes="
-            + maxAnswer);
+        payload =
+            reason(
+                "answer of " + a.remaining() + " bytes exceeds call.maxAnswerBytes=" + maxAnswer);
       } else {
         payload = new byte[a.remaining()];
         a.get(payload);

@@ -23,22 +23,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one authenticated connection server of a process: it owns the TCP port every transport of
- * the process serves on. An accept thread admits connections within the handshake bounds and
- * hands each to one of a few I/O threads ({@link IoLoop}), which run the handshake as bytes arrive
- * and then give the connection to the service of the purpose it proved: the tcp transport's READ
- * responder, or the calls ({@link #serveCalls}). No thread and no buffer per connection: a
- * connection in its handshake holds about 1 KiB and a descriptor, an idle authenticated one about
- * 2 KiB. Every bound is a setting; every refusal is logged (rate-limited) and counted in the
- * transport's counters. It also opens this process's outgoing CALL connections ({@link #calls()}).
+ * The one authenticated connection server of a process: it owns the TCP port every transport of the
+ * process serves on. An accept thread admits connections within the handshake bounds and hands each
+ * to one of a few I/O threads ({@link IoLoop}), which run the handshake as bytes arrive and then
+ * give the connection to the service of the purpose it proved: the tcp transport's READ responder,
+ * or the calls ({@link #serveCalls}). No thread and no buffer per connection: a connection in its
+ * handshake holds about 1 KiB and a descriptor, an idle authenticated one about 2 KiB. Every bound
+ * is a setting; every refusal is logged (rate-limited) and counted in the transport's counters. It
+ * also opens this process's outgoing CALL connections ({@link #calls()}).
  *
  * <p>Created before the transport ({@link io.rdmashuffle.transport.TransportSelector#start}) and
  * owned by it once it started. Thread-safe.
  */
 public final class ConnectionServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionServer.class);
+
   /** Receive buffer of accepted sockets: see the tcp transport's READ request direction. */
   static final int SOCKET_RECEIVE_BYTES = 256 * 1024;
+
   private static final int NONCE_HISTORY = 4096;
 
   private final ServerLimits limits;
@@ -56,14 +58,23 @@ public final class ConnectionServer implements AutoCloseable {
   private final CallWorkers workers;
   private final CallService callService;
   private final CallClient calls;
+
   /** Runs for every accepted socket before anything else: a seam for tests that inject faults. */
-  private volatile Consumer<SocketChannel> onAccept = ch -> { };
+  private volatile Consumer<SocketChannel> onAccept = ch -> {};
+
   private volatile boolean closed;
 
-  /** Binds to {@code host} (the setting, else the context's default) and {@code port} of the settings. */
+  /**
+   * Binds to {@code host} (the setting, else the context's default) and {@code port} of the
+   * settings.
+   */
   public static ConnectionServer start(TransportContext context) throws IOException {
-    return new ConnectionServer(ServerLimits.from(context.conf()), context.secrets(),
-        context.metrics(), context.host(), context.conf().get(RdmaShuffleConfig.PORT),
+    return new ConnectionServer(
+        ServerLimits.from(context.conf()),
+        context.secrets(),
+        context.metrics(),
+        context.host(),
+        context.conf().get(RdmaShuffleConfig.PORT),
         context.host());
   }
 
@@ -71,8 +82,14 @@ public final class ConnectionServer implements AutoCloseable {
    * Binds {@code bindHost:port} (0: any free port) and starts serving calls; the address peers
    * reach it at is {@code advertisedHost} with the bound port.
    */
-  public ConnectionServer(ServerLimits limits, ApplicationSecrets secrets, TransportMetrics metrics,
-      String bindHost, int port, String advertisedHost) throws IOException {
+  public ConnectionServer(
+      ServerLimits limits,
+      ApplicationSecrets secrets,
+      TransportMetrics metrics,
+      String bindHost,
+      int port,
+      String advertisedHost)
+      throws IOException {
     this.limits = limits;
     this.secrets = secrets;
     this.metrics = metrics;
@@ -86,8 +103,9 @@ public final class ConnectionServer implements AutoCloseable {
       listener.setOption(StandardSocketOptions.SO_REUSEADDR, true);
       listener.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_RECEIVE_BYTES);
       listener.bind(new InetSocketAddress(bindHost, port), Math.min(limits.maxHandshakes(), 4096));
-      this.address = new PeerAddress(advertisedHost,
-          ((InetSocketAddress) listener.getLocalAddress()).getPort());
+      this.address =
+          new PeerAddress(
+              advertisedHost, ((InetSocketAddress) listener.getLocalAddress()).getPort());
       for (int i = 0; i < loops.length; i++) {
         loops[i] = new IoLoop(this, i, limits.tickNanos());
       }

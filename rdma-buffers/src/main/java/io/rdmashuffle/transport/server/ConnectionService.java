@@ -5,8 +5,8 @@ import io.rdmashuffle.transport.Handshake;
 /** Serves the connections authenticated for one purpose ({@link ConnectionServer#serve}). */
 public interface ConnectionService {
   /**
-   * A connection proved its secret for this service's purpose: returns the session that serves
-   * it. Runs on the connection's I/O thread; must not block.
+   * A connection proved its secret for this service's purpose: returns the session that serves it.
+   * Runs on the connection's I/O thread; must not block.
    */
   Session open(ServedConnection connection, Handshake.Result handshake);
 }

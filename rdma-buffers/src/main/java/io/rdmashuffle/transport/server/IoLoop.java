@@ -14,11 +14,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * One I/O thread of the connection server: a selector loop that drives its share of the
- * connections (handshakes, requests, sends, calls in both directions) without blocking, checks
- * their deadlines every tick, and runs tasks handed to it by other threads. It survives any
- * error: an error while handling a connection closes that connection, any other is logged,
- * counted and the loop goes on. Owned by {@link ConnectionServer}.
+ * One I/O thread of the connection server: a selector loop that drives its share of the connections
+ * (handshakes, requests, sends, calls in both directions) without blocking, checks their deadlines
+ * every tick, and runs tasks handed to it by other threads. It survives any error: an error while
+ * handling a connection closes that connection, any other is logged, counted and the loop goes on.
+ * Owned by {@link ConnectionServer}.
  */
 final class IoLoop implements Runnable, Executor {
   private final ConnectionServer server;
@@ -63,13 +63,14 @@ final class IoLoop implements Runnable, Executor {
 
   /** Hands a connection to this loop; closed (as shut down) when the loop has stopped. */
   void register(LoopConnection c) {
-    execute(() -> {
-      try {
-        c.attach(this, selector);
-      } catch (IOException | RuntimeException e) {
-        c.failed(e);
-      }
-    });
+    execute(
+        () -> {
+          try {
+            c.attach(this, selector);
+          } catch (IOException | RuntimeException e) {
+            c.failed(e);
+          }
+        });
     if (stopping) {
       runTasks(); // a racing close: make sure the connection does not linger unregistered
     }
@@ -90,8 +91,13 @@ final class IoLoop implements Runnable, Executor {
       } catch (ClosedSelectorException e) {
         break;
       } catch (Throwable t) {
-        server.log().refused(Refusal.CONNECTION_FAILED, Thread.currentThread().getName(),
-            "unexpected error in the I/O loop; it goes on", t);
+        server
+            .log()
+            .refused(
+                Refusal.CONNECTION_FAILED,
+                Thread.currentThread().getName(),
+                "unexpected error in the I/O loop; it goes on",
+                t);
         if (t instanceof Error) {
           pause(); // out of memory: give the rest of the process a moment
         }
@@ -125,8 +131,13 @@ final class IoLoop implements Runnable, Executor {
       try {
         r.run();
       } catch (Throwable t) {
-        server.log().refused(Refusal.CONNECTION_FAILED, Thread.currentThread().getName(),
-            "a task of the I/O loop failed", t);
+        server
+            .log()
+            .refused(
+                Refusal.CONNECTION_FAILED,
+                Thread.currentThread().getName(),
+                "a task of the I/O loop failed",
+                t);
       }
     }
   }
@@ -148,7 +159,8 @@ final class IoLoop implements Runnable, Executor {
   void closeApplication(String application) {
     List<ServerConnection> theirs = new ArrayList<>();
     for (SelectionKey k : selector.keys()) {
-      if (k.attachment() instanceof ServerConnection c && !c.closed
+      if (k.attachment() instanceof ServerConnection c
+          && !c.closed
           && application.equals(c.application())) {
         theirs.add(c);
       }

@@ -8,12 +8,12 @@ import java.nio.channels.SocketChannel;
 import java.util.IdentityHashMap;
 
 /**
- * The buffers one I/O thread shares among all its connections: a direct buffer to receive into,
- * a direct staging buffer to compose sends in, and writable views of served memory. Nothing in
- * them outlives one call into a connection: what a connection has not sent is composed again
- * from its own state next time, so a connection holds no buffer of its own. Allocated with the
- * thread (320 KiB of direct memory, whatever the number of connections), freed when it ends.
- * Owned by one {@link IoLoop}; its thread only.
+ * The buffers one I/O thread shares among all its connections: a direct buffer to receive into, a
+ * direct staging buffer to compose sends in, and writable views of served memory. Nothing in them
+ * outlives one call into a connection: what a connection has not sent is composed again from its
+ * own state next time, so a connection holds no buffer of its own. Allocated with the thread (320
+ * KiB of direct memory, whatever the number of connections), freed when it ends. Owned by one
+ * {@link IoLoop}; its thread only.
  */
 public final class LoopBuffers {
   static final int IN_BYTES = 64 * 1024;

@@ -8,8 +8,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Counts every refusal of the connection server and logs it, at most once per {@value
- * #INTERVAL_SECONDS} seconds per kind (with how many were not logged since), so a flood can't
- * flood the log. Thread-safe.
+ * #INTERVAL_SECONDS} seconds per kind (with how many were not logged since), so a flood can't flood
+ * the log. Thread-safe.
  */
 final class RefusalLog {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionServer.class);

@@ -14,10 +14,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One accepted connection: first its handshake (a {@link ServerHandshake}, run as bytes arrive,
- * holding a handshake place of {@link Admission} and nothing else), then, once the peer proved
- * its secret and a connection place is free, the {@link Session} of the purpose it named. Enforces
- * the handshake deadline, the idle timeout and the send-progress timeout. Owned by its {@link
- * IoLoop}; every method on that loop's thread.
+ * holding a handshake place of {@link Admission} and nothing else), then, once the peer proved its
+ * secret and a connection place is free, the {@link Session} of the purpose it named. Enforces the
+ * handshake deadline, the idle timeout and the send-progress timeout. Owned by its {@link IoLoop};
+ * every method on that loop's thread.
  */
 final class ServerConnection extends LoopConnection implements ServedConnection {
   private final ConnectionServer server;
@@ -104,8 +104,9 @@ final class ServerConnection extends LoopConnection implements ServedConnection 
       application = h.application();
       h.accept();
     } else {
-      server.log().refused(bound, this, "a connection bound is reached; the peer was told to retry",
-          null);
+      server
+          .log()
+          .refused(bound, this, "a connection bound is reached; the peer was told to retry", null);
       h.refuseBusy("a connection bound (" + bound + ") is reached");
     }
   }
@@ -138,8 +139,11 @@ final class ServerConnection extends LoopConnection implements ServedConnection 
     if (session == null) {
       if (now - acceptedAt > limits.handshakeTimeoutNanos()) {
         server.metrics().failure(FailureKind.AUTHENTICATION);
-        close(Refusal.HANDSHAKE_TIMEOUT, "no handshake within "
-            + TimeUnit.NANOSECONDS.toMillis(limits.handshakeTimeoutNanos()) + " ms");
+        close(
+            Refusal.HANDSHAKE_TIMEOUT,
+            "no handshake within "
+                + TimeUnit.NANOSECONDS.toMillis(limits.handshakeTimeoutNanos())
+                + " ms");
       }
       return;
     }
@@ -149,13 +153,17 @@ final class ServerConnection extends LoopConnection implements ServedConnection 
     }
     wasPending = pending;
     if (pending && now - Math.max(lastProgress, pendingSince) > limits.sendTimeoutNanos()) {
-      close(Refusal.SEND_TIMEOUT, "the peer took no bytes for "
-          + TimeUnit.NANOSECONDS.toMillis(limits.sendTimeoutNanos()) + " ms");
+      close(
+          Refusal.SEND_TIMEOUT,
+          "the peer took no bytes for "
+              + TimeUnit.NANOSECONDS.toMillis(limits.sendTimeoutNanos())
+              + " ms");
       return;
     }
     if (!pending && !session.busy() && now - lastActivity > limits.idleTimeoutNanos()) {
-      close(Refusal.IDLE, "idle for " + TimeUnit.NANOSECONDS.toMillis(limits.idleTimeoutNanos())
-          + " ms");
+      close(
+          Refusal.IDLE,
+          "idle for " + TimeUnit.NANOSECONDS.toMillis(limits.idleTimeoutNanos()) + " ms");
       return;
     }
     Refusal why = session.check(now);

@@ -1,12 +1,12 @@
 package io.rdmashuffle.transport.server;
 
-import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.config.ServerConfig;
 
 /**
- * The bounds and timeouts of one connection server, read once from the settings. Each field
- * names its setting.
+ * The bounds and timeouts of one connection server, read once from the settings. Each field names
+ * its setting.
  */
 public record ServerLimits(
     /** {@code server.ioThreads} */
@@ -63,12 +63,14 @@ public record ServerLimits(
   }
 
   /**
-   * How often an I/O thread checks its connections' deadlines: a quarter of the shortest
-   * timeout, between 10 and 250 ms, so a deadline is enforced within 25 % of itself.
+   * How often an I/O thread checks its connections' deadlines: a quarter of the shortest timeout,
+   * between 10 and 250 ms, so a deadline is enforced within 25 % of itself.
    */
   long tickNanos() {
-    long shortest = Math.min(Math.min(handshakeTimeoutNanos, idleTimeoutNanos),
-        Math.min(Math.min(sendTimeoutNanos, withdrawTimeoutNanos), callTimeoutNanos));
+    long shortest =
+        Math.min(
+            Math.min(handshakeTimeoutNanos, idleTimeoutNanos),
+            Math.min(Math.min(sendTimeoutNanos, withdrawTimeoutNanos), callTimeoutNanos));
     return Math.max(10_000_000L, Math.min(250_000_000L, shortest / 4));
   }
 }

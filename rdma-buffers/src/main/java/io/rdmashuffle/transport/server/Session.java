@@ -4,9 +4,9 @@ import io.rdmashuffle.transport.Refusal;
 import java.io.IOException;
 
 /**
- * What a purpose's service does with one authenticated connection ({@link
- * ConnectionService#open}). Every method runs on the connection's I/O thread and must not block;
- * an exception closes the connection.
+ * What a purpose's service does with one authenticated connection ({@link ConnectionService#open}).
+ * Every method runs on the connection's I/O thread and must not block; an exception closes the
+ * connection.
  */
 public interface Session {
   /** The socket has bytes to read (or has ended). */
@@ -20,8 +20,8 @@ public interface Session {
 
   /**
    * Whether the server has work in progress for the peer (answers being made or owed): then the
-   * connection is not idle. A request read in part does not count: a peer that stalls in the
-   * middle of one is idle.
+   * connection is not idle. A request read in part does not count: a peer that stalls in the middle
+   * of one is idle.
    */
   boolean busy();
 

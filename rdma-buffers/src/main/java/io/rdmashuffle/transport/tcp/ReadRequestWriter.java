@@ -14,8 +14,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * Writes a {@link TcpReadChannel}'s READ requests: whichever posting thread gets the send lock
  * takes every request issued and not yet sent, tags each (its {@link FrameMac} numbers them in
  * write order) and writes them with one write: the doorbell. A thread that finds the lock taken
- * leaves its requests to the holder, which looks again after letting go. Tags are computed
- * outside the channel's state lock; nothing is allocated per request.
+ * leaves its requests to the holder, which looks again after letting go. Tags are computed outside
+ * the channel's state lock; nothing is allocated per request.
  */
 final class ReadRequestWriter {
   static final int MAX_FRAMES_PER_WRITE = 1024;
@@ -26,8 +26,10 @@ final class ReadRequestWriter {
   private final ReentrantLock send = new ReentrantLock();
   private final ByteBuffer buffer;
   private final byte[] frame = new byte[REQUEST_BYTES];
+
   /** What {@link TcpReadChannel#takeUnsent} copies out under the state lock. */
   final int[] ids;
+
   final int[] rkeys;
   final int[] lengths;
   final long[] addresses;
@@ -64,8 +66,8 @@ final class ReadRequestWriter {
           }
         }
       } catch (IOException e) {
-        channel.closeWith(new ConnectionLostException("sending READ requests failed",
-            channel.peer(), null, e));
+        channel.closeWith(
+            new ConnectionLostException("sending READ requests failed", channel.peer(), null, e));
       } finally {
         send.unlock();
       }

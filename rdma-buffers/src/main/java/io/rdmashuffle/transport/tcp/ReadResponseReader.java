@@ -14,12 +14,12 @@ import java.util.IdentityHashMap;
 
 /**
  * Reads a {@link TcpReadChannel}'s responses on the channel's one receiver thread and lands each
- * READ's bytes straight in its target memory: small responses through a staging buffer, the data
- * of a large one (and, after one, of the next: large READs come in runs) directly from the
- * socket. It is the only thread that writes into targets, so the channel lets it fail the READs
- * in flight when the connection ends: no target is written after its READ was reported. A
- * response that breaks the protocol (malformed header, an id not in flight, another length)
- * ends the connection. Allocates nothing per READ.
+ * READ's bytes straight in its target memory: small responses through a staging buffer, the data of
+ * a large one (and, after one, of the next: large READs come in runs) directly from the socket. It
+ * is the only thread that writes into targets, so the channel lets it fail the READs in flight when
+ * the connection ends: no target is written after its READ was reported. A response that breaks the
+ * protocol (malformed header, an id not in flight, another length) ends the connection. Allocates
+ * nothing per READ.
  */
 final class ReadResponseReader implements Runnable {
   private static final int IN_BYTES = 64 * 1024;
@@ -29,6 +29,7 @@ final class ReadResponseReader implements Runnable {
   private final ByteBuffer in = DirectMemory.allocate(IN_BYTES);
   private final ResponseHeader header = new ResponseHeader();
   private final IdentityHashMap<RegisteredRegion, ByteBuffer> views = new IdentityHashMap<>();
+
   /** Whether the last response's data was too large for the staging buffer. */
   private boolean afterLarge;
 
@@ -69,8 +70,8 @@ final class ReadResponseReader implements Runnable {
       throw new IOException("protocol error: response for request " + slot + " not in flight");
     }
     if (header.status != STATUS_OK) {
-      channel.complete(slot, op, new RemoteAccessException(reasonOf(header.status),
-          channel.peer(), op));
+      channel.complete(
+          slot, op, new RemoteAccessException(reasonOf(header.status), channel.peer(), op));
       return;
     }
     ByteBuffer v = viewOf(op.target()).clear();

@@ -15,17 +15,20 @@ import java.nio.channels.SocketChannel;
 /**
  * Serves the READs of one authenticated connection, as a NIC would, without blocking: checks each
  * request's tag (only the authenticated reader's requests, each once, in order), then the rkey,
- * that the region belongs to the application the peer proved, and the bounds; then sends the
- * bytes. Small responses are composed into the I/O thread's staging buffer and leave in one
- * write; a large one follows directly: {@code FileChannel.transferTo} (sendfile) for mapped files,
- * a gathering write from the registered memory otherwise. What the socket does not take waits in
- * the {@link ResponseQueue} by reference, holding its region; a withdrawn region's responses not
- * yet started are refused, and one being sent is ended with the connection after {@code
+ * that the region belongs to the application the peer proved, and the bounds; then sends the bytes.
+ * Small responses are composed into the I/O thread's staging buffer and leave in one write; a large
+ * one follows directly: {@code FileChannel.transferTo} (sendfile) for mapped files, a gathering
+ * write from the registered memory otherwise. What the socket does not take waits in the {@link
+ * ResponseQueue} by reference, holding its region; a withdrawn region's responses not yet started
+ * are refused, and one being sent is ended with the connection after {@code
  * server.withdrawTimeout}. Allocates nothing per READ. Runs on its connection's I/O thread.
  */
 final class ReadSession implements Session {
-  /** Responses up to this size are copied into the staging buffer; larger ones are sent directly. */
+  /**
+   * Responses up to this size are copied into the staging buffer; larger ones are sent directly.
+   */
   static final int COPY_LIMIT = 32 * 1024;
+
   /** Bytes one connection sends per turn before the I/O thread's other connections get theirs. */
   private static final long TURN_BYTES = 4L << 20;
 
@@ -36,17 +39,23 @@ final class ReadSession implements Session {
   private final ResponseQueue queue = new ResponseQueue();
   private final byte[] frame = new byte[REQUEST_BYTES];
   private final Request request = new Request();
+
   /** A header whose start went out in an earlier write, composed whole to send the rest. */
   private final ByteBuffer header = ByteBuffer.allocate(RESPONSE_HEADER_BYTES);
+
   /** Bytes of a partly received request frame, held in {@link #frame}. */
   private int carried;
+
   /** Bytes of the oldest response (header and data) already sent. */
   private long sentOfHead;
+
   /** When the response being sent was first seen holding a withdrawn region; 0 when not. */
   private long withdrawnSince;
+
   private boolean reading = true;
 
-  ReadSession(TcpReadService service, ServedConnection conn, String application, FrameMac requests) {
+  ReadSession(
+      TcpReadService service, ServedConnection conn, String application, FrameMac requests) {
     this.service = service;
     this.conn = conn;
     this.application = application;
@@ -96,10 +105,14 @@ final class ReadSession implements Session {
     flush();
   }
 
-  /** Checks the request in {@link #frame} and queues its response; false when it closed the connection. */
+  /**
+   * Checks the request in {@link #frame} and queues its response; false when it closed the
+   * connection.
+   */
   private boolean accept() {
     if (!requests.verify(frame, 0, REQUEST_BODY_BYTES, frame, REQUEST_TAG_OFFSET)) {
-      conn.close(Refusal.FRAME_REJECTED,
+      conn.close(
+          Refusal.FRAME_REJECTED,
           "READ request failed its authentication tag (forged, replayed or altered on the way)");
       return false;
     }

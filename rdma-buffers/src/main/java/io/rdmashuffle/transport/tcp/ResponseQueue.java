@@ -35,8 +35,8 @@ final class ResponseQueue {
   }
 
   /**
-   * Adds a response; {@code region} (retained by the caller, released by this queue) and the
-   * range only for status OK.
+   * Adds a response; {@code region} (retained by the caller, released by this queue) and the range
+   * only for status OK.
    */
   void add(int id, int status, TcpRegion region, int offset, int length) {
     if (size == ids.length) {

@@ -21,11 +21,11 @@ import java.nio.ByteBuffer;
  *  +---------------+---------------+---------------+------------------------------
  * </pre>
  *
- * The tag is the reader's {@link FrameMac} (client to server) over the request's first 24
- * bytes: the responder serves only requests the authenticated reader sent, once each, in order.
- * Responses are not tagged (their data is not authenticated either: see the README's security
- * section). Responses come in request order. The id is the reader's slot number; the responder
- * echoes it and never interprets it.
+ * The tag is the reader's {@link FrameMac} (client to server) over the request's first 24 bytes:
+ * the responder serves only requests the authenticated reader sent, once each, in order. Responses
+ * are not tagged (their data is not authenticated either: see the README's security section).
+ * Responses come in request order. The id is the reader's slot number; the responder echoes it and
+ * never interprets it.
  */
 final class TcpFrameLayout {
   static final int REQUEST_ID_OFFSET = 0;
@@ -33,8 +33,10 @@ final class TcpFrameLayout {
   static final int REQUEST_LENGTH_OFFSET = REQUEST_RKEY_OFFSET + 4;
   static final int REQUEST_RESERVED_OFFSET = REQUEST_LENGTH_OFFSET + 4;
   static final int REQUEST_ADDRESS_OFFSET = REQUEST_RESERVED_OFFSET + 4;
+
   /** The tagged part of a request. */
   static final int REQUEST_BODY_BYTES = REQUEST_ADDRESS_OFFSET + 8;
+
   static final int REQUEST_TAG_OFFSET = REQUEST_BODY_BYTES;
   static final int REQUEST_BYTES = REQUEST_TAG_OFFSET + FrameMac.TAG_BYTES;
 
@@ -78,8 +80,8 @@ final class TcpFrameLayout {
   }
 
   /** Encodes and tags a whole request frame at {@code dst[off, off + 40)}. */
-  static void encodeRequest(byte[] dst, int off, int id, int rkey, int length, long address,
-      FrameMac mac) {
+  static void encodeRequest(
+      byte[] dst, int off, int id, int rkey, int length, long address, FrameMac mac) {
     encodeRequest(dst, off, id, rkey, length, address);
     mac.sign(dst, off, REQUEST_BODY_BYTES, dst, off + REQUEST_TAG_OFFSET);
   }
@@ -90,8 +92,8 @@ final class TcpFrameLayout {
    */
   static void decodeRequest(byte[] src, int off, Request into) {
     if (off < 0 || src.length - off < REQUEST_BYTES) {
-      throw new IllegalArgumentException("request length=" + (src.length - off)
-          + ": must be at least " + REQUEST_BYTES);
+      throw new IllegalArgumentException(
+          "request length=" + (src.length - off) + ": must be at least " + REQUEST_BYTES);
     }
     int reserved = getInt(src, off + REQUEST_RESERVED_OFFSET);
     if (reserved != 0) {
@@ -100,8 +102,9 @@ final class TcpFrameLayout {
     into.id = getInt(src, off + REQUEST_ID_OFFSET);
     into.rkey = getInt(src, off + REQUEST_RKEY_OFFSET);
     into.length = getInt(src, off + REQUEST_LENGTH_OFFSET);
-    into.address = (long) getInt(src, off + REQUEST_ADDRESS_OFFSET) << 32
-        | getInt(src, off + REQUEST_ADDRESS_OFFSET + 4) & 0xffffffffL;
+    into.address =
+        (long) getInt(src, off + REQUEST_ADDRESS_OFFSET) << 32
+            | getInt(src, off + REQUEST_ADDRESS_OFFSET + 4) & 0xffffffffL;
   }
 
   static void encodeResponseHeader(ByteBuffer dst, int at, int id, int status, int length) {
@@ -113,8 +116,11 @@ final class TcpFrameLayout {
   /** Decodes the response header at {@code src[at, at + 12)}. */
   static void decodeResponseHeader(ByteBuffer src, int at, ResponseHeader into) {
     if (at < 0 || src.limit() - at < RESPONSE_HEADER_BYTES) {
-      throw new IllegalArgumentException("response header length=" + (src.limit() - at)
-          + ": must be at least " + RESPONSE_HEADER_BYTES);
+      throw new IllegalArgumentException(
+          "response header length="
+              + (src.limit() - at)
+              + ": must be at least "
+              + RESPONSE_HEADER_BYTES);
     }
     int status = src.getInt(at + RESPONSE_STATUS_OFFSET);
     if (status < 0 || status > MAX_STATUS) {
@@ -122,8 +128,11 @@ final class TcpFrameLayout {
     }
     int length = src.getInt(at + RESPONSE_LENGTH_OFFSET);
     if (length < 0 || (status != STATUS_OK && length != 0)) {
-      throw new IllegalArgumentException("length=" + length + ": must be "
-          + (status == STATUS_OK ? "at least 0" : "0 with status=" + status));
+      throw new IllegalArgumentException(
+          "length="
+              + length
+              + ": must be "
+              + (status == STATUS_OK ? "at least 0" : "0 with status=" + status));
     }
     into.id = src.getInt(at + RESPONSE_ID_OFFSET);
     into.status = status;
@@ -148,7 +157,9 @@ final class TcpFrameLayout {
   }
 
   private static int getInt(byte[] b, int at) {
-    return (b[at] & 0xff) << 24 | (b[at + 1] & 0xff) << 16 | (b[at + 2] & 0xff) << 8
+    return (b[at] & 0xff) << 24
+        | (b[at + 1] & 0xff) << 16
+        | (b[at + 2] & 0xff) << 8
         | (b[at + 3] & 0xff);
   }
 }

@@ -18,14 +18,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reader's side of one tcp connection: READs admitted by {@link BoundedReadChannel}'s bounds
- * go into a {@link WorkRequestTable} (their slot is the request id), a {@link ReadRequestWriter}
- * sends them, and a {@link ReadResponseReader} on the connection's receiver thread lands each
- * response in its READ's target and completes it here.
+ * The reader's side of one tcp connection: READs admitted by {@link BoundedReadChannel}'s bounds go
+ * into a {@link WorkRequestTable} (their slot is the request id), a {@link ReadRequestWriter} sends
+ * them, and a {@link ReadResponseReader} on the connection's receiver thread lands each response in
+ * its READ's target and completes it here.
  *
- * <p>Threads: posting threads issue under {@code state} and ring the doorbell after; the
- * receiver completes READs and, when the connection ends, fails everything in flight (it is the
- * only thread writing into targets); the transport's timer checks for overdue READs.
+ * <p>Threads: posting threads issue under {@code state} and ring the doorbell after; the receiver
+ * completes READs and, when the connection ends, fails everything in flight (it is the only thread
+ * writing into targets); the transport's timer checks for overdue READs.
  */
 final class TcpReadChannel extends BoundedReadChannel {
   private static final Logger LOG = LoggerFactory.getLogger(TcpReadChannel.class);
@@ -35,17 +35,29 @@ final class TcpReadChannel extends BoundedReadChannel {
   private final SocketChannel ch;
   private final long timeoutNanos;
   private final long idleNanos;
+
   /** When a READ was last issued or completed. */
   private volatile long lastUsed = System.nanoTime();
+
   /** Guarded by state. */
   private final WorkRequestTable table;
+
   /** READs found overdue by {@link #checkTimeouts}; guarded by state. */
   private Set<ReadOp> timedOut = Set.of();
+
   private final ReadRequestWriter writer;
   private final Thread receiver;
 
-  TcpReadChannel(TcpTransport transport, PeerAddress peer, String application, SocketChannel ch,
-      FrameMac requests, int maxRequests, long maxBytes, long timeoutNanos, long idleNanos) {
+  TcpReadChannel(
+      TcpTransport transport,
+      PeerAddress peer,
+      String application,
+      SocketChannel ch,
+      FrameMac requests,
+      int maxRequests,
+      long maxBytes,
+      long timeoutNanos,
+      long idleNanos) {
     super(peer, application, maxRequests, maxBytes);
     this.transport = transport;
     this.metrics = transport.metrics();
@@ -151,9 +163,12 @@ final class TcpReadChannel extends BoundedReadChannel {
   void receiverEnded(Exception end) {
     TransportException cause = closingCause();
     if (cause == null) {
-      cause = new ConnectionLostException(
-          end instanceof EOFException ? "peer closed the connection" : "connection broke",
-          peer, null, end);
+      cause =
+          new ConnectionLostException(
+              end instanceof EOFException ? "peer closed the connection" : "connection broke",
+              peer,
+              null,
+              end);
     }
     if (end instanceof RuntimeException) {
       LOG.error("READ connection to {} failed", peer, end);
@@ -179,10 +194,12 @@ final class TcpReadChannel extends BoundedReadChannel {
     }
     for (ReadOp op : ops) {
       op.target().release();
-      fail(op, late.contains(op)
-          ? new ReadTimeoutException("READ timed out", peer, op, null)
-          : new ConnectionLostException("connection ended with the READ in flight", peer, op,
-              cause));
+      fail(
+          op,
+          late.contains(op)
+              ? new ReadTimeoutException("READ timed out", peer, op, null)
+              : new ConnectionLostException(
+                  "connection ended with the READ in flight", peer, op, cause));
     }
   }
 
@@ -199,8 +216,8 @@ final class TcpReadChannel extends BoundedReadChannel {
         return;
       }
       if (table.isEmpty() && now - lastUsed > idleNanos / 2) {
-        closeLocked(new ConnectionLostException("connection closed after idling", peer, null,
-            null));
+        closeLocked(
+            new ConnectionLostException("connection closed after idling", peer, null, null));
         TcpTransport.closeQuietly(ch);
         return;
       }
@@ -212,8 +229,12 @@ final class TcpReadChannel extends BoundedReadChannel {
     } finally {
       state.unlock();
     }
-    closeWith(new ReadTimeoutException(
-        late.size() + " READ(s) exceeded the read timeout; connection closed", peer, null, null));
+    closeWith(
+        new ReadTimeoutException(
+            late.size() + " READ(s) exceeded the read timeout; connection closed",
+            peer,
+            null,
+            null));
   }
 
   /** Records why the connection closes (first cause wins) and closes the socket. */

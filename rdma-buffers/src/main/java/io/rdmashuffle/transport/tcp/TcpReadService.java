@@ -19,8 +19,8 @@ final class TcpReadService implements ConnectionService {
   private final long withdrawTimeoutNanos;
   private final AtomicInteger sessions = new AtomicInteger();
 
-  TcpReadService(TcpRegionTable table, TransportMetrics metrics, boolean sendfile,
-      long withdrawTimeoutNanos) {
+  TcpReadService(
+      TcpRegionTable table, TransportMetrics metrics, boolean sendfile, long withdrawTimeoutNanos) {
     this.table = table;
     this.metrics = metrics;
     this.sendfile = sendfile;

@@ -8,8 +8,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * The served regions of one tcp transport, by rkey, as a NIC keeps its memory regions: the low
  * {@value #INDEX_BITS} bits of an rkey index a slot, the high bits carry the slot's generation,
- * bumped at every reuse, so a stale rkey of a deregistered region never finds its successor.
- * Freed slots are reused oldest first. Lookups are lock-free (two volatile reads).
+ * bumped at every reuse, so a stale rkey of a deregistered region never finds its successor. Freed
+ * slots are reused oldest first. Lookups are lock-free (two volatile reads).
  */
 final class TcpRegionTable {
   static final int INDEX_BITS = 20;

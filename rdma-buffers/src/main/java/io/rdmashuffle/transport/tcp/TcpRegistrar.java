@@ -26,8 +26,7 @@ final class TcpRegistrar implements MemoryRegistrar {
   }
 
   @Override
-  public RegisteredRegion register(
-      MemoryPiece piece, Access access, String owner, Runnable onFreed)
+  public RegisteredRegion register(MemoryPiece piece, Access access, String owner, Runnable onFreed)
       throws RegistrationException {
     if (closed) {
       throw new RegistrationException("the tcp transport is closed");

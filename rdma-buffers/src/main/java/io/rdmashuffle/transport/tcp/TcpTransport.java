@@ -1,8 +1,8 @@
 package io.rdmashuffle.transport.tcp;
 
-import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.ApplicationSecrets;
@@ -17,8 +17,8 @@ import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.Transport;
 import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportException;
-import io.rdmashuffle.transport.engine.ListenerCalls;
 import io.rdmashuffle.transport.TransportStartException;
+import io.rdmashuffle.transport.engine.ListenerCalls;
 import io.rdmashuffle.transport.server.ConnectionServer;
 import java.io.Closeable;
 import java.io.IOException;
@@ -73,8 +73,12 @@ public final class TcpTransport implements Transport {
     this.idleNanos = conf.get(ServerConfig.SERVER_IDLE_TIMEOUT).toNanos();
     this.maxRequests = conf.get(RdmaShuffleConfig.MAX_OUTSTANDING_READS);
     this.maxBytes = conf.get(RdmaShuffleConfig.MAX_OUTSTANDING_BYTES);
-    this.readService = new TcpReadService(registrar.table(), metrics, server.limits().sendfile(),
-        server.limits().withdrawTimeoutNanos());
+    this.readService =
+        new TcpReadService(
+            registrar.table(),
+            metrics,
+            server.limits().sendfile(),
+            server.limits().withdrawTimeoutNanos());
     this.timer = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "rdma-tcp-timer"));
     timer.setRemoveOnCancelPolicy(true);
     long tick = Math.max(5, Math.min(250, conf.get(RdmaShuffleConfig.READ_TIMEOUT).toMillis() / 4));
@@ -82,9 +86,9 @@ public final class TcpTransport implements Transport {
   }
 
   /**
-   * Starts the transport on the context's connection server (or on one of its own, bound to
-   * {@code host} and {@code port} of the settings, when the context has none); it owns the
-   * server from then on.
+   * Starts the transport on the context's connection server (or on one of its own, bound to {@code
+   * host} and {@code port} of the settings, when the context has none); it owns the server from
+   * then on.
    */
   public static TcpTransport start(TransportContext context) throws TransportStartException {
     ConnectionServer server = context.server();
@@ -146,8 +150,9 @@ public final class TcpTransport implements Transport {
     }
     byte[] secret = secrets.secretOf(application);
     if (secret == null) {
-      throw failed(new AuthenticationException(
-          "no secret known for application " + application, peer, null, null));
+      throw failed(
+          new AuthenticationException(
+              "no secret known for application " + application, peer, null, null));
     }
     SocketChannel ch;
     try {
@@ -169,18 +174,32 @@ public final class TcpTransport implements Transport {
       throw failed(refused(e, peer));
     } catch (IOException | IllegalArgumentException e) {
       closeQuietly(ch);
-      String why = deadline.isDone()
-          ? "no connection and handshake within " + connectTimeoutMillis + " ms"
-          : "could not connect: " + e;
+      String why =
+          deadline.isDone()
+              ? "no connection and handshake within " + connectTimeoutMillis + " ms"
+              : "could not connect: " + e;
       throw failed(new PeerUnreachableException(why, peer, null, e));
     }
     if (!deadline.cancel(false)) {
       closeQuietly(ch);
-      throw failed(new PeerUnreachableException(
-          "no connection and handshake within " + connectTimeoutMillis + " ms", peer, null, null));
+      throw failed(
+          new PeerUnreachableException(
+              "no connection and handshake within " + connectTimeoutMillis + " ms",
+              peer,
+              null,
+              null));
     }
-    TcpReadChannel c = new TcpReadChannel(this, peer, application, ch, proven.clientToServer(),
-        maxRequests, maxBytes, readTimeoutNanos, idleNanos);
+    TcpReadChannel c =
+        new TcpReadChannel(
+            this,
+            peer,
+            application,
+            ch,
+            proven.clientToServer(),
+            maxRequests,
+            maxBytes,
+            readTimeoutNanos,
+            idleNanos);
     channels.add(c);
     if (closed) {
       c.close();
@@ -191,13 +210,21 @@ public final class TcpTransport implements Transport {
   /** A refused handshake as the typed failure: busy or another transport is unreachable. */
   private static TransportException refused(Handshake.Refused e, PeerAddress peer) {
     return switch (e.reason()) {
-      case BUSY -> new PeerUnreachableException(
-          "peer is at a connection bound and refused the connection; retry later", peer, null, e);
-      case UNKNOWN_PURPOSE -> new PeerUnreachableException(
-          "peer does not serve tcp READs (it runs another transport)", peer, null, e);
-      case HUNG_UP -> new PeerUnreachableException(
-          "peer closed the connection during the handshake (a bound, or not rdma-shuffle)", peer,
-          null, e);
+      case BUSY ->
+          new PeerUnreachableException(
+              "peer is at a connection bound and refused the connection; retry later",
+              peer,
+              null,
+              e);
+      case UNKNOWN_PURPOSE ->
+          new PeerUnreachableException(
+              "peer does not serve tcp READs (it runs another transport)", peer, null, e);
+      case HUNG_UP ->
+          new PeerUnreachableException(
+              "peer closed the connection during the handshake (a bound, or not rdma-shuffle)",
+              peer,
+              null,
+              e);
       default -> new AuthenticationException(e.getMessage(), peer, null, e);
     };
   }

@@ -8,10 +8,10 @@ import java.util.Map;
 
 /**
  * RDMA-CM connect requests the responder will accept: source address and port, announced by an
- * authenticated reader, with the application it proved and a deadline. Each announcement admits
- * one connect request. An announcement belongs to its application: while it lives, a peer of
- * another application can't replace it. Bounded in total and per source address; expired ones
- * are dropped as new ones come. Thread-safe.
+ * authenticated reader, with the application it proved and a deadline. Each announcement admits one
+ * connect request. An announcement belongs to its application: while it lives, a peer of another
+ * application can't replace it. Bounded in total and per source address; expired ones are dropped
+ * as new ones come. Thread-safe.
  */
 public final class ConnectExpectations {
   /** What became of an announcement. */

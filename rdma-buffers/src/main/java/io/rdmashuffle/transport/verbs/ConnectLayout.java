@@ -6,8 +6,8 @@ import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 
 /**
- * Byte layout (big-endian) of the verbs transport's connect announcement: the request and answer
- * of call service {@link io.rdmashuffle.transport.CallServices#VERBS_ANNOUNCE}, made on an
+ * Byte layout (big-endian) of the verbs transport's connect announcement: the request and answer of
+ * call service {@link io.rdmashuffle.transport.CallServices#VERBS_ANNOUNCE}, made on an
  * authenticated CALL connection before the RDMA-CM connect.
  *
  * <pre>
@@ -24,11 +24,11 @@ import java.nio.ByteBuffer;
  *  +-------+-------+
  * </pre>
  *
- * The address and port are those of the reader's RDMA-CM id after address resolution; the
- * address must be the one the CALL connection comes from. The responder then accepts one
- * RDMA-CM connect from that address and port, for the application the CALL connection proved,
- * and creates its queue pair in that application's protection domain: no queue pair ever
- * serves a peer that has not proved the secret.
+ * The address and port are those of the reader's RDMA-CM id after address resolution; the address
+ * must be the one the CALL connection comes from. The responder then accepts one RDMA-CM connect
+ * from that address and port, for the application the CALL connection proved, and creates its queue
+ * pair in that application's protection domain: no queue pair ever serves a peer that has not
+ * proved the secret.
  */
 public final class ConnectLayout {
   public static final int LENGTH_OFFSET = 0;
@@ -55,16 +55,26 @@ public final class ConnectLayout {
   public static InetSocketAddress decodeAnnouncement(ByteBuffer b) {
     ByteBuffer m = b.slice();
     if (m.limit() < ADDRESS_OFFSET) {
-      throw new IllegalArgumentException("announcement length=" + m.limit() + ": must be "
-          + (ADDRESS_OFFSET + 4) + " or " + (ADDRESS_OFFSET + 16));
+      throw new IllegalArgumentException(
+          "announcement length="
+              + m.limit()
+              + ": must be "
+              + (ADDRESS_OFFSET + 4)
+              + " or "
+              + (ADDRESS_OFFSET + 16));
     }
     int n = m.get(LENGTH_OFFSET) & 0xff;
     if (n != 4 && n != 16) {
       throw new IllegalArgumentException("address length=" + n + ": must be 4 or 16");
     }
     if (m.limit() != ADDRESS_OFFSET + n) {
-      throw new IllegalArgumentException("announcement length=" + m.limit() + ": must be "
-          + (ADDRESS_OFFSET + n) + " for address length=" + n);
+      throw new IllegalArgumentException(
+          "announcement length="
+              + m.limit()
+              + ": must be "
+              + (ADDRESS_OFFSET + n)
+              + " for address length="
+              + n);
     }
     int port = m.getShort(PORT_OFFSET) & 0xffff;
     if (port == 0) {
@@ -90,7 +100,8 @@ public final class ConnectLayout {
   public static int decodeAnswer(ByteBuffer b) {
     ByteBuffer m = b.slice();
     if (m.limit() != ANSWER_BYTES) {
-      throw new IllegalArgumentException("answer length=" + m.limit() + ": must be " + ANSWER_BYTES);
+      throw new IllegalArgumentException(
+          "answer length=" + m.limit() + ": must be " + ANSWER_BYTES);
     }
     int reserved = m.getShort(ANSWER_RESERVED_OFFSET);
     if (reserved != 0) {

@@ -7,15 +7,15 @@ import java.util.List;
 
 /**
  * Defines DiSNI's classes, and ours that use DiSNI, itself (child first), so that DiSNI's own
- * {@code System.loadLibrary("disni")} asks this loader's {@link #findLibrary} where the library
- * is: the JDK consults the class loader of the calling class before {@code java.library.path}.
- * That is how a library extracted from our jar (or set by the operator) gets loaded with nothing
- * on {@code java.library.path}, without touching DiSNI.
+ * {@code System.loadLibrary("disni")} asks this loader's {@link #findLibrary} where the library is:
+ * the JDK consults the class loader of the calling class before {@code java.library.path}. That is
+ * how a library extracted from our jar (or set by the operator) gets loaded with nothing on {@code
+ * java.library.path}, without touching DiSNI.
  *
  * <p>Class bytes come from the parent's resources, so it works whatever the parent is (the
- * application class path, Spark's or YARN's class loaders, a fat jar). Everything outside
- * {@link #CHILD_FIRST} is the parent's: our transport SPI, slf4j, the JDK. Code running in here
- * talks to the rest of rdma-shuffle only through types the parent defines.
+ * application class path, Spark's or YARN's class loaders, a fat jar). Everything outside {@link
+ * #CHILD_FIRST} is the parent's: our transport SPI, slf4j, the JDK. Code running in here talks to
+ * the rest of rdma-shuffle only through types the parent defines.
  *
  * <p>One instance per load attempt, owned by {@link NativeLibrary}; the JDK lets a native library
  * path be loaded by one class loader only, so each instance gets its own path.

@@ -19,34 +19,37 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Loads the native library DiSNI runs on ({@code libdisni.so}, our C implementation in
- * {@code src/main/c}) once per process, and says why when it can't: probe once, cache the cause,
- * expose {@link #isAvailable()} and {@link #unavailabilityCause()} (Netty's {@code Epoll}
- * pattern). Nothing here throws {@link UnsatisfiedLinkError} at a later first use: the only
- * place the library is loaded is the probe.
+ * Loads the native library DiSNI runs on ({@code libdisni.so}, our C implementation in {@code
+ * src/main/c}) once per process, and says why when it can't: probe once, cache the cause, expose
+ * {@link #isAvailable()} and {@link #unavailabilityCause()} (Netty's {@code Epoll} pattern).
+ * Nothing here throws {@link UnsatisfiedLinkError} at a later first use: the only place the library
+ * is loaded is the probe.
  *
  * <h2>How it loads with nothing on java.library.path</h2>
+ *
  * DiSNI calls {@code System.loadLibrary("disni")} in a static initializer and does not catch its
  * failure. The JDK asks the class loader of the calling class ({@code ClassLoader.findLibrary})
- * before it searches {@code java.library.path}, so DiSNI's classes, and ours in
- * {@code io.rdmashuffle.transport.verbs.disni} that use them, are defined by a
- * {@link DisniClassLoader} (child first, bytes from the class path) whose {@code findLibrary}
- * answers with the library chosen here:
+ * before it searches {@code java.library.path}, so DiSNI's classes, and ours in {@code
+ * io.rdmashuffle.transport.verbs.disni} that use them, are defined by a {@link DisniClassLoader}
+ * (child first, bytes from the class path) whose {@code findLibrary} answers with the library
+ * chosen here:
+ *
  * <ol>
  *   <li>the path set by the operator in {@code verbs.nativeLibrary}, if any;
  *   <li>else a {@code libdisni.so} in a folder of {@code java.library.path};
- *   <li>else {@code native/<os>-<arch>/libdisni.so} from the rdma-buffers jar
- *       ({@link NativePlatform}), copied into a fresh private temporary folder, which is deleted
- *       again right after loading (Linux keeps the mapping; each load gets its own path, since
- *       the JDK lets one path be loaded by one class loader only).
+ *   <li>else {@code native/<os>-<arch>/libdisni.so} from the rdma-buffers jar ({@link
+ *       NativePlatform}), copied into a fresh private temporary folder, which is deleted again
+ *       right after loading (Linux keeps the mapping; each load gets its own path, since the JDK
+ *       lets one path be loaded by one class loader only).
  * </ol>
- * Then the DiSNI side is used once ({@code disni.NativeCheck}): DiSNI's own version check runs,
- * and the library reports its version and layout sizes. DiSNI also needs
- * {@code --add-exports java.base/sun.nio.ch=ALL-UNNAMED} (or {@code --add-opens}) on JDK 16+,
- * which is checked here as well.
  *
- * <p>The code that uses DiSNI is reached through {@link #newInstance}, so that it runs inside
- * that class loader.
+ * Then the DiSNI side is used once ({@code disni.NativeCheck}): DiSNI's own version check runs, and
+ * the library reports its version and layout sizes. DiSNI also needs {@code --add-exports
+ * java.base/sun.nio.ch=ALL-UNNAMED} (or {@code --add-opens}) on JDK 16+, which is checked here as
+ * well.
+ *
+ * <p>The code that uses DiSNI is reached through {@link #newInstance}, so that it runs inside that
+ * class loader.
  */
 public final class NativeLibrary {
   private static final Logger LOG = LoggerFactory.getLogger(NativeLibrary.class);
@@ -123,8 +126,11 @@ public final class NativeLibrary {
       String configuredPath, String settingName, ClassLoader parent, String libraryPath) {
     String requested = configuredPath == null ? "" : configuredPath.trim();
     if (parent.getResource(DISPATCHER_CLASS) == null) {
-      return failed(requested, null, "", new UnsatisfiedLinkError(
-          "DiSNI (com.ibm.disni:disni:2.1) is not on the class path"));
+      return failed(
+          requested,
+          null,
+          "",
+          new UnsatisfiedLinkError("DiSNI (com.ibm.disni:disni:2.1) is not on the class path"));
     }
     Located found = locate(requested, settingName, parent, libraryPath);
     if (found.error() != null) {
@@ -134,14 +140,22 @@ public final class NativeLibrary {
     try {
       Map<String, Integer> info = runCheck(loader);
       if (!Object.class.getModule().isExported("sun.nio.ch", loader.getUnnamedModule())) {
-        return failed(requested, found.source(), found.location(), new UnsatisfiedLinkError(
-            "the library loads, but DiSNI needs the JVM option " + EXPORTS_FLAG
-                + " (or --add-opens java.base/sun.nio.ch=ALL-UNNAMED) to read buffer addresses"));
+        return failed(
+            requested,
+            found.source(),
+            found.location(),
+            new UnsatisfiedLinkError(
+                "the library loads, but DiSNI needs the JVM option "
+                    + EXPORTS_FLAG
+                    + " (or --add-opens java.base/sun.nio.ch=ALL-UNNAMED) to read buffer addresses"));
       }
       return new NativeLibrary(requested, found.source(), found.location(), loader, info, null);
     } catch (Exception | LinkageError e) {
-      return failed(requested, found.source(), found.location(), linkError(
-          "loading " + found.location() + " failed: " + describe(e) + hint(e), e));
+      return failed(
+          requested,
+          found.source(),
+          found.location(),
+          linkError("loading " + found.location() + " failed: " + describe(e) + hint(e), e));
     } finally {
       deleteQuietly(found.extractedDir());
     }
@@ -160,8 +174,14 @@ public final class NativeLibrary {
     if (!requested.isEmpty()) {
       Path file = Paths.get(requested);
       if (!file.isAbsolute() || !Files.isRegularFile(file)) {
-        return Located.missing(Source.CONFIGURED, requested, settingName + "=" + requested + ": "
-            + (file.isAbsolute() ? "no such file" : "not an absolute path"));
+        return Located.missing(
+            Source.CONFIGURED,
+            requested,
+            settingName
+                + "="
+                + requested
+                + ": "
+                + (file.isAbsolute() ? "no such file" : "not an absolute path"));
       }
       return new Located(Source.CONFIGURED, file, null, requested, null);
     }
@@ -171,11 +191,17 @@ public final class NativeLibrary {
     }
     URL url = parent.getResource(NativePlatform.resource());
     if (url == null) {
-      return Located.missing(Source.BUNDLED, "",
-          "no " + NativePlatform.resource() + " in the rdma-buffers jar (it was built where"
+      return Located.missing(
+          Source.BUNDLED,
+          "",
+          "no "
+              + NativePlatform.resource()
+              + " in the rdma-buffers jar (it was built where"
               + " rdma-core's headers were missing, or for another platform than "
-              + NativePlatform.folder() + "); none on java.library.path either; set "
-              + settingName + " to a libdisni.so");
+              + NativePlatform.folder()
+              + "); none on java.library.path either; set "
+              + settingName
+              + " to a libdisni.so");
     }
     return extract(url);
   }
@@ -193,9 +219,15 @@ public final class NativeLibrary {
       return new Located(Source.BUNDLED, file, dir, location, null);
     } catch (IOException e) {
       deleteQuietly(dir);
-      UnsatisfiedLinkError error = linkError(
-          "cannot extract " + NativePlatform.resource() + " to a temporary folder (java.io.tmpdir="
-              + System.getProperty("java.io.tmpdir") + "): " + e, e);
+      UnsatisfiedLinkError error =
+          linkError(
+              "cannot extract "
+                  + NativePlatform.resource()
+                  + " to a temporary folder (java.io.tmpdir="
+                  + System.getProperty("java.io.tmpdir")
+                  + "): "
+                  + e,
+              e);
       return new Located(Source.BUNDLED, null, null, location, error);
     }
   }
@@ -249,7 +281,8 @@ public final class NativeLibrary {
       return "; install rdma-core's libraries (Debian: libibverbs1 librdmacm1 ibverbs-providers)";
     }
     if (text.contains("failed to map segment")) {
-      return "; java.io.tmpdir (" + System.getProperty("java.io.tmpdir")
+      return "; java.io.tmpdir ("
+          + System.getProperty("java.io.tmpdir")
           + ") may be mounted noexec: extract the library elsewhere and name it in"
           + " verbs.nativeLibrary";
     }
@@ -277,7 +310,9 @@ public final class NativeLibrary {
     return cause;
   }
 
-  /** @throws UnsatisfiedLinkError with the cached cause when the library can't be used */
+  /**
+   * @throws UnsatisfiedLinkError with the cached cause when the library can't be used
+   */
   public void ensureAvailable() {
     if (cause != null) {
       throw linkError(cause.getMessage(), cause);
@@ -295,23 +330,25 @@ public final class NativeLibrary {
   }
 
   /**
-   * What the library reported: {@code version} (the JNI version, 32), and the layout sizes
-   * {@code sockAddrInSize}, {@code sendWrSize}, {@code recvWrSize}, {@code sgeSize},
-   * {@code wcSize}, {@code remoteAddressOffset}, {@code rkeyOffset}. Empty when unavailable.
+   * What the library reported: {@code version} (the JNI version, 32), and the layout sizes {@code
+   * sockAddrInSize}, {@code sendWrSize}, {@code recvWrSize}, {@code sgeSize}, {@code wcSize},
+   * {@code remoteAddressOffset}, {@code rkeyOffset}. Empty when unavailable.
    */
   public Map<String, Integer> nativeInfo() {
     return info;
   }
 
-  /** The class loader that defines DiSNI and {@code transport.verbs.disni}; null when unavailable. */
+  /**
+   * The class loader that defines DiSNI and {@code transport.verbs.disni}; null when unavailable.
+   */
   ClassLoader classLoader() {
     return loader;
   }
 
   /**
-   * Creates an instance of a class of {@code io.rdmashuffle.transport.verbs.disni} inside the
-   * DiSNI class loader, through its public no-argument constructor, seen as {@code type} (a type
-   * the parent loader defines).
+   * Creates an instance of a class of {@code io.rdmashuffle.transport.verbs.disni} inside the DiSNI
+   * class loader, through its public no-argument constructor, seen as {@code type} (a type the
+   * parent loader defines).
    *
    * @throws UnsatisfiedLinkError when the library is unavailable (with the cached cause)
    */

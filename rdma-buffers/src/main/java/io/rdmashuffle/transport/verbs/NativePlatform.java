@@ -8,11 +8,11 @@ import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 
 /**
- * Where the native library lives inside the rdma-buffers jar: {@code native/<os>-<arch>/libdisni.so}
- * (for example {@code native/linux-x86_64/libdisni.so}). The one place that turns {@code os.name}
- * and {@code os.arch} into that folder name: {@link NativeLibrary} reads it at run time, and the
- * Maven build calls {@link #main} to place the library it just compiled (profile {@code native}
- * in rdma-buffers' pom), so build and run time can't disagree.
+ * Where the native library lives inside the rdma-buffers jar: {@code
+ * native/<os>-<arch>/libdisni.so} (for example {@code native/linux-x86_64/libdisni.so}). The one
+ * place that turns {@code os.name} and {@code os.arch} into that folder name: {@link NativeLibrary}
+ * reads it at run time, and the Maven build calls {@link #main} to place the library it just
+ * compiled (profile {@code native} in rdma-buffers' pom), so build and run time can't disagree.
  */
 public final class NativePlatform {
   /** The file name {@code System.loadLibrary("disni")} looks for on Linux. */

@@ -5,8 +5,8 @@ import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportStartException;
 
 /**
- * Starts the verbs transport. Implemented inside the DiSNI class loader ({@code disni}
- * package), called from outside it through this parent-defined type.
+ * Starts the verbs transport. Implemented inside the DiSNI class loader ({@code disni} package),
+ * called from outside it through this parent-defined type.
  */
 public interface VerbsStarter {
   Transport start(TransportContext context) throws TransportStartException;

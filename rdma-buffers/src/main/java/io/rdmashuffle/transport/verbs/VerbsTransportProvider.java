@@ -16,9 +16,9 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Probes whether RDMA verbs can run here: an RDMA device with an active port, a locked-memory
- * limit that allows what the process may pin ({@link PinnedMemory}), and our native library loaded under DiSNI
- * ({@link NativeLibrary}, loaded once per process). The transport itself ({@code
+ * Probes whether RDMA verbs can run here: an RDMA device with an active port, a locked-memory limit
+ * that allows what the process may pin ({@link PinnedMemory}), and our native library loaded under
+ * DiSNI ({@link NativeLibrary}, loaded once per process). The transport itself ({@code
  * disni.VerbsTransport}) runs inside the DiSNI class loader and is started through {@link
  * VerbsStarter}.
  */
@@ -56,8 +56,14 @@ public final class VerbsTransportProvider implements TransportProvider {
     long memlock = RdmaDevices.memlockLimit();
     findings.add(
         "memlock limit: "
-            + (memlock == Long.MAX_VALUE ? "unlimited" : memlock < 0 ? "unknown" : memlock + " bytes")
-            + ", this process may pin " + pinned.bytes() + " bytes (" + pinned.bounds() + ")");
+            + (memlock == Long.MAX_VALUE
+                ? "unlimited"
+                : memlock < 0 ? "unknown" : memlock + " bytes")
+            + ", this process may pin "
+            + pinned.bytes()
+            + " bytes ("
+            + pinned.bounds()
+            + ")");
     if (cause == null) {
       cause = pinned.memlockShortfall(memlock);
     }
@@ -71,7 +77,8 @@ public final class VerbsTransportProvider implements TransportProvider {
         : Availability.unavailable(cause, findings);
   }
 
-  private static void addNativeFindings(RdmaConf conf, NativeLibrary library, List<String> findings) {
+  private static void addNativeFindings(
+      RdmaConf conf, NativeLibrary library, List<String> findings) {
     findings.add("native library: " + library.describe());
     if (library.isAvailable()) {
       addRegistrationFindings(conf, library, findings);
@@ -79,7 +86,9 @@ public final class VerbsTransportProvider implements TransportProvider {
     String configured = conf.get(RdmaShuffleConfig.VERBS_NATIVE_LIBRARY).trim();
     if (!configured.equals(library.requestedPath())) {
       findings.add(
-          conf.keyOf(RdmaShuffleConfig.VERBS_NATIVE_LIBRARY) + "=" + configured
+          conf.keyOf(RdmaShuffleConfig.VERBS_NATIVE_LIBRARY)
+              + "="
+              + configured
               + " not used: this process loaded the native library once already, with "
               + (library.requestedPath().isEmpty() ? "no path set" : library.requestedPath()));
     }
@@ -91,15 +100,14 @@ public final class VerbsTransportProvider implements TransportProvider {
       RdmaConf conf, NativeLibrary library, List<String> findings) {
     String key = conf.keyOf(RdmaShuffleConfig.VERBS_REGISTRATION);
     try {
-      Function<String, Map<String, String>> probe =
-          library.newInstance(ODP_PROBE, Function.class);
+      Function<String, Map<String, String>> probe = library.newInstance(ODP_PROBE, Function.class);
       Map<String, String> devices =
           probe.apply(conf.get(RdmaShuffleConfig.VERBS_REGISTRATION).name());
       if (devices.isEmpty()) {
         findings.add("served memory registration (" + key + "): no device to ask");
       }
-      devices.forEach((device, how) ->
-          findings.add("served memory registration on " + device + ": " + how));
+      devices.forEach(
+          (device, how) -> findings.add("served memory registration on " + device + ": " + how));
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       findings.add("served memory registration (" + key + "): could not ask the devices: " + e);
     }

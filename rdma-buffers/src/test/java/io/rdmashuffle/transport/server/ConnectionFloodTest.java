@@ -2,7 +2,6 @@ package io.rdmashuffle.transport.server;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.PooledBuffer;
@@ -10,6 +9,7 @@ import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.ReadResults;
 import io.rdmashuffle.testing.ServingProcess;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadChannel;
@@ -35,10 +35,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A serving process with 16 MiB of direct memory, flooded by 500 connections that never
- * handshake and 500 that send garbage (each flood from its own loopback address, as a hostile
- * host would): a real reader from another address connects and READs correctly during the flood,
- * and afterwards the server's threads, direct memory and descriptors are back where they were.
+ * A serving process with 16 MiB of direct memory, flooded by 500 connections that never handshake
+ * and 500 that send garbage (each flood from its own loopback address, as a hostile host would): a
+ * real reader from another address connects and READs correctly during the flood, and afterwards
+ * the server's threads, direct memory and descriptors are back where they were.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class ConnectionFloodTest {
@@ -57,19 +57,30 @@ class ConnectionFloodTest {
     final long address;
 
     Server(String... settings) throws IOException {
-      List<String> cmd = new ArrayList<>(List.of(
-          Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-Xmx128m", "-XX:MaxDirectMemorySize=16m",
-          "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
-          "-cp", System.getProperty("rdma.test.classpath", System.getProperty("java.class.path")),
-          ServingProcess.class.getName(),
-          "tcp", "127.0.0.1", APP, new String(SECRET, StandardCharsets.UTF_8),
-          Integer.toString(REGION), Integer.toString(SEED)));
+      List<String> cmd =
+          new ArrayList<>(
+              List.of(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-Xmx128m",
+                  "-XX:MaxDirectMemorySize=16m",
+                  "--add-exports",
+                  "java.base/sun.nio.ch=ALL-UNNAMED",
+                  "-cp",
+                  System.getProperty("rdma.test.classpath", System.getProperty("java.class.path")),
+                  ServingProcess.class.getName(),
+                  "tcp",
+                  "127.0.0.1",
+                  APP,
+                  new String(SECRET, StandardCharsets.UTF_8),
+                  Integer.toString(REGION),
+                  Integer.toString(SEED)));
       cmd.addAll(List.of(settings));
       ProcessBuilder pb = new ProcessBuilder(cmd);
       pb.redirectErrorStream(true);
       process = pb.start();
-      out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+      out =
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
       in = process.getOutputStream();
       String line = awaitLine("READY");
       String[] f = line.split(" ");
@@ -122,11 +133,23 @@ class ConnectionFloodTest {
 
   @Test
   void aFloodOfIdleAndGarbageConnectionsNeitherStopsServingNorLeaksResources() throws Exception {
-    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of(
-        "spark.shuffle.rdma.transport", "tcp", "spark.shuffle.rdma.connect.timeout", "10s"));
+    RdmaConf conf =
+        RdmaConf.of(
+            TestSchema.SPARK_KEYS,
+            Map.of(
+                "spark.shuffle.rdma.transport",
+                "tcp",
+                "spark.shuffle.rdma.connect.timeout",
+                "10s"));
     try (Server server = new Server("spark.shuffle.rdma.connect.timeout=5s");
-        Transport client = TransportSelector.standard().start(new TransportContext(conf,
-            ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
+        Transport client =
+            TransportSelector.standard()
+                .start(
+                    new TransportContext(
+                        conf,
+                        ApplicationSecrets.of(APP, SECRET),
+                        "127.0.0.1",
+                        new TransportMetrics()));
         BufferPool pool = new BufferPool(client.registrar(), 4096, 4 << 20, 64 << 20, true)) {
       PeerAddress peer = new PeerAddress("127.0.0.1", server.port);
       readAndCheck(client, pool, peer, server);
@@ -169,15 +192,21 @@ class ConnectionFloodTest {
         }
       }
       long[] after = awaitStats(server, before);
-      System.out.printf("flood: %d of 1000 connects completed (the rest were reset at once);"
-          + " threads/direct bytes/descriptors before %s, during %s, after %s%n", held,
-          java.util.Arrays.toString(before), java.util.Arrays.toString(during),
+      System.out.printf(
+          "flood: %d of 1000 connects completed (the rest were reset at once);"
+              + " threads/direct bytes/descriptors before %s, during %s, after %s%n",
+          held,
+          java.util.Arrays.toString(before),
+          java.util.Arrays.toString(during),
           java.util.Arrays.toString(after));
-      assertTrue(after[0] <= before[0] + 2,
+      assertTrue(
+          after[0] <= before[0] + 2,
           "threads: " + before[0] + " before the flood, " + after[0] + " after");
-      assertTrue(after[1] <= before[1] + (256 << 10),
+      assertTrue(
+          after[1] <= before[1] + (256 << 10),
           "direct memory: " + before[1] + " before the flood, " + after[1] + " after");
-      assertTrue(after[2] <= before[2] + 4,
+      assertTrue(
+          after[2] <= before[2] + 4,
           "descriptors: " + before[2] + " before the flood, " + after[2] + " after");
     }
   }
@@ -194,8 +223,8 @@ class ConnectionFloodTest {
     return s;
   }
 
-  private static void readAndCheck(Transport client, BufferPool pool, PeerAddress peer,
-      Server server) throws Exception {
+  private static void readAndCheck(
+      Transport client, BufferPool pool, PeerAddress peer, Server server) throws Exception {
     ReadChannel c = client.connect(peer, APP);
     try {
       PooledBuffer b = pool.allocate(REGION, 10, TimeUnit.SECONDS);

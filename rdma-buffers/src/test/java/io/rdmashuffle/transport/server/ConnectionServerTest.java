@@ -2,10 +2,10 @@ package io.rdmashuffle.transport.server;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.TcpRelay;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.AuthenticationException;
 import io.rdmashuffle.transport.CallRefusedException;
@@ -39,13 +39,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The connection server's bounds, timeouts and calls, on loopback, with small limits set per
- * test. Raw sockets play the hostile or stalled peers.
+ * The connection server's bounds, timeouts and calls, on loopback, with small limits set per test.
+ * Raw sockets play the hostile or stalled peers.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ConnectionServerTest {
   private static final String APP = "app-server";
-  private static final byte[] SECRET = "server-secret-0123456789ab".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] SECRET =
+      "server-secret-0123456789ab".getBytes(StandardCharsets.UTF_8);
   private static final int ECHO = 100;
   private static final int BIG = 101;
 
@@ -77,36 +78,49 @@ class ConnectionServerTest {
     return ServerLimits.from(RdmaConf.of(TestSchema.SPARK_KEYS, m));
   }
 
-  /** A server with an echo service and a service answering 8 MiB (more than socket buffers hold). */
+  /**
+   * A server with an echo service and a service answering 8 MiB (more than socket buffers hold).
+   */
   private ConnectionServer server(String... settings) throws IOException {
-    ConnectionServer s = new ConnectionServer(limits(settings), secrets(), metrics, "127.0.0.1", 0,
-        "127.0.0.1");
+    ConnectionServer s =
+        new ConnectionServer(limits(settings), secrets(), metrics, "127.0.0.1", 0, "127.0.0.1");
     closeAfter.add(s);
-    s.serveCalls(ECHO, (app, request) -> {
-      ByteBuffer a = ByteBuffer.allocate(app.length() + 1 + request.remaining());
-      return a.put(app.getBytes(StandardCharsets.UTF_8)).put((byte) ':').put(request).flip();
-    });
+    s.serveCalls(
+        ECHO,
+        (app, request) -> {
+          ByteBuffer a = ByteBuffer.allocate(app.length() + 1 + request.remaining());
+          return a.put(app.getBytes(StandardCharsets.UTF_8)).put((byte) ':').put(request).flip();
+        });
     s.serveCalls(BIG, (app, request) -> ByteBuffer.allocate(8 << 20));
     return s;
   }
 
   private ConnectionServer caller(String... settings) throws IOException {
-    ConnectionServer c = new ConnectionServer(limits(settings), secrets(), new TransportMetrics(),
-        "127.0.0.1", 0, "127.0.0.1");
+    ConnectionServer c =
+        new ConnectionServer(
+            limits(settings), secrets(), new TransportMetrics(), "127.0.0.1", 0, "127.0.0.1");
     closeAfter.add(c);
     return c;
   }
 
-  private static String echo(ConnectionServer caller, ConnectionServer server, String app,
-      String from) throws Exception {
-    ByteBuffer a = caller.calls().call(server.address(), app, ECHO,
-        ByteBuffer.wrap("ping".getBytes(StandardCharsets.UTF_8)),
-        from == null ? null : InetAddress.getByName(from)).get(20, TimeUnit.SECONDS);
+  private static String echo(
+      ConnectionServer caller, ConnectionServer server, String app, String from) throws Exception {
+    ByteBuffer a =
+        caller
+            .calls()
+            .call(
+                server.address(),
+                app,
+                ECHO,
+                ByteBuffer.wrap("ping".getBytes(StandardCharsets.UTF_8)),
+                from == null ? null : InetAddress.getByName(from))
+            .get(20, TimeUnit.SECONDS);
     return StandardCharsets.UTF_8.decode(a).toString();
   }
 
   private static Throwable failure(CompletableFuture<?> f) throws Exception {
-    ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(20, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> f.get(20, TimeUnit.SECONDS));
     return e.getCause();
   }
 
@@ -138,14 +152,15 @@ class ConnectionServerTest {
   void anyErrorWhileAcceptingClosesThatConnectionAndAcceptingGoesOn() throws Exception {
     ConnectionServer server = server();
     AtomicInteger thrown = new AtomicInteger();
-    server.onAccept(ch -> {
-      switch (thrown.getAndIncrement()) {
-        case 0, 1 -> throw new OutOfMemoryError("injected: Direct buffer memory");
-        case 2 -> throw new IllegalStateException("injected");
-        case 3 -> throw new StackOverflowError("injected");
-        default -> { }
-      }
-    });
+    server.onAccept(
+        ch -> {
+          switch (thrown.getAndIncrement()) {
+            case 0, 1 -> throw new OutOfMemoryError("injected: Direct buffer memory");
+            case 2 -> throw new IllegalStateException("injected");
+            case 3 -> throw new StackOverflowError("injected");
+            default -> {}
+          }
+        });
     ConnectionServer caller = caller();
     for (int i = 0; i < 4; i++) {
       try (Socket s = new Socket()) {
@@ -159,8 +174,14 @@ class ConnectionServerTest {
 
   @Test
   void handshakesAreBoundedPerSourceAndInTotal() throws Exception {
-    ConnectionServer server = server("server.maxHandshakesPerSource", "2",
-        "server.maxHandshakes", "3", "connect.timeout", "30s");
+    ConnectionServer server =
+        server(
+            "server.maxHandshakesPerSource",
+            "2",
+            "server.maxHandshakes",
+            "3",
+            "connect.timeout",
+            "30s");
     List<Socket> sockets = new ArrayList<>();
     try {
       for (String from : List.of("127.0.0.2", "127.0.0.2")) {
@@ -190,25 +211,56 @@ class ConnectionServerTest {
 
   @Test
   void authenticatedConnectionsAreBoundedPerApplicationPerSourceAndInTotal() throws Exception {
-    ConnectionServer server = server("server.maxConnectionsPerApplication", "1",
-        "server.maxConnectionsPerSource", "2", "server.maxConnections", "3");
+    ConnectionServer server =
+        server(
+            "server.maxConnectionsPerApplication",
+            "1",
+            "server.maxConnectionsPerSource",
+            "2",
+            "server.maxConnections",
+            "3");
     ConnectionServer caller = caller();
     assertEquals("app-a:ping", echo(caller, server, "app-a", "127.0.0.1"));
-    Throwable busyApp = failure(caller.calls().call(server.address(), "app-a", ECHO,
-        ByteBuffer.allocate(1), InetAddress.getByName("127.0.0.2")));
+    Throwable busyApp =
+        failure(
+            caller
+                .calls()
+                .call(
+                    server.address(),
+                    "app-a",
+                    ECHO,
+                    ByteBuffer.allocate(1),
+                    InetAddress.getByName("127.0.0.2")));
     assertInstanceOf(PeerUnreachableException.class, busyApp);
-    assertEquals(Handshake.Refused.Reason.BUSY,
-        ((Handshake.Refused) busyApp.getCause()).reason());
+    assertEquals(Handshake.Refused.Reason.BUSY, ((Handshake.Refused) busyApp.getCause()).reason());
     assertEquals(1, metrics.refusals(Refusal.CONNECTIONS_PER_APPLICATION));
 
     assertEquals("app-b:ping", echo(caller, server, "app-b", "127.0.0.1"));
-    assertInstanceOf(PeerUnreachableException.class, failure(caller.calls().call(server.address(),
-        "app-c", ECHO, ByteBuffer.allocate(1), InetAddress.getByName("127.0.0.1"))));
+    assertInstanceOf(
+        PeerUnreachableException.class,
+        failure(
+            caller
+                .calls()
+                .call(
+                    server.address(),
+                    "app-c",
+                    ECHO,
+                    ByteBuffer.allocate(1),
+                    InetAddress.getByName("127.0.0.1"))));
     assertEquals(1, metrics.refusals(Refusal.CONNECTIONS_PER_SOURCE));
 
     assertEquals("app-c:ping", echo(caller, server, "app-c", "127.0.0.2"));
-    assertInstanceOf(PeerUnreachableException.class, failure(caller.calls().call(server.address(),
-        "app-d", ECHO, ByteBuffer.allocate(1), InetAddress.getByName("127.0.0.3"))));
+    assertInstanceOf(
+        PeerUnreachableException.class,
+        failure(
+            caller
+                .calls()
+                .call(
+                    server.address(),
+                    "app-d",
+                    ECHO,
+                    ByteBuffer.allocate(1),
+                    InetAddress.getByName("127.0.0.3"))));
     assertEquals(1, metrics.refusals(Refusal.CONNECTIONS));
     assertEquals(3, server.connectionCounts()[1]);
   }
@@ -252,7 +304,8 @@ class ConnectionServerTest {
       await(() -> metrics.refusals(Refusal.SEND_TIMEOUT) == 1, "the stalled send was not cut off");
       long ms = (System.nanoTime() - t0) / 1_000_000;
       assertTrue(ms >= 800, "cut off after " + ms + " ms; the send timeout is 1 s");
-      await(() -> server.connectionCounts()[1] == 0, "the stalled connection still holds its place");
+      await(
+          () -> server.connectionCounts()[1] == 0, "the stalled connection still holds its place");
     }
   }
 
@@ -261,25 +314,38 @@ class ConnectionServerTest {
   @Test
   void callsRoundTripAndRefusalsCarryTheirStatusAndReason() throws Exception {
     ConnectionServer server = server();
-    server.serveCalls(102, (app, request) -> {
-      throw new CallRefusedException(CallRefusedException.FIRST_SERVICE_STATUS + 3, "no such output");
-    });
+    server.serveCalls(
+        102,
+        (app, request) -> {
+          throw new CallRefusedException(
+              CallRefusedException.FIRST_SERVICE_STATUS + 3, "no such output");
+        });
     server.serveCalls(103, (app, request) -> ByteBuffer.allocate((1 << 20) + 1));
     ConnectionServer caller = caller();
     assertEquals("app-a:ping", echo(caller, server, "app-a", null));
-    CallRefusedException own = assertInstanceOf(CallRefusedException.class,
-        failure(caller.calls().call(server.address(), "app-a", 102, ByteBuffer.allocate(3))));
+    CallRefusedException own =
+        assertInstanceOf(
+            CallRefusedException.class,
+            failure(caller.calls().call(server.address(), "app-a", 102, ByteBuffer.allocate(3))));
     assertEquals(CallRefusedException.FIRST_SERVICE_STATUS + 3, own.status());
     assertEquals("no such output", own.reason());
     assertEquals(server.address(), own.peer());
-    CallRefusedException unknown = assertInstanceOf(CallRefusedException.class,
-        failure(caller.calls().call(server.address(), "app-a", 4242, ByteBuffer.allocate(3))));
+    CallRefusedException unknown =
+        assertInstanceOf(
+            CallRefusedException.class,
+            failure(caller.calls().call(server.address(), "app-a", 4242, ByteBuffer.allocate(3))));
     assertEquals(CallRefusedException.UNKNOWN_SERVICE, unknown.status());
-    CallRefusedException large = assertInstanceOf(CallRefusedException.class,
-        failure(caller.calls().call(server.address(), "app-a", 103, ByteBuffer.allocate(3))));
+    CallRefusedException large =
+        assertInstanceOf(
+            CallRefusedException.class,
+            failure(caller.calls().call(server.address(), "app-a", 103, ByteBuffer.allocate(3))));
     assertEquals(CallRefusedException.TOO_LARGE, large.status());
-    assertThrows(IllegalArgumentException.class, () -> caller.calls().call(server.address(),
-        "app-a", ECHO, ByteBuffer.allocate((64 << 10) + 1)));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            caller
+                .calls()
+                .call(server.address(), "app-a", ECHO, ByteBuffer.allocate((64 << 10) + 1)));
     assertEquals(1, caller.calls().connections(), "every call shared one pooled connection");
     assertEquals("app-a:ping", echo(caller, server, "app-a", null), "refusals keep the connection");
   }
@@ -289,24 +355,28 @@ class ConnectionServerTest {
     ConnectionServer server = server("call.workers", "1", "call.queue", "1");
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch started = new CountDownLatch(1);
-    server.serveCalls(104, (app, request) -> {
-      started.countDown();
-      try {
-        release.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return ByteBuffer.allocate(1);
-    });
+    server.serveCalls(
+        104,
+        (app, request) -> {
+          started.countDown();
+          try {
+            release.await(30, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return ByteBuffer.allocate(1);
+        });
     ConnectionServer caller = caller();
-    CompletableFuture<ByteBuffer> running = caller.calls().call(server.address(), "app-a", 104,
-        ByteBuffer.allocate(1));
+    CompletableFuture<ByteBuffer> running =
+        caller.calls().call(server.address(), "app-a", 104, ByteBuffer.allocate(1));
     assertTrue(started.await(20, TimeUnit.SECONDS));
-    CompletableFuture<ByteBuffer> queued = caller.calls().call(server.address(), "app-a", 104,
-        ByteBuffer.allocate(1));
+    CompletableFuture<ByteBuffer> queued =
+        caller.calls().call(server.address(), "app-a", 104, ByteBuffer.allocate(1));
     Thread.sleep(200); // let the second reach the queue
-    CallRefusedException busy = assertInstanceOf(CallRefusedException.class,
-        failure(caller.calls().call(server.address(), "app-a", 104, ByteBuffer.allocate(1))));
+    CallRefusedException busy =
+        assertInstanceOf(
+            CallRefusedException.class,
+            failure(caller.calls().call(server.address(), "app-a", 104, ByteBuffer.allocate(1))));
     assertTrue(busy.isBusy(), busy.getMessage());
     assertEquals(1, metrics.refusals(Refusal.CALLS_BUSY));
     release.countDown();
@@ -317,17 +387,20 @@ class ConnectionServerTest {
   @Test
   void aCallWithoutAnswerTimesOutAndItsConnectionIsReplaced() throws Exception {
     ConnectionServer server = server();
-    server.serveCalls(105, (app, request) -> {
-      try {
-        Thread.sleep(4000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return ByteBuffer.allocate(1);
-    });
+    server.serveCalls(
+        105,
+        (app, request) -> {
+          try {
+            Thread.sleep(4000);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return ByteBuffer.allocate(1);
+        });
     ConnectionServer caller = caller("read.timeout", "1s");
     long t0 = System.nanoTime();
-    Throwable t = failure(caller.calls().call(server.address(), "app-a", 105, ByteBuffer.allocate(1)));
+    Throwable t =
+        failure(caller.calls().call(server.address(), "app-a", 105, ByteBuffer.allocate(1)));
     long ms = (System.nanoTime() - t0) / 1_000_000;
     assertInstanceOf(ReadTimeoutException.class, t);
     assertTrue(ms >= 900 && ms < 4000, "timed out after " + ms + " ms; the timeout is 1 s");
@@ -337,24 +410,39 @@ class ConnectionServerTest {
   @Test
   void callsWithoutASecretOrToNobodyFailTyped() throws Exception {
     ConnectionServer caller = caller();
-    assertInstanceOf(AuthenticationException.class, failure(caller.calls().call(
-        new PeerAddress("127.0.0.1", 1), "app-without-secret", ECHO, ByteBuffer.allocate(1))));
+    assertInstanceOf(
+        AuthenticationException.class,
+        failure(
+            caller
+                .calls()
+                .call(
+                    new PeerAddress("127.0.0.1", 1),
+                    "app-without-secret",
+                    ECHO,
+                    ByteBuffer.allocate(1))));
     int port;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
       port = s.getLocalPort();
     }
-    assertInstanceOf(PeerUnreachableException.class, failure(caller.calls().call(
-        new PeerAddress("127.0.0.1", port), "app-a", ECHO, ByteBuffer.allocate(1))));
+    assertInstanceOf(
+        PeerUnreachableException.class,
+        failure(
+            caller
+                .calls()
+                .call(new PeerAddress("127.0.0.1", port), "app-a", ECHO, ByteBuffer.allocate(1))));
   }
 
   @Test
   void anInjectedOrReplayedCallFrameIsNotRunAndClosesTheConnection() throws Exception {
     ConnectionServer server = server();
     AtomicInteger runs = new AtomicInteger();
-    server.serveCalls(106, (app, request) -> {
-      runs.incrementAndGet();
-      return ByteBuffer.allocate(1);
-    });
+    server.serveCalls(
+        106,
+        (app, request) -> {
+          runs.incrementAndGet();
+          return ByteBuffer.allocate(1);
+        });
     ConnectionServer caller = caller();
     try (TcpRelay relay = new TcpRelay(server.address().socketAddress())) {
       PeerAddress via = new PeerAddress("127.0.0.1", relay.port());
@@ -377,8 +465,11 @@ class ConnectionServerTest {
     server.close();
     caller.close();
     for (Thread t : Thread.getAllStackTraces().keySet()) {
-      assertFalse(t.isAlive() && (t.getName().startsWith("rdma-io" + suffix)
-          || t.getName().equals("rdma-accept" + suffix)), "thread " + t.getName() + " lives on");
+      assertFalse(
+          t.isAlive()
+              && (t.getName().startsWith("rdma-io" + suffix)
+                  || t.getName().equals("rdma-accept" + suffix)),
+          "thread " + t.getName() + " lives on");
     }
     int after = io.rdmashuffle.testing.FileDescriptors.awaitAtMost(fds, 5000);
     assertTrue(after <= fds, "descriptors: " + fds + " before, " + after + " after");

@@ -24,10 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Authenticated connections that send what may not be served: READs of bad lengths, addresses
- * and rkeys (refused with their status, the connection goes on), forged, replayed, reflected and
- * truncated READ and call frames (not served, the connection closed), calls the server or the
- * verbs announcement service must refuse, and random bytes (fixed seed, bounded count).
+ * Authenticated connections that send what may not be served: READs of bad lengths, addresses and
+ * rkeys (refused with their status, the connection goes on), forged, replayed, reflected and
+ * truncated READ and call frames (not served, the connection closed), calls the server or the verbs
+ * announcement service must refuse, and random bytes (fixed seed, bounded count).
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class HostileFrameTest extends HostileServerFixture {
@@ -47,21 +47,44 @@ class HostileFrameTest extends HostileServerFixture {
   void readRequestsBeyondWhatMayBeReadAreRefusedWithTheirStatusAndTheConnectionGoesOn()
       throws Exception {
     Object[][] cases = {
-        {"negative length", region.rkey(), -1, region.address(), STATUS_OUT_OF_BOUNDS},
-        {"length Integer.MIN_VALUE", region.rkey(), Integer.MIN_VALUE, region.address(), STATUS_OUT_OF_BOUNDS},
-        {"zero length", region.rkey(), 0, region.address(), STATUS_OUT_OF_BOUNDS},
-        {"longer than the region", region.rkey(), REGION + 1, region.address(), STATUS_OUT_OF_BOUNDS},
-        {"length overflowing the address", region.rkey(), Integer.MAX_VALUE,
-            region.address() + REGION - 1, STATUS_OUT_OF_BOUNDS},
-        {"address before the region", region.rkey(), 1, region.address() - 1, STATUS_OUT_OF_BOUNDS},
-        {"address at the region's end", region.rkey(), 1, region.address() + REGION, STATUS_OUT_OF_BOUNDS},
-        {"address at the top of the address space", region.rkey(), 16, 0xFFFF_FFFF_FFFF_FFF0L, STATUS_OUT_OF_BOUNDS},
-        {"address Long.MAX_VALUE", region.rkey(), 1, Long.MAX_VALUE, STATUS_OUT_OF_BOUNDS},
-        {"address Long.MIN_VALUE", region.rkey(), 1, Long.MIN_VALUE, STATUS_OUT_OF_BOUNDS},
-        {"unknown rkey", region.rkey() ^ 0x5A5A0000, 100, region.address(), STATUS_BAD_RKEY},
-        {"rkey 0", 0, 100, region.address(), STATUS_BAD_RKEY},
-        {"stale rkey of a withdrawn region", stale.rkey(), 100, stale.address(), STATUS_BAD_RKEY},
-        {"another application's rkey", foreign.rkey(), 100, foreign.address(), STATUS_NOT_PERMITTED},
+      {"negative length", region.rkey(), -1, region.address(), STATUS_OUT_OF_BOUNDS},
+      {
+        "length Integer.MIN_VALUE",
+        region.rkey(),
+        Integer.MIN_VALUE,
+        region.address(),
+        STATUS_OUT_OF_BOUNDS
+      },
+      {"zero length", region.rkey(), 0, region.address(), STATUS_OUT_OF_BOUNDS},
+      {"longer than the region", region.rkey(), REGION + 1, region.address(), STATUS_OUT_OF_BOUNDS},
+      {
+        "length overflowing the address",
+        region.rkey(),
+        Integer.MAX_VALUE,
+        region.address() + REGION - 1,
+        STATUS_OUT_OF_BOUNDS
+      },
+      {"address before the region", region.rkey(), 1, region.address() - 1, STATUS_OUT_OF_BOUNDS},
+      {
+        "address at the region's end",
+        region.rkey(),
+        1,
+        region.address() + REGION,
+        STATUS_OUT_OF_BOUNDS
+      },
+      {
+        "address at the top of the address space",
+        region.rkey(),
+        16,
+        0xFFFF_FFFF_FFFF_FFF0L,
+        STATUS_OUT_OF_BOUNDS
+      },
+      {"address Long.MAX_VALUE", region.rkey(), 1, Long.MAX_VALUE, STATUS_OUT_OF_BOUNDS},
+      {"address Long.MIN_VALUE", region.rkey(), 1, Long.MIN_VALUE, STATUS_OUT_OF_BOUNDS},
+      {"unknown rkey", region.rkey() ^ 0x5A5A0000, 100, region.address(), STATUS_BAD_RKEY},
+      {"rkey 0", 0, 100, region.address(), STATUS_BAD_RKEY},
+      {"stale rkey of a withdrawn region", stale.rkey(), 100, stale.address(), STATUS_BAD_RKEY},
+      {"another application's rkey", foreign.rkey(), 100, foreign.address(), STATUS_NOT_PERMITTED},
     };
     try (RawPeer r = new RawPeer(address).handshake(APP, SECRET, Purpose.READ)) {
       FrameMac mac = r.proven.clientToServer();
@@ -79,7 +102,9 @@ class HostileFrameTest extends HostileServerFixture {
       r.send(request(++id, region.rkey(), 500, region.address() + 7, mac));
       ResponseHeader ok = header(r.read(RESPONSE_HEADER_BYTES));
       assertEquals(STATUS_OK, ok.status);
-      assertEquals(-1, Patterns.firstMismatch(r.read(500), 0, 500, 7, 1),
+      assertEquals(
+          -1,
+          Patterns.firstMismatch(r.read(500), 0, 500, 7, 1),
           "the same connection serves a good READ after every refusal");
     }
   }
@@ -87,9 +112,13 @@ class HostileFrameTest extends HostileServerFixture {
   @Test
   void forgedReplayedAndTruncatedReadFramesAreNotServed() throws Exception {
     long served = server.metrics().readsServed();
-    String[] hows = {"READ frame with a wrong tag", "READ frame altered after tagging",
-        "READ frame with the reserved field set", "READ frame tagged with the other direction's key",
-        "READ frame of an earlier session"};
+    String[] hows = {
+      "READ frame with a wrong tag",
+      "READ frame altered after tagging",
+      "READ frame with the reserved field set",
+      "READ frame tagged with the other direction's key",
+      "READ frame of an earlier session"
+    };
     FrameMac earlier;
     try (RawPeer r = new RawPeer(address).handshake(APP, SECRET, Purpose.READ)) {
       earlier = r.proven.clientToServer();
@@ -139,7 +168,8 @@ class HostileFrameTest extends HostileServerFixture {
     try (RawPeer r = new RawPeer(address).handshake(APP, SECRET, Purpose.READ)) {
       byte[] f = request(1, region.rkey(), 100, region.address(), r.proven.clientToServer());
       r.send(java.util.Arrays.copyOf(f, REQUEST_BYTES - 1));
-      assertTrue(r.closedWithin(10_000), "a truncated frame was answered, or kept past the idle timeout");
+      assertTrue(
+          r.closedWithin(10_000), "a truncated frame was answered, or kept past the idle timeout");
     }
     awaitRefusals(Refusal.IDLE, idle + 1);
     refused("truncated READ frame, then silence (dropped as idle)");
@@ -148,7 +178,8 @@ class HostileFrameTest extends HostileServerFixture {
   private ByteBuffer answerOf(RawPeer r, FrameMac answers, int id) throws IOException {
     ByteBuffer h = r.read(CallFrameLayout.HEADER_BYTES);
     assertNotNull(h, "no answer");
-    CallFrameLayout.Header header = CallFrameLayout.decodeHeader(h.array(), 1 << 20, Integer.MAX_VALUE);
+    CallFrameLayout.Header header =
+        CallFrameLayout.decodeHeader(h.array(), 1 << 20, Integer.MAX_VALUE);
     assertEquals(id, header.id());
     ByteBuffer rest = r.read(header.length() + CallFrameLayout.TAG_BYTES);
     byte[] frame = new byte[CallFrameLayout.frameBytes(header.length())];
@@ -174,30 +205,41 @@ class HostileFrameTest extends HostileServerFixture {
       r.send(call(1, 4242, new byte[3], requests));
       assertEquals(CallRefusedException.UNKNOWN_SERVICE, status(answerOf(r, answers, 1)));
       refused("call of an unknown service");
-      byte[] bad = ConnectLayout.encodeAnnouncement(
-          new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 4000)).array();
+      byte[] bad =
+          ConnectLayout.encodeAnnouncement(
+                  new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 4000))
+              .array();
       bad[0] = 5;
       r.send(call(2, CallServices.VERBS_ANNOUNCE, bad, requests));
       assertEquals(CallRefusedException.MALFORMED, status(answerOf(r, answers, 2)));
       refused("malformed announcement");
-      byte[] elsewhere = ConnectLayout.encodeAnnouncement(
-          new InetSocketAddress(InetAddress.getByName("127.0.0.9"), 4000)).array();
+      byte[] elsewhere =
+          ConnectLayout.encodeAnnouncement(
+                  new InetSocketAddress(InetAddress.getByName("127.0.0.9"), 4000))
+              .array();
       r.send(call(3, CallServices.VERBS_ANNOUNCE, elsewhere, requests));
       assertEquals(AnnouncementService.SOURCE_MISMATCH, status(answerOf(r, answers, 3)));
       refused("announcement of another host's address");
-      byte[] mine = ConnectLayout.encodeAnnouncement(
-          new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 4001)).array();
+      byte[] mine =
+          ConnectLayout.encodeAnnouncement(
+                  new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 4001))
+              .array();
       r.send(call(4, CallServices.VERBS_ANNOUNCE, mine, requests));
       assertEquals(CallFrameLayout.STATUS_OK, status(answerOf(r, answers, 4)));
       try (RawPeer other = new RawPeer(address).handshake(OTHER, OTHER_SECRET, Purpose.CALL)) {
         other.send(call(1, CallServices.VERBS_ANNOUNCE, mine, other.proven.clientToServer()));
-        assertEquals(AnnouncementService.TAKEN,
-            status(answerOf(other, other.proven.serverToClient(), 1)));
+        assertEquals(
+            AnnouncementService.TAKEN, status(answerOf(other, other.proven.serverToClient(), 1)));
         refused("announcement taking over another application's");
       }
     }
-    String[] hows = {"call longer than call.maxRequestBytes", "call of negative length",
-        "call with a wrong tag", "replayed call frame", "call frame of a READ session's key"};
+    String[] hows = {
+      "call longer than call.maxRequestBytes",
+      "call of negative length",
+      "call with a wrong tag",
+      "replayed call frame",
+      "call frame of a READ session's key"
+    };
     for (int i = 0; i < hows.length; i++) {
       long before = refusals(Refusal.FRAME_REJECTED);
       try (RawPeer r = new RawPeer(address).handshake(APP, SECRET, Purpose.CALL)) {
@@ -209,7 +251,8 @@ class HostileFrameTest extends HostileServerFixture {
           case 2 -> f[f.length - 1] ^= 1;
           case 3 -> {
             r.send(f);
-            assertEquals(CallFrameLayout.STATUS_OK, status(answerOf(r, r.proven.serverToClient(), 1)));
+            assertEquals(
+                CallFrameLayout.STATUS_OK, status(answerOf(r, r.proven.serverToClient(), 1)));
           }
           default -> f = call(1, ECHO, new byte[8], r.proven.serverToClient());
         }

@@ -43,16 +43,26 @@ class HostileHandshakeTest extends HostileServerFixture {
     Random random = new Random(11);
     byte[] readFrame = request(0, region.rkey(), 100, region.address(), new FrameMac(new byte[32]));
     closedSilently("a READ request before the handshake", readFrame, Refusal.HANDSHAKE_FAILED);
-    closedSilently("a call before the handshake", CallFrameLayout.encode(1, ECHO, new byte[4], 0, 4,
-        new FrameMac(new byte[32])), Refusal.HANDSHAKE_FAILED);
-    closedSilently("bad magic", "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
+    closedSilently(
+        "a call before the handshake",
+        CallFrameLayout.encode(1, ECHO, new byte[4], 0, 4, new FrameMac(new byte[32])),
+        Refusal.HANDSHAKE_FAILED);
+    closedSilently(
+        "bad magic",
+        "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
         Refusal.HANDSHAKE_FAILED);
     ByteBuffer v1 = ByteBuffer.allocate(40 + APP.length());
-    v1.putInt(HandshakeLayout.MAGIC).putShort((short) 1).putShort((short) APP.length())
-        .put(nonce(random)).put(APP.getBytes(StandardCharsets.UTF_8)).flip();
+    v1.putInt(HandshakeLayout.MAGIC)
+        .putShort((short) 1)
+        .putShort((short) APP.length())
+        .put(nonce(random))
+        .put(APP.getBytes(StandardCharsets.UTF_8))
+        .flip();
     challengedWith("handshake version 1", v1, HandshakeLayout.STATUS_BAD_VERSION);
-    challengedWith("unknown purpose", hello(9, nonce(random), APP), HandshakeLayout.STATUS_UNKNOWN_PURPOSE);
-    challengedWith("purpose 0", hello(0, nonce(random), APP), HandshakeLayout.STATUS_UNKNOWN_PURPOSE);
+    challengedWith(
+        "unknown purpose", hello(9, nonce(random), APP), HandshakeLayout.STATUS_UNKNOWN_PURPOSE);
+    challengedWith(
+        "purpose 0", hello(0, nonce(random), APP), HandshakeLayout.STATUS_UNKNOWN_PURPOSE);
     for (int length : new int[] {0, HandshakeLayout.MAX_APPLICATION_BYTES + 1, 0xffff}) {
       ByteBuffer h = hello(Purpose.READ.code(), nonce(random), APP);
       h.putShort(HandshakeLayout.HELLO_APP_LENGTH_OFFSET, (short) length);
@@ -62,11 +72,12 @@ class HostileHandshakeTest extends HostileServerFixture {
     reserved.put(HandshakeLayout.HELLO_RESERVED_OFFSET, (byte) 0x80);
     closedSilently("reserved byte set", reserved.array(), Refusal.HANDSHAKE_FAILED);
 
-    for (String[] who : new String[][] {{APP, "wrong secret"}, {"app-unknown", "unknown application"}}) {
+    for (String[] who :
+        new String[][] {{APP, "wrong secret"}, {"app-unknown", "unknown application"}}) {
       long before = refusals(Refusal.HANDSHAKE_FAILED);
       try (RawPeer r = new RawPeer(address)) {
-        Handshake.Refused e = assertThrows(Handshake.Refused.class,
-            () -> r.handshake(who[0], WRONG, Purpose.READ));
+        Handshake.Refused e =
+            assertThrows(Handshake.Refused.class, () -> r.handshake(who[0], WRONG, Purpose.READ));
         assertEquals(Handshake.Refused.Reason.WRONG_SECRET, e.reason(), who[1]);
       }
       awaitRefusals(Refusal.HANDSHAKE_FAILED, before + 1);
@@ -78,7 +89,8 @@ class HostileHandshakeTest extends HostileServerFixture {
       r.send(hello(Purpose.READ.code(), nonce(random), APP));
       assertNotNull(r.read(HandshakeLayout.CHALLENGE_BYTES));
       r.send(new byte[HandshakeLayout.PROOF_BYTES]); // a proof made without the secret
-      assertEquals(HandshakeLayout.STATUS_REFUSED,
+      assertEquals(
+          HandshakeLayout.STATUS_REFUSED,
           HandshakeLayout.decodeResult(r.read(HandshakeLayout.RESULT_BYTES)));
       assertTrue(r.closedWithin(5000));
     }
@@ -105,9 +117,11 @@ class HostileHandshakeTest extends HostileServerFixture {
     RawPeer first = new RawPeer(address);
     try {
       first.send(hello(Purpose.READ.code(), nonce(random), APP));
-      byte[] serverNonce = HandshakeLayout.decodeChallenge(
-          first.read(HandshakeLayout.CHALLENGE_BYTES)).nonce();
-      challengedWith("reflected handshake", hello(Purpose.READ.code(), serverNonce, APP),
+      byte[] serverNonce =
+          HandshakeLayout.decodeChallenge(first.read(HandshakeLayout.CHALLENGE_BYTES)).nonce();
+      challengedWith(
+          "reflected handshake",
+          hello(Purpose.READ.code(), serverNonce, APP),
           HandshakeLayout.STATUS_REFLECTED);
     } finally {
       long abandoned = refusals(Refusal.HANDSHAKE_FAILED);
@@ -116,7 +130,8 @@ class HostileHandshakeTest extends HostileServerFixture {
       refused("handshake abandoned after the challenge");
     }
 
-    byte[] partial = java.util.Arrays.copyOf(hello(Purpose.READ.code(), nonce(random), APP).array(), 20);
+    byte[] partial =
+        java.util.Arrays.copyOf(hello(Purpose.READ.code(), nonce(random), APP).array(), 20);
     before = refusals(Refusal.HANDSHAKE_FAILED);
     try (RawPeer r = new RawPeer(address)) {
       r.send(partial);

@@ -3,7 +3,6 @@ package io.rdmashuffle.transport.tcp;
 import static io.rdmashuffle.transport.tcp.TcpFrameLayout.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.BufferPool;
@@ -15,6 +14,7 @@ import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.RawPeer;
 import io.rdmashuffle.testing.ReadResults;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.CallServices;
 import io.rdmashuffle.transport.FrameMac;
@@ -41,8 +41,8 @@ import org.junit.jupiter.api.BeforeEach;
 
 /**
  * A serving process for hostile-input tests (tcp READ responder, calls, the verbs announcement
- * service through calls), the counts of cases tried and refused, and the check that after each
- * test a real reader still READs and calls correctly. Subclasses hold the cases.
+ * service through calls), the counts of cases tried and refused, and the check that after each test
+ * a real reader still READs and calls correctly. Subclasses hold the cases.
  */
 abstract class HostileServerFixture {
   /** Cases tried and how each was refused, per test class; printed after the class. */
@@ -61,9 +61,10 @@ abstract class HostileServerFixture {
 
     synchronized void print() {
       int n = outcomes.values().stream().mapToInt(AtomicInteger::get).sum();
-      System.out.printf("hostile inputs (%s): %d cases tried, each refused as asserted, by outcome"
-          + " %s; a real reader READ and called correctly after each of %d tests%n", name, n,
-          outcomes, servedAfter.get());
+      System.out.printf(
+          "hostile inputs (%s): %d cases tried, each refused as asserted, by outcome"
+              + " %s; a real reader READ and called correctly after each of %d tests%n",
+          name, n, outcomes, servedAfter.get());
     }
   }
 
@@ -87,18 +88,33 @@ abstract class HostileServerFixture {
 
   @BeforeEach
   void start() throws Exception {
-    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.transport", "tcp",
-        "spark.shuffle.rdma.connect.timeout", "2s", "spark.shuffle.rdma.server.idleTimeout", "2s"));
+    RdmaConf conf =
+        RdmaConf.of(
+            TestSchema.SPARK_KEYS,
+            Map.of(
+                "spark.shuffle.rdma.transport",
+                "tcp",
+                "spark.shuffle.rdma.connect.timeout",
+                "2s",
+                "spark.shuffle.rdma.server.idleTimeout",
+                "2s"));
     ApplicationSecrets secrets = ApplicationSecrets.of(APP, SECRET);
     secrets.put(OTHER, OTHER_SECRET);
-    server = TransportSelector.standard().start(new TransportContext(conf, secrets, "127.0.0.1",
-        new TransportMetrics()));
-    client = TransportSelector.standard().start(new TransportContext(conf,
-        ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
+    server =
+        TransportSelector.standard()
+            .start(new TransportContext(conf, secrets, "127.0.0.1", new TransportMetrics()));
+    client =
+        TransportSelector.standard()
+            .start(
+                new TransportContext(
+                    conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
     pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
-    server.serveCalls(ECHO, (app, request) -> ByteBuffer.allocate(request.remaining()).put(request).flip());
-    server.serveCalls(CallServices.VERBS_ANNOUNCE, new AnnouncementService(
-        new ConnectExpectations(TimeUnit.SECONDS.toNanos(10), 100, 10), () -> 4791));
+    server.serveCalls(
+        ECHO, (app, request) -> ByteBuffer.allocate(request.remaining()).put(request).flip());
+    server.serveCalls(
+        CallServices.VERBS_ANNOUNCE,
+        new AnnouncementService(
+            new ConnectExpectations(TimeUnit.SECONDS.toNanos(10), 100, 10), () -> 4791));
     region = serve(APP, 1);
     foreign = serve(OTHER, 2);
     stale = serve(APP, 3);
@@ -109,8 +125,10 @@ abstract class HostileServerFixture {
   private RegisteredRegion serve(String owner, int seed) throws Exception {
     ByteBuffer memory = DirectMemory.allocate(REGION);
     Patterns.fill(memory, 0, seed);
-    return server.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, owner,
-        () -> DirectMemory.free(memory));
+    return server
+        .registrar()
+        .register(
+            MemoryPiece.of(memory), Access.REMOTE_READ, owner, () -> DirectMemory.free(memory));
   }
 
   @AfterEach
@@ -148,8 +166,10 @@ abstract class HostileServerFixture {
     } finally {
       c.close();
     }
-    ByteBuffer a = client.call(address, APP, ECHO, ByteBuffer.wrap(new byte[] {1, 2, 3}))
-        .get(30, TimeUnit.SECONDS);
+    ByteBuffer a =
+        client
+            .call(address, APP, ECHO, ByteBuffer.wrap(new byte[] {1, 2, 3}))
+            .get(30, TimeUnit.SECONDS);
     assertEquals(ByteBuffer.wrap(new byte[] {1, 2, 3}), a);
     figures().servedAfter.incrementAndGet();
   }

@@ -2,7 +2,6 @@ package io.rdmashuffle.transport.tcp;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.BufferPool;
@@ -13,6 +12,7 @@ import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.ReadResults;
 import io.rdmashuffle.testing.TcpRelay;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadChannel;
@@ -31,9 +31,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * An on-path attacker between an authenticated reader and the responder can neither inject a
- * READ request of its own nor replay one the reader sent: the responder serves neither and
- * closes the connection.
+ * An on-path attacker between an authenticated reader and the responder can neither inject a READ
+ * request of its own nor replay one the reader sent: the responder serves neither and closes the
+ * connection.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class InjectedFrameTest {
@@ -48,15 +48,23 @@ class InjectedFrameTest {
 
   @BeforeEach
   void start() throws Exception {
-    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.transport", "tcp"));
-    server = TcpTransport.start(new TransportContext(conf, ApplicationSecrets.of(APP, SECRET),
-        "127.0.0.1", new TransportMetrics()));
-    client = TcpTransport.start(new TransportContext(conf, ApplicationSecrets.of(APP, SECRET),
-        "127.0.0.1", new TransportMetrics()));
+    RdmaConf conf =
+        RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.transport", "tcp"));
+    server =
+        TcpTransport.start(
+            new TransportContext(
+                conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
+    client =
+        TcpTransport.start(
+            new TransportContext(
+                conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
     pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
     memory = DirectMemory.allocate(1 << 16);
-    region = server.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP,
-        () -> DirectMemory.free(memory));
+    region =
+        server
+            .registrar()
+            .register(
+                MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> DirectMemory.free(memory));
   }
 
   @AfterEach

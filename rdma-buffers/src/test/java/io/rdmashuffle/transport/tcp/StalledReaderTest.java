@@ -2,7 +2,6 @@ package io.rdmashuffle.transport.tcp;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.PooledBuffer;
@@ -10,12 +9,13 @@ import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.ReadResults;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.Handshake;
 import io.rdmashuffle.transport.Purpose;
-import io.rdmashuffle.transport.Refusal;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadOp;
+import io.rdmashuffle.transport.Refusal;
 import io.rdmashuffle.transport.Transport;
 import io.rdmashuffle.transport.TransportContext;
 import java.io.IOException;
@@ -49,8 +49,12 @@ class StalledReaderTest {
   private static Transport start(Map<String, String> extra) throws Exception {
     Map<String, String> m = new java.util.HashMap<>(Map.of("spark.shuffle.rdma.transport", "tcp"));
     m.putAll(extra);
-    return TcpTransport.start(new TransportContext(RdmaConf.of(TestSchema.SPARK_KEYS, m),
-        ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
+    return TcpTransport.start(
+        new TransportContext(
+            RdmaConf.of(TestSchema.SPARK_KEYS, m),
+            ApplicationSecrets.of(APP, SECRET),
+            "127.0.0.1",
+            new TransportMetrics()));
   }
 
   /** Whether this process maps {@code file} or holds a descriptor of it. */
@@ -91,8 +95,8 @@ class StalledReaderTest {
         stalled.connect(server.localAddress().socketAddress());
         Handshake.Result proven = Handshake.client(stalled, APP, SECRET, Purpose.READ);
         byte[] frame = new byte[TcpFrameLayout.REQUEST_BYTES];
-        TcpFrameLayout.encodeRequest(frame, 0, 0, piece.rkey(), GIB, piece.address(),
-            proven.clientToServer());
+        TcpFrameLayout.encodeRequest(
+            frame, 0, 0, piece.rkey(), GIB, piece.address(), proven.clientToServer());
         ByteBuffer request = ByteBuffer.wrap(frame);
         while (request.hasRemaining()) {
           stalled.write(request);
@@ -104,7 +108,8 @@ class StalledReaderTest {
 
         long t0 = System.nanoTime();
         file.close();
-        // the withdraw bound (2 s) plus the I/O thread's check interval, with room for a loaded host
+        // the withdraw bound (2 s) plus the I/O thread's check interval, with room for a loaded
+        // host
         long bound = TimeUnit.SECONDS.toNanos(6);
         while (pins(sparse) && System.nanoTime() - t0 < bound) {
           Thread.sleep(50);
@@ -117,8 +122,8 @@ class StalledReaderTest {
     }
   }
 
-  private static void assertOthersAreServed(Transport server, Transport client, BufferPool pool,
-      Path dir) throws Exception {
+  private static void assertOthersAreServed(
+      Transport server, Transport client, BufferPool pool, Path dir) throws Exception {
     Path small = io.rdmashuffle.testing.Patterns.file(dir.resolve("small"), 1 << 20, 5);
     try (RegisteredFile f = RegisteredFile.open(small, 1 << 20, server.registrar(), APP)) {
       ReadChannel c = client.connect(server.localAddress(), APP);
@@ -130,7 +135,8 @@ class StalledReaderTest {
           c.post(new ReadOp().set(r.address(), r.rkey(), 1 << 20, b, 0, results));
           assertTrue(results.await(30, TimeUnit.SECONDS));
           assertEquals(List.of(), results.failures());
-          assertEquals(-1, io.rdmashuffle.testing.Patterns.firstMismatch(b.buffer(), 0, 1 << 20, 0, 5));
+          assertEquals(
+              -1, io.rdmashuffle.testing.Patterns.firstMismatch(b.buffer(), 0, 1 << 20, 0, 5));
         } finally {
           b.release();
         }

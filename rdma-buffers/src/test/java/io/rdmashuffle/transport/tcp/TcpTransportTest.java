@@ -9,10 +9,10 @@ import io.rdmashuffle.testing.ReadResults;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.Handshake;
 import io.rdmashuffle.transport.PeerAddress;
+import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.ReadTimeoutException;
-import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.TransportContractTest;
 import io.rdmashuffle.transport.TransportException;
 import java.io.InputStream;
@@ -83,19 +83,21 @@ class TcpTransportTest extends TransportContractTest {
   void aPeerThatNeverAnswersAReadTimesOut() throws Exception {
     try (ServerSocketChannel silent = ServerSocketChannel.open()) {
       silent.bind(new InetSocketAddress("127.0.0.1", 0));
-      Thread acceptor = new Thread(() -> {
-        try (SocketChannel ch = silent.accept()) {
-          Handshake.server(ch, ApplicationSecrets.of(APP, SECRET));
-          ch.read(ByteBuffer.allocate(1 << 16));
-          Thread.sleep(60_000);
-        } catch (Exception e) {
-          // the test closes the socket when done
-        }
-      });
+      Thread acceptor =
+          new Thread(
+              () -> {
+                try (SocketChannel ch = silent.accept()) {
+                  Handshake.server(ch, ApplicationSecrets.of(APP, SECRET));
+                  ch.read(ByteBuffer.allocate(1 << 16));
+                  Thread.sleep(60_000);
+                } catch (Exception e) {
+                  // the test closes the socket when done
+                }
+              });
       acceptor.setDaemon(true);
       acceptor.start();
-      PeerAddress peer = new PeerAddress("127.0.0.1",
-          ((InetSocketAddress) silent.getLocalAddress()).getPort());
+      PeerAddress peer =
+          new PeerAddress("127.0.0.1", ((InetSocketAddress) silent.getLocalAddress()).getPort());
       ReadChannel c = client.connect(peer, APP);
       closeAfter.add(c);
       PooledBuffer b = pool.allocate(4096, 1, TimeUnit.SECONDS);
@@ -114,8 +116,9 @@ class TcpTransportTest extends TransportContractTest {
         // closed for that reason fail as connection lost, caused by the timeout
         assertTrue(failures.stream().anyMatch(ReadTimeoutException.class::isInstance));
         for (TransportException e : failures) {
-          assertTrue(e instanceof ReadTimeoutException
-              || e.getCause() instanceof ReadTimeoutException, "unexpected " + e);
+          assertTrue(
+              e instanceof ReadTimeoutException || e.getCause() instanceof ReadTimeoutException,
+              "unexpected " + e);
           assertEquals(peer, e.peer());
         }
         assertFalse(c.isOpen());
@@ -129,8 +132,10 @@ class TcpTransportTest extends TransportContractTest {
   void aPeerThatAcceptsButNeverHandshakesFailsWithinTheConnectTimeout() throws Exception {
     try (ServerSocket mute = new ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
       long t0 = System.nanoTime();
-      TransportException e = assertThrows(TransportException.class,
-          () -> client.connect(new PeerAddress("127.0.0.1", mute.getLocalPort()), APP));
+      TransportException e =
+          assertThrows(
+              TransportException.class,
+              () -> client.connect(new PeerAddress("127.0.0.1", mute.getLocalPort()), APP));
       long ms = (System.nanoTime() - t0) / 1_000_000;
       assertInstanceOf(PeerUnreachableException.class, e);
       assertTrue(ms >= 4500 && ms < 10000, "gave up after " + ms + " ms, connect timeout is 5s");
@@ -160,23 +165,28 @@ class TcpTransportTest extends TransportContractTest {
       ReadOp[] ops = new ReadOp[window];
       for (int round = 0; round < 2; round++) {
         int total = round == 0 ? 2000 : 20000;
-        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger next =
+            new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(total);
-        io.rdmashuffle.transport.ReadListener again = new io.rdmashuffle.transport.ReadListener() {
-          @Override public void onReadComplete(ReadOp op) {
-            done.countDown();
-            if (next.getAndIncrement() < total - window) {
-              c.post(op);
-            }
-          }
+        io.rdmashuffle.transport.ReadListener again =
+            new io.rdmashuffle.transport.ReadListener() {
+              @Override
+              public void onReadComplete(ReadOp op) {
+                done.countDown();
+                if (next.getAndIncrement() < total - window) {
+                  c.post(op);
+                }
+              }
 
-          @Override public void onReadFailed(ReadOp op, io.rdmashuffle.transport.TransportException e) {
-            fail(e);
-          }
-        };
+              @Override
+              public void onReadFailed(ReadOp op, io.rdmashuffle.transport.TransportException e) {
+                fail(e);
+              }
+            };
         for (int i = 0; i < window; i++) {
-          ops[i] = new ReadOp().set(r.address() + i * 4096L, r.rkey(),
-              i % 2 == 0 ? 100 : 40_000, b, 0, again);
+          ops[i] =
+              new ReadOp()
+                  .set(r.address() + i * 4096L, r.rkey(), i % 2 == 0 ? 100 : 40_000, b, 0, again);
         }
         long before = allocatedBy("rdma-tcp-recv") + allocatedBy("rdma-io-");
         for (ReadOp op : ops) {

@@ -17,12 +17,13 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Every decoder of a wire layout of the connection server and its transports, fed random bytes
- * (fixed seed, bounded count): it returns a value or throws {@link IllegalArgumentException}
- * naming the field and its value, never anything else. Encoders round-trip.
+ * (fixed seed, bounded count): it returns a value or throws {@link IllegalArgumentException} naming
+ * the field and its value, never anything else. Encoders round-trip.
  */
 @Timeout(120)
 class WireLayoutFuzzTest {
   private static final int ROUNDS = 20_000;
+
   /** "field=value" somewhere in the message. */
   private static final Pattern NAMES_A_FIELD = Pattern.compile("[a-zA-Z ]+=-?[0-9a-fx]+");
 
@@ -40,7 +41,8 @@ class WireLayoutFuzzTest {
         decode.accept(b);
       } catch (IllegalArgumentException e) {
         refused++;
-        assertTrue(NAMES_A_FIELD.matcher(e.getMessage()).find(),
+        assertTrue(
+            NAMES_A_FIELD.matcher(e.getMessage()).find(),
             layout + ": the refusal does not name a field and its value: " + e.getMessage());
       } catch (RuntimeException e) {
         fail(layout + " threw " + e + " for " + java.util.HexFormat.of().formatHex(b));
@@ -62,7 +64,9 @@ class WireLayoutFuzzTest {
     TcpFrameLayout.Request request = new TcpFrameLayout.Request();
     TcpFrameLayout.ResponseHeader header = new TcpFrameLayout.ResponseHeader();
     fuzz("READ request", 48, b -> TcpFrameLayout.decodeRequest(b, 0, request));
-    fuzz("READ response header", 16,
+    fuzz(
+        "READ response header",
+        16,
         b -> TcpFrameLayout.decodeResponseHeader(ByteBuffer.wrap(b), 0, header));
   }
 
@@ -77,15 +81,18 @@ class WireLayoutFuzzTest {
   void encodersRoundTrip() throws Exception {
     byte[] nonce = new byte[HandshakeLayout.NONCE_BYTES];
     new Random(5).nextBytes(nonce);
-    HandshakeLayout.Hello h = HandshakeLayout.decodeHello(
-        HandshakeLayout.encodeHello(2, nonce, "app".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    HandshakeLayout.Hello h =
+        HandshakeLayout.decodeHello(
+            HandshakeLayout.encodeHello(
+                2, nonce, "app".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     assertEquals(HandshakeLayout.VERSION, h.version());
     assertEquals(2, h.purpose());
     assertEquals(3, h.applicationLength());
     assertArrayEquals(nonce, h.nonce());
 
     byte[] f = new byte[TcpFrameLayout.REQUEST_BYTES];
-    TcpFrameLayout.encodeRequest(f, 0, 7, -5, 1 << 30, 0xFFFF_FFFF_0000_0001L, new FrameMac(new byte[32]));
+    TcpFrameLayout.encodeRequest(
+        f, 0, 7, -5, 1 << 30, 0xFFFF_FFFF_0000_0001L, new FrameMac(new byte[32]));
     TcpFrameLayout.Request r = new TcpFrameLayout.Request();
     TcpFrameLayout.decodeRequest(f, 0, r);
     assertEquals(7, r.id);

@@ -2,9 +2,9 @@ package io.rdmashuffle.transport.verbs;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.AuthenticationException;
 import io.rdmashuffle.transport.CallRefusedException;
@@ -37,7 +37,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class AnnouncementServiceTest {
   private static final byte[] SECRET = "control-secret-0123456789".getBytes(StandardCharsets.UTF_8);
-  private static final byte[] OTHER_SECRET = "other-app-secret-012345678".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] OTHER_SECRET =
+      "other-app-secret-012345678".getBytes(StandardCharsets.UTF_8);
   private static final int CM_PORT = 4791;
 
   private final TransportMetrics serverMetrics = new TransportMetrics();
@@ -47,9 +48,14 @@ class AnnouncementServiceTest {
   private PeerAddress address;
 
   static ServerLimits limits(String connectTimeout) {
-    return ServerLimits.from(RdmaConf.of(TestSchema.SPARK_KEYS, Map.of(
-        "spark.shuffle.rdma.connect.timeout", connectTimeout,
-        "spark.shuffle.rdma.read.timeout", "5s")));
+    return ServerLimits.from(
+        RdmaConf.of(
+            TestSchema.SPARK_KEYS,
+            Map.of(
+                "spark.shuffle.rdma.connect.timeout",
+                connectTimeout,
+                "spark.shuffle.rdma.read.timeout",
+                "5s")));
   }
 
   @BeforeEach
@@ -57,14 +63,17 @@ class AnnouncementServiceTest {
     ApplicationSecrets secrets = ApplicationSecrets.of("app", SECRET);
     secrets.put("other", OTHER_SECRET);
     expectations = new ConnectExpectations(TimeUnit.SECONDS.toNanos(5), 3, 2);
-    server = new ConnectionServer(limits("2s"), secrets, serverMetrics, "127.0.0.1", 0, "127.0.0.1");
-    server.serveCalls(CallServices.VERBS_ANNOUNCE, new AnnouncementService(expectations, () -> CM_PORT));
+    server =
+        new ConnectionServer(limits("2s"), secrets, serverMetrics, "127.0.0.1", 0, "127.0.0.1");
+    server.serveCalls(
+        CallServices.VERBS_ANNOUNCE, new AnnouncementService(expectations, () -> CM_PORT));
     address = server.address();
     ApplicationSecrets readerSecrets = ApplicationSecrets.of("app", SECRET);
     readerSecrets.put("other", OTHER_SECRET);
     readerSecrets.put("intruder", "wrong-secret-0123456789ab".getBytes(StandardCharsets.UTF_8));
-    reader = new ConnectionServer(limits("2s"), readerSecrets, new TransportMetrics(), "127.0.0.1", 0,
-        "127.0.0.1");
+    reader =
+        new ConnectionServer(
+            limits("2s"), readerSecrets, new TransportMetrics(), "127.0.0.1", 0, "127.0.0.1");
   }
 
   @AfterEach
@@ -108,12 +117,16 @@ class AnnouncementServiceTest {
 
   @Test
   void aWrongSecretAnnouncesNothingAndIsCounted() throws Exception {
-    ApplicationSecrets wrong = ApplicationSecrets.of("app",
-        "wrong-secret-0123456789ab".getBytes(StandardCharsets.UTF_8));
-    try (ConnectionServer intruder = new ConnectionServer(limits("2s"), wrong, new TransportMetrics(),
-        "127.0.0.1", 0, "127.0.0.1")) {
-      assertThrows(AuthenticationException.class, () -> AnnouncementService.announce(
-          intruder.calls(), address, "app", at("127.0.0.1", 40200), 5000));
+    ApplicationSecrets wrong =
+        ApplicationSecrets.of("app", "wrong-secret-0123456789ab".getBytes(StandardCharsets.UTF_8));
+    try (ConnectionServer intruder =
+        new ConnectionServer(
+            limits("2s"), wrong, new TransportMetrics(), "127.0.0.1", 0, "127.0.0.1")) {
+      assertThrows(
+          AuthenticationException.class,
+          () ->
+              AnnouncementService.announce(
+                  intruder.calls(), address, "app", at("127.0.0.1", 40200), 5000));
     }
     assertEquals(0, expectations.size());
     await(() -> serverMetrics.failures(FailureKind.AUTHENTICATION) > 0);
@@ -125,7 +138,8 @@ class AnnouncementServiceTest {
   void anotherApplicationsPeerCannotTakeOverAnAnnouncement() throws Exception {
     InetSocketAddress source = at("127.0.0.1", 40150);
     announce("app", source);
-    CallRefusedException e = assertThrows(CallRefusedException.class, () -> announce("other", source));
+    CallRefusedException e =
+        assertThrows(CallRefusedException.class, () -> announce("other", source));
     assertEquals(AnnouncementService.TAKEN, e.status());
     assertEquals("app", expectations.claim(source), "the announcement still belongs to app");
   }
@@ -134,9 +148,19 @@ class AnnouncementServiceTest {
   void anAnnouncementOfAnotherHostsAddressIsRefused() throws Exception {
     // the call comes from 127.0.0.1; it may not speak for 127.0.0.9
     InetSocketAddress elsewhere = at("127.0.0.9", 40160);
-    ExecutionException e = assertThrows(ExecutionException.class, () -> reader.calls().call(address,
-        "app", CallServices.VERBS_ANNOUNCE, ConnectLayout.encodeAnnouncement(elsewhere),
-        InetAddress.getByName("127.0.0.1")).get(5, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                reader
+                    .calls()
+                    .call(
+                        address,
+                        "app",
+                        CallServices.VERBS_ANNOUNCE,
+                        ConnectLayout.encodeAnnouncement(elsewhere),
+                        InetAddress.getByName("127.0.0.1"))
+                    .get(5, TimeUnit.SECONDS));
     CallRefusedException refused = assertInstanceOf(CallRefusedException.class, e.getCause());
     assertEquals(AnnouncementService.SOURCE_MISMATCH, refused.status());
     assertNull(expectations.claim(elsewhere));
@@ -146,12 +170,12 @@ class AnnouncementServiceTest {
   void announcementsAreBoundedPerPeerAndInTotal() throws Exception {
     announce("app", at("127.0.0.1", 41001));
     announce("app", at("127.0.0.1", 41002));
-    CallRefusedException perPeer = assertThrows(CallRefusedException.class,
-        () -> announce("app", at("127.0.0.1", 41003)));
+    CallRefusedException perPeer =
+        assertThrows(CallRefusedException.class, () -> announce("app", at("127.0.0.1", 41003)));
     assertEquals(AnnouncementService.PEER_FULL, perPeer.status());
     announce("app", at("127.0.0.2", 41004));
-    CallRefusedException total = assertThrows(CallRefusedException.class,
-        () -> announce("app", at("127.0.0.3", 41005)));
+    CallRefusedException total =
+        assertThrows(CallRefusedException.class, () -> announce("app", at("127.0.0.3", 41005)));
     assertEquals(AnnouncementService.FULL, total.status());
     assertEquals("app", expectations.claim(at("127.0.0.1", 41001)));
     announce("app", at("127.0.0.3", 41005)); // a claimed one makes room
@@ -161,8 +185,14 @@ class AnnouncementServiceTest {
   void aMalformedAnnouncementIsRefusedAsMalformed() throws Exception {
     ByteBuffer bad = ConnectLayout.encodeAnnouncement(at("127.0.0.1", 40170));
     bad.put(ConnectLayout.LENGTH_OFFSET, (byte) 5);
-    ExecutionException e = assertThrows(ExecutionException.class, () -> reader.calls()
-        .call(address, "app", CallServices.VERBS_ANNOUNCE, bad).get(5, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                reader
+                    .calls()
+                    .call(address, "app", CallServices.VERBS_ANNOUNCE, bad)
+                    .get(5, TimeUnit.SECONDS));
     CallRefusedException refused = assertInstanceOf(CallRefusedException.class, e.getCause());
     assertEquals(CallRefusedException.MALFORMED, refused.status());
     assertTrue(refused.reason().contains("address length=5"), refused.reason());
@@ -175,13 +205,16 @@ class AnnouncementServiceTest {
     quick.expect(source, "app");
     Thread.sleep(5);
     assertNull(quick.claim(source));
-    assertEquals(ConnectExpectations.Outcome.ACCEPTED, quick.expect(source, "other"),
+    assertEquals(
+        ConnectExpectations.Outcome.ACCEPTED,
+        quick.expect(source, "other"),
         "an expired announcement holds its source no more");
   }
 
   @Test
   void aPeerThatNeverCompletesTheHandshakeIsDisconnectedAndCounted() throws Exception {
-    try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", address.port()))) {
+    try (SocketChannel ch =
+        SocketChannel.open(new InetSocketAddress("127.0.0.1", address.port()))) {
       long t0 = System.nanoTime();
       assertEquals(-1, ch.read(ByteBuffer.allocate(100)), "the server hangs up");
       long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -196,8 +229,15 @@ class AnnouncementServiceTest {
   void aSilentResponderFailsTheAnnouncementWithinTheConnectTimeout() throws Exception {
     try (ServerSocket mute = new ServerSocket(0, 10, InetAddress.getByName("127.0.0.1"))) {
       long t0 = System.nanoTime();
-      assertThrows(PeerUnreachableException.class, () -> AnnouncementService.announce(reader.calls(),
-          new PeerAddress("127.0.0.1", mute.getLocalPort()), "app", at("127.0.0.1", 1), 10_000));
+      assertThrows(
+          PeerUnreachableException.class,
+          () ->
+              AnnouncementService.announce(
+                  reader.calls(),
+                  new PeerAddress("127.0.0.1", mute.getLocalPort()),
+                  "app",
+                  at("127.0.0.1", 1),
+                  10_000));
       long ms = (System.nanoTime() - t0) / 1_000_000;
       assertTrue(ms < 5000, "gave up after " + ms + " ms; the connect timeout is 2 s");
     }

@@ -4,9 +4,9 @@ import java.util.function.Function;
 
 /**
  * Smoke test of real RDMA verbs through DiSNI and our native library, for the Soft-RoCE guest
- * (integration/softroce/run-in-guest.sh): loads the library the way production does
- * ({@link NativeLibrary}, nothing on java.library.path needed), then runs
- * {@code disni.ReadSmoke} inside its class loader. Run it with a plain {@code java}, no Maven:
+ * (integration/softroce/run-in-guest.sh): loads the library the way production does ({@link
+ * NativeLibrary}, nothing on java.library.path needed), then runs {@code disni.ReadSmoke} inside
+ * its class loader. Run it with a plain {@code java}, no Maven:
  *
  * <pre>
  * java -Xcheck:jni --add-exports java.base/sun.nio.ch=ALL-UNNAMED \
@@ -15,9 +15,9 @@ import java.util.function.Function;
  * </pre>
  *
  * Defaults: server 198.18.100.1 (rxe0), client 198.18.100.2 (rxe1), port 19190. The system property
- * {@code rdma.shuffle.verbs.nativeLibrary} names a library to use instead of the bundled one.
- * Exit status 0 and a line starting with {@code SMOKE PASSED} when everything held; 1 when a
- * check failed; 2 when the library can't be loaded.
+ * {@code rdma.shuffle.verbs.nativeLibrary} names a library to use instead of the bundled one. Exit
+ * status 0 and a line starting with {@code SMOKE PASSED} when everything held; 1 when a check
+ * failed; 2 when the library can't be loaded.
  */
 public final class DisniSmoke {
   static final String READ_SMOKE = "io.rdmashuffle.transport.verbs.disni.ReadSmoke";

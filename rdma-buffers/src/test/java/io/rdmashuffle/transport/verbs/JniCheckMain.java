@@ -5,9 +5,9 @@ import java.util.concurrent.Callable;
 
 /**
  * Child JVM of {@code NativeLibraryTest.jniChecksFindNothingToReport}: loads the bundled library
- * and runs {@code disni.NativeCallsProbe} (every native method, plus an event channel), so the
- * test can read what {@code -Xcheck:jni} printed. Prints one line per call; exit status 0 when
- * the library loaded and the probe ran.
+ * and runs {@code disni.NativeCallsProbe} (every native method, plus an event channel), so the test
+ * can read what {@code -Xcheck:jni} printed. Prints one line per call; exit status 0 when the
+ * library loaded and the probe ran.
  */
 public final class JniCheckMain {
   private JniCheckMain() {}
@@ -15,7 +15,9 @@ public final class JniCheckMain {
   public static void main(String[] args) throws Exception {
     NativeLibrary lib =
         NativeLibrary.attempt(
-            "", "verbs.nativeLibrary", JniCheckMain.class.getClassLoader(),
+            "",
+            "verbs.nativeLibrary",
+            JniCheckMain.class.getClassLoader(),
             System.getProperty("java.library.path", ""));
     if (!lib.isAvailable()) {
       lib.unavailabilityCause().printStackTrace();

@@ -1,11 +1,11 @@
 package io.rdmashuffle.transport.verbs;
 
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.Transport;
 import io.rdmashuffle.transport.TransportContext;
@@ -21,18 +21,29 @@ public final class MappedRegistrationProbe {
   private MappedRegistrationProbe() {}
 
   public static void main(String[] args) throws Exception {
-    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.transport", "verbs"));
-    try (Transport t = new VerbsTransportProvider().start(new TransportContext(conf,
-        ApplicationSecrets.of("probe", "probe-secret-0123456789".getBytes()), "198.18.100.1",
-        new TransportMetrics()))) {
+    RdmaConf conf =
+        RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.transport", "verbs"));
+    try (Transport t =
+        new VerbsTransportProvider()
+            .start(
+                new TransportContext(
+                    conf,
+                    ApplicationSecrets.of("probe", "probe-secret-0123456789".getBytes()),
+                    "198.18.100.1",
+                    new TransportMetrics()))) {
       for (String dir : new String[] {"/tmp", "/dev/shm", System.getProperty("user.dir")}) {
         Path p = Files.createTempFile(Path.of(dir), "probe", ".bin");
         Files.write(p, new byte[1 << 20]);
-        for (FileChannel.MapMode mode : new FileChannel.MapMode[] {FileChannel.MapMode.READ_ONLY,
-            FileChannel.MapMode.READ_WRITE, FileChannel.MapMode.PRIVATE}) {
-          try (FileChannel ch = mode == FileChannel.MapMode.READ_ONLY
-              ? FileChannel.open(p, StandardOpenOption.READ)
-              : FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        for (FileChannel.MapMode mode :
+            new FileChannel.MapMode[] {
+              FileChannel.MapMode.READ_ONLY,
+              FileChannel.MapMode.READ_WRITE,
+              FileChannel.MapMode.PRIVATE
+            }) {
+          try (FileChannel ch =
+              mode == FileChannel.MapMode.READ_ONLY
+                  ? FileChannel.open(p, StandardOpenOption.READ)
+                  : FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             MappedByteBuffer m = ch.map(mode, 0, 1 << 20);
             for (boolean touch : new boolean[] {false, true}) {
               if (touch) {
@@ -41,12 +52,18 @@ public final class MappedRegistrationProbe {
                 }
               }
               try {
-                RegisteredRegion r = t.registrar().register(
-                    MemoryPiece.ofMappedFile(m, ch, 0), Access.REMOTE_READ, "probe", () -> { });
+                RegisteredRegion r =
+                    t.registrar()
+                        .register(
+                            MemoryPiece.ofMappedFile(m, ch, 0),
+                            Access.REMOTE_READ,
+                            "probe",
+                            () -> {});
                 r.close();
                 System.out.println("PROBE " + dir + " " + mode + " touched=" + touch + ": OK");
               } catch (Exception e) {
-                System.out.println("PROBE " + dir + " " + mode + " touched=" + touch + ": " + e.getMessage());
+                System.out.println(
+                    "PROBE " + dir + " " + mode + " touched=" + touch + ": " + e.getMessage());
               }
             }
           } catch (Exception e) {

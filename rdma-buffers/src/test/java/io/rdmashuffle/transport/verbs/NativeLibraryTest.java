@@ -26,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Our JNI library under DiSNI, loaded the way production loads it. Runs in its own Surefire
- * execution ({@code native-checkjni} in rdma-buffers' pom) with {@code -Xcheck:jni}, DiSNI's
- * {@code --add-exports}, and an empty {@code java.library.path}.
+ * execution ({@code native-checkjni} in rdma-buffers' pom) with {@code -Xcheck:jni}, DiSNI's {@code
+ * --add-exports}, and an empty {@code java.library.path}.
  */
 @Timeout(60)
 class NativeLibraryTest {
@@ -85,10 +85,12 @@ class NativeLibraryTest {
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xcheck:jni",
-                "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
+                "--add-exports",
+                "java.base/sun.nio.ch=ALL-UNNAMED",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-Djava.library.path=" + libraryPath(),
-                "-cp", System.getProperty("java.class.path"),
+                "-cp",
+                System.getProperty("java.class.path"),
                 JniCheckMain.class.getName())
             .redirectErrorStream(true)
             .start();
@@ -226,24 +228,48 @@ class NativeLibraryTest {
 
     // Every native method of NativeDispatcher is there (no UnsatisfiedLinkError) and refuses
     // a null object id with an IOException or a negative result, as DiSNI declares it.
-    assertEquals(48, outcomes.keySet().stream().filter(k -> k.startsWith("_")).count(), "" + outcomes);
+    assertEquals(
+        48, outcomes.keySet().stream().filter(k -> k.startsWith("_")).count(), "" + outcomes);
     outcomes.forEach(
-        (method, outcome) -> assertFalse(outcome.contains("UnsatisfiedLinkError"), method + " " + outcome));
+        (method, outcome) ->
+            assertFalse(outcome.contains("UnsatisfiedLinkError"), method + " " + outcome));
     assertEquals("returned 32", outcomes.get("_getVersion"));
     assertEquals("returned 28", outcomes.get("_getSockAddrInSize"));
-    assertEquals("returned 0", outcomes.get("_ackCmEvent"), "events are acknowledged in _getCmEvent");
+    assertEquals(
+        "returned 0", outcomes.get("_ackCmEvent"), "events are acknowledged in _getCmEvent");
     assertEquals("returned -22", outcomes.get("_getCmEvent"), "-EINVAL for a null channel");
     assertEquals("returned -22", outcomes.get("_destroyCmId"));
     assertEquals("returned -1", outcomes.get("_queryOdpSupport"));
     for (String m :
         new String[] {
-          "_createId", "_createQP", "_bindAddr", "_listen", "_resolveAddr", "_resolveRoute",
-          "_connect", "_accept", "_allocPd", "_createCompChannel", "_createCQ", "_modifyQP",
-          "_regMr", "_deregMr", "_postSend", "_postRecv", "_pollCQ", "_reqNotifyCQ",
-          "_getCqEvent", "_getContext", "_getQpNum", "_getContextFd",
-          "_getContextNumCompVectors", "_getPdHandle", "_expPrefetchMr"
+          "_createId",
+          "_createQP",
+          "_bindAddr",
+          "_listen",
+          "_resolveAddr",
+          "_resolveRoute",
+          "_connect",
+          "_accept",
+          "_allocPd",
+          "_createCompChannel",
+          "_createCQ",
+          "_modifyQP",
+          "_regMr",
+          "_deregMr",
+          "_postSend",
+          "_postRecv",
+          "_pollCQ",
+          "_reqNotifyCQ",
+          "_getCqEvent",
+          "_getContext",
+          "_getQpNum",
+          "_getContextFd",
+          "_getContextNumCompVectors",
+          "_getPdHandle",
+          "_expPrefetchMr"
         }) {
-      assertTrue(outcomes.get(m).startsWith("threw java.io.IOException: "), m + " " + outcomes.get(m));
+      assertTrue(
+          outcomes.get(m).startsWith("threw java.io.IOException: "), m + " " + outcomes.get(m));
     }
     for (String m :
         new String[] {
@@ -254,14 +280,18 @@ class NativeLibraryTest {
     }
     for (String m :
         new String[] {
-          "NativeExtras.destroyQp", "NativeExtras.moveQpToError", "NativeExtras.odpCaps",
-          "NativeExtras.prefetch", "NativeExtras.awaitCompletion"
+          "NativeExtras.destroyQp",
+          "NativeExtras.moveQpToError",
+          "NativeExtras.odpCaps",
+          "NativeExtras.prefetch",
+          "NativeExtras.awaitCompletion"
         }) {
       assertEquals("returned -22", outcomes.get(m), m + ": -EINVAL for a null id");
     }
     assertEquals("returned -9", outcomes.get("NativeExtras.wake(-1)"), "-EBADF");
     assertEquals("returned fd ok, wake 0, close 0", outcomes.get("NativeExtras.wakeup"));
-    assertTrue(outcomes.get("NativeExtras.deviceOdpCaps").startsWith("returned "),
+    assertTrue(
+        outcomes.get("NativeExtras.deviceOdpCaps").startsWith("returned "),
         "a device list, possibly empty: " + outcomes.get("NativeExtras.deviceOdpCaps"));
     assertFalse(outcomes.get("NativeAffinity.getAffinity").equals("returned 0"));
     assertEquals("returned done", outcomes.get("NativeAffinity.setAffinity(current)"));
@@ -270,13 +300,13 @@ class NativeLibraryTest {
   @Test
   void eventChannelWithoutRdmaDeviceThrowsRatherThanCrashes() throws Exception {
     assumeTrue(
-        !Files.exists(Path.of("/dev/infiniband/rdma_cm")), "this host has RDMA-CM: nothing to refuse");
+        !Files.exists(Path.of("/dev/infiniband/rdma_cm")),
+        "this host has RDMA-CM: nothing to refuse");
     Callable<Map<String, String>> probe = probe();
 
     String outcome = probe.call().get("RdmaEventChannel.createEventChannel");
 
-    assertTrue(
-        outcome.startsWith("threw java.io.IOException: rdma_create_event_channel"), outcome);
+    assertTrue(outcome.startsWith("threw java.io.IOException: rdma_create_event_channel"), outcome);
     assertTrue(outcome.contains("(errno "), outcome);
     assertTrue(
         probe.call().get("_createEventChannel").startsWith("threw java.io.IOException: "),
@@ -303,7 +333,8 @@ class NativeLibraryTest {
     UnsatisfiedLinkError e =
         assertThrows(
             UnsatisfiedLinkError.class,
-            () -> lib.newInstance("io.rdmashuffle.transport.verbs.disni.NativeCheck", Object.class));
+            () ->
+                lib.newInstance("io.rdmashuffle.transport.verbs.disni.NativeCheck", Object.class));
     assertNotNull(e.getCause());
     assertTrue(e.getMessage().contains("no such file"), e.getMessage());
   }

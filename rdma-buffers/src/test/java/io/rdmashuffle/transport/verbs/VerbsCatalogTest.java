@@ -45,28 +45,38 @@ class VerbsCatalogTest {
   private static final long MIB = 1 << 20;
   private static final long BOUND = 64 * MIB;
   private static final int OUTPUTS = 4;
+
   /** Each output's partitions: a few small ones and one larger than a READ segment. */
   private static final long[] LENGTHS = {5000, 0, 40 * MIB, 123_457, 1};
+
   private static final int[] WANTED = {0, 2, 3, 4};
 
   @TempDir Path dir;
 
   private static RdmaConf conf() {
-    return RdmaConf.of(TestSchema.SPARK_KEYS, Map.of(
-        "spark.shuffle.rdma.transport", "verbs",
-        "spark.shuffle.rdma.read.timeout", TIMEOUT_SECONDS + "s",
-        "spark.shuffle.rdma.connect.timeout", 3 * TIMEOUT_SECONDS + "s",
-        "spark.shuffle.rdma.buffers.maxBytes", "64m",
-        "spark.shuffle.rdma.serve.maxPinnedBytes", "64m"));
+    return RdmaConf.of(
+        TestSchema.SPARK_KEYS,
+        Map.of(
+            "spark.shuffle.rdma.transport", "verbs",
+            "spark.shuffle.rdma.read.timeout", TIMEOUT_SECONDS + "s",
+            "spark.shuffle.rdma.connect.timeout", 3 * TIMEOUT_SECONDS + "s",
+            "spark.shuffle.rdma.buffers.maxBytes", "64m",
+            "spark.shuffle.rdma.serve.maxPinnedBytes", "64m"));
   }
 
   @Test
   void outputsSeveralTimesThePinnedBoundAreAllReadAndTheBoundHolds() throws Exception {
     PublishedOutputs published = new PublishedOutputs();
-    try (NodeRuntime server = NodeRuntime.start(new NodeRuntime.Context().conf(conf())
-            .defaultHost(SERVER).serving(published).reading(false));
-        NodeRuntime client = NodeRuntime.start(new NodeRuntime.Context().conf(conf())
-            .defaultHost(CLIENT).reading(true))) {
+    try (NodeRuntime server =
+            NodeRuntime.start(
+                new NodeRuntime.Context()
+                    .conf(conf())
+                    .defaultHost(SERVER)
+                    .serving(published)
+                    .reading(false));
+        NodeRuntime client =
+            NodeRuntime.start(
+                new NodeRuntime.Context().conf(conf()).defaultHost(CLIENT).reading(true))) {
       server.catalog().admit(APP, SECRET);
       client.secrets().put(APP, SECRET);
       Path[] data = new Path[OUTPUTS];
@@ -83,12 +93,23 @@ class VerbsCatalogTest {
       // every output, then the first again: it was deregistered meanwhile when memory is pinned
       int[] order = {0, 1, 2, 3, 0};
       for (int m : order) {
-        try (BlockFetcher f = new BlockFetcher(APP, client.locatorClient(), null,
-            client.connections(), client.buffers(),
-            new BlockFetcher.Options(48 * MIB, 8, (int) (8 * MIB), false, true, 60_000, 2, 100),
-            counters, () -> { })) {
-          f.add(new BlockFetcher.Source(new BlockFetcher.Owner(server.transport().localAddress(),
-              false, false), "1", Integer.toString(m), WANTED, "map " + m));
+        try (BlockFetcher f =
+            new BlockFetcher(
+                APP,
+                client.locatorClient(),
+                null,
+                client.connections(),
+                client.buffers(),
+                new BlockFetcher.Options(48 * MIB, 8, (int) (8 * MIB), false, true, 60_000, 2, 100),
+                counters,
+                () -> {})) {
+          f.add(
+              new BlockFetcher.Source(
+                  new BlockFetcher.Owner(server.transport().localAddress(), false, false),
+                  "1",
+                  Integer.toString(m),
+                  WANTED,
+                  "map " + m));
           Map<Integer, byte[]> got = new HashMap<>();
           Block b;
           while ((b = f.next()) != null) {
@@ -102,14 +123,16 @@ class VerbsCatalogTest {
             for (int q = 0; q < p; q++) {
               start += LENGTHS[q];
             }
-            assertArrayEquals(Arrays.copyOfRange(all, (int) start, (int) (start + LENGTHS[p])),
-                got.get(p), "map " + m + " partition " + p);
+            assertArrayEquals(
+                Arrays.copyOfRange(all, (int) start, (int) (start + LENGTHS[p])),
+                got.get(p),
+                "map " + m + " partition " + p);
           }
         }
         assertTrue(sm.pinnedBytes() <= BOUND, "pinned " + sm.pinnedBytes() + " > " + BOUND);
       }
-      System.out.println("pins=" + pins + " serving " + sm.snapshot() + " reading "
-          + counters.snapshot());
+      System.out.println(
+          "pins=" + pins + " serving " + sm.snapshot() + " reading " + counters.snapshot());
       if (pins) {
         assertTrue(sm.evictions() >= OUTPUTS - 1, "evictions: " + sm.snapshot());
         assertTrue(sm.reRegistrations() >= 1, "re-registrations: " + sm.snapshot());

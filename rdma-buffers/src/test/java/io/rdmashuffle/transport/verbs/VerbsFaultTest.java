@@ -2,7 +2,6 @@ package io.rdmashuffle.transport.verbs;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.BufferPool;
@@ -13,6 +12,7 @@ import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.ReadResults;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.FailureKind;
 import io.rdmashuffle.transport.PeerUnreachableException;
@@ -39,10 +39,10 @@ import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * Faults only real verbs can have: an RDMA device deleted ({@code rdma link delete}) while READs
- * are in flight, on the serving side and on the reading side. Every READ must end in a typed
- * error within its timeout, the JVM must not crash, and the device removal must complete (which
- * it does only once the process released every verbs resource of the device). Runs in the
- * Soft-RoCE guest, as root; re-creates each device afterwards.
+ * are in flight, on the serving side and on the reading side. Every READ must end in a typed error
+ * within its timeout, the JVM must not crash, and the device removal must complete (which it does
+ * only once the process released every verbs resource of the device). Runs in the Soft-RoCE guest,
+ * as root; re-creates each device afterwards.
  */
 @EnabledIf("io.rdmashuffle.transport.verbs.VerbsTransportTest#verbsAvailable")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -55,13 +55,22 @@ class VerbsFaultTest {
   private static final long TIMEOUT_SECONDS = Long.getLong("rdma.test.readTimeoutSeconds", 30);
 
   private static Transport start(String host) throws Exception {
-    RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, Map.of(
-        "spark.shuffle.rdma.transport", "verbs",
-        "spark.shuffle.rdma.read.timeout", TIMEOUT_SECONDS + "s",
-        "spark.shuffle.rdma.connect.timeout", 3 * TIMEOUT_SECONDS + "s",
-        "spark.shuffle.rdma.buffers.maxBytes", "256m"));
-    return new VerbsTransportProvider().start(new TransportContext(
-        conf, ApplicationSecrets.of(APP, SECRET), host, new TransportMetrics()));
+    RdmaConf conf =
+        RdmaConf.of(
+            TestSchema.SPARK_KEYS,
+            Map.of(
+                "spark.shuffle.rdma.transport",
+                "verbs",
+                "spark.shuffle.rdma.read.timeout",
+                TIMEOUT_SECONDS + "s",
+                "spark.shuffle.rdma.connect.timeout",
+                3 * TIMEOUT_SECONDS + "s",
+                "spark.shuffle.rdma.buffers.maxBytes",
+                "256m"));
+    return new VerbsTransportProvider()
+        .start(
+            new TransportContext(
+                conf, ApplicationSecrets.of(APP, SECRET), host, new TransportMetrics()));
   }
 
   private static void rdma(String... args) throws IOException, InterruptedException {
@@ -70,19 +79,21 @@ class VerbsFaultTest {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     boolean done = p.waitFor(120, TimeUnit.SECONDS);
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(done, "`rdma " + String.join(" ", args) + "` hung: the process still holds the device");
+    assertTrue(
+        done, "`rdma " + String.join(" ", args) + "` hung: the process still holds the device");
     assertEquals(0, p.exitValue(), "`rdma " + String.join(" ", args) + "`: " + out);
   }
 
   /** Deletes {@code device} while 4 MiB READs stream from the server, then checks the outcome. */
-  private void removeMidTransfer(String device, String netdev, boolean serverSide) throws Exception {
+  private void removeMidTransfer(String device, String netdev, boolean serverSide)
+      throws Exception {
     Transport server = start(SERVER);
     Transport client = start(CLIENT);
     BufferPool pool = new BufferPool(client.registrar(), 4096, 16 << 20, 256L << 20, true);
     ByteBuffer memory = DirectMemory.allocate(32 << 20);
     Patterns.fill(memory, 0, 1);
-    RegisteredRegion region = server.registrar().register(
-        MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> { });
+    RegisteredRegion region =
+        server.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> {});
     boolean recreated = false;
     try {
       ReadChannel c = client.connect(server.localAddress(), APP);
@@ -92,47 +103,63 @@ class VerbsFaultTest {
       AtomicBoolean removing = new AtomicBoolean();
       Thread[] remover = new Thread[1];
       Throwable[] removeFailure = new Throwable[1];
-      ReadListener listener = new ReadListener() {
-        @Override public void onReadComplete(ReadOp op) {
-          if (removing.compareAndSet(false, true)) {
-            remover[0] = new Thread(() -> {
-              try {
-                rdma("link", "delete", device);
-              } catch (Throwable t) {
-                removeFailure[0] = t;
+      ReadListener listener =
+          new ReadListener() {
+            @Override
+            public void onReadComplete(ReadOp op) {
+              if (removing.compareAndSet(false, true)) {
+                remover[0] =
+                    new Thread(
+                        () -> {
+                          try {
+                            rdma("link", "delete", device);
+                          } catch (Throwable t) {
+                            removeFailure[0] = t;
+                          }
+                        });
+                remover[0].start();
               }
-            });
-            remover[0].start();
-          }
-          results.onReadComplete(op);
-        }
+              results.onReadComplete(op);
+            }
 
-        @Override public void onReadFailed(ReadOp op, TransportException e) {
-          results.onReadFailed(op, e);
-        }
-      };
+            @Override
+            public void onReadFailed(ReadOp op, TransportException e) {
+              results.onReadFailed(op, e);
+            }
+          };
       List<ReadOp> ops = new ArrayList<>();
       for (int i = 0; i < count; i++) {
-        ops.add(new ReadOp().set(region.address() + (i % 8) * (4L << 20), region.rkey(), 4 << 20,
-            b, (i % 4) * (4 << 20), listener));
+        ops.add(
+            new ReadOp()
+                .set(
+                    region.address() + (i % 8) * (4L << 20),
+                    region.rkey(),
+                    4 << 20,
+                    b,
+                    (i % 4) * (4 << 20),
+                    listener));
       }
       long t0 = System.nanoTime();
       c.postAll(ops);
       long bound = 4 * TIMEOUT_SECONDS + 60;
-      assertTrue(results.await(bound, TimeUnit.SECONDS), "READs hung after " + device + " was deleted");
+      assertTrue(
+          results.await(bound, TimeUnit.SECONDS), "READs hung after " + device + " was deleted");
       remover[0].join(TimeUnit.SECONDS.toMillis(150));
       assertFalse(remover[0].isAlive(), "`rdma link delete " + device + "` never finished");
       assertNull(removeFailure[0], () -> "rdma link delete failed: " + removeFailure[0]);
       assertFalse(results.failures().isEmpty(), "no READ failed although " + device + " is gone");
       for (TransportException e : results.failures()) {
-        assertTrue(e.kind() == FailureKind.CONNECTION_LOST || e.kind() == FailureKind.TIMEOUT,
+        assertTrue(
+            e.kind() == FailureKind.CONNECTION_LOST || e.kind() == FailureKind.TIMEOUT,
             "unexpected " + e);
       }
       assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(bound));
       Transport gone = serverSide ? server : client;
-      PeerUnreachableException refused = assertThrows(PeerUnreachableException.class,
-          () -> gone.connect(server.localAddress(), APP));
-      assertTrue(refused.getMessage().contains("removed") || refused.getMessage().contains("closed"),
+      PeerUnreachableException refused =
+          assertThrows(
+              PeerUnreachableException.class, () -> gone.connect(server.localAddress(), APP));
+      assertTrue(
+          refused.getMessage().contains("removed") || refused.getMessage().contains("closed"),
           refused.getMessage());
       b.release();
       rdma("link", "add", device, "type", "rxe", "netdev", netdev);

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.BufferPool;
@@ -16,6 +15,7 @@ import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.ReadResults;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.FailureKind;
 import io.rdmashuffle.transport.PeerUnreachableException;
@@ -34,9 +34,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
- * The verbs serving side's own rules, on real verbs in the Soft-RoCE guest: an application's
- * served queue pairs go when it is withdrawn, and the caps on served queue pairs refuse a peer
- * beyond them.
+ * The verbs serving side's own rules, on real verbs in the Soft-RoCE guest: an application's served
+ * queue pairs go when it is withdrawn, and the caps on served queue pairs refuse a peer beyond
+ * them.
  */
 @EnabledIf("io.rdmashuffle.transport.verbs.VerbsTransportTest#verbsAvailable")
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
@@ -48,15 +48,25 @@ class VerbsServingTest {
   private static final long TIMEOUT_SECONDS = Long.getLong("rdma.test.readTimeoutSeconds", 30);
 
   private static Transport start(String host, Map<String, String> extra) throws Exception {
-    Map<String, String> settings = new HashMap<>(Map.of(
-        "spark.shuffle.rdma.transport", "verbs",
-        "spark.shuffle.rdma.read.timeout", TIMEOUT_SECONDS + "s",
-        "spark.shuffle.rdma.connect.timeout", 3 * TIMEOUT_SECONDS + "s",
-        "spark.shuffle.rdma.buffers.maxBytes", "64m"));
+    Map<String, String> settings =
+        new HashMap<>(
+            Map.of(
+                "spark.shuffle.rdma.transport",
+                "verbs",
+                "spark.shuffle.rdma.read.timeout",
+                TIMEOUT_SECONDS + "s",
+                "spark.shuffle.rdma.connect.timeout",
+                3 * TIMEOUT_SECONDS + "s",
+                "spark.shuffle.rdma.buffers.maxBytes",
+                "64m"));
     settings.putAll(extra);
-    return new VerbsTransportProvider().start(new TransportContext(
-        RdmaConf.of(TestSchema.SPARK_KEYS, settings), ApplicationSecrets.of(APP, SECRET), host,
-        new TransportMetrics()));
+    return new VerbsTransportProvider()
+        .start(
+            new TransportContext(
+                RdmaConf.of(TestSchema.SPARK_KEYS, settings),
+                ApplicationSecrets.of(APP, SECRET),
+                host,
+                new TransportMetrics()));
   }
 
   private static int served(Transport t) throws ReflectiveOperationException {
@@ -75,11 +85,12 @@ class VerbsServingTest {
   @Test
   void withdrawingAnApplicationDropsItsServedQueuePairsAndItsReadersConnectionsEnd()
       throws Exception {
-    try (Transport server = start(SERVER, Map.of()); Transport client = start(CLIENT, Map.of())) {
+    try (Transport server = start(SERVER, Map.of());
+        Transport client = start(CLIENT, Map.of())) {
       ByteBuffer memory = DirectMemory.allocate(1 << 20);
       Patterns.fill(memory, 0, 3);
-      RegisteredRegion region = server.registrar().register(
-          MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> { });
+      RegisteredRegion region =
+          server.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> {});
       BufferPool pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
       PooledBuffer b = pool.allocate(4096, 10, TimeUnit.SECONDS);
       try {
@@ -93,7 +104,8 @@ class VerbsServingTest {
         ReadResults after = readOnce(c, region, b);
         assertEquals(1, after.failures().size(), "a READ after the withdrawal fails");
         TransportException e = after.failures().get(0);
-        assertTrue(e.kind() == FailureKind.CONNECTION_LOST || e.kind() == FailureKind.TIMEOUT,
+        assertTrue(
+            e.kind() == FailureKind.CONNECTION_LOST || e.kind() == FailureKind.TIMEOUT,
             "unexpected " + e);
         assertFalse(c.isOpen());
         server.withdrawApplication(APP); // idempotent
@@ -109,17 +121,21 @@ class VerbsServingTest {
   @Test
   void servedQueuePairsOfOnePeerAreCapped() throws Exception {
     Map<String, String> cap = Map.of("spark.shuffle.rdma.verbs.servedQueuePairs.maxPerPeer", "2");
-    try (Transport server = start(SERVER, cap); Transport client = start(CLIENT, Map.of())) {
+    try (Transport server = start(SERVER, cap);
+        Transport client = start(CLIENT, Map.of())) {
       ReadChannel first = client.connect(server.localAddress(), APP);
       ReadChannel second = client.connect(server.localAddress(), APP);
 
-      PeerUnreachableException refused = assertThrows(PeerUnreachableException.class,
-          () -> client.connect(server.localAddress(), APP));
+      PeerUnreachableException refused =
+          assertThrows(
+              PeerUnreachableException.class, () -> client.connect(server.localAddress(), APP));
 
       assertEquals(2, served(server));
-      assertTrue(refused.getMessage().contains("connection failed")
-          || refused.getMessage().contains("REJECTED")
-          || refused.getMessage().contains("within"), refused.getMessage());
+      assertTrue(
+          refused.getMessage().contains("connection failed")
+              || refused.getMessage().contains("REJECTED")
+              || refused.getMessage().contains("within"),
+          refused.getMessage());
       first.close();
       second.close();
     }

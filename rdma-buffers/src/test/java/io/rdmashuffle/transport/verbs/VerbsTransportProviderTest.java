@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.rdmashuffle.config.ConfigException;
 import io.rdmashuffle.config.ConfigSource;
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.Availability;
 import io.rdmashuffle.transport.RdmaDevices;
 import java.util.Map;
@@ -54,12 +54,15 @@ class VerbsTransportProviderTest {
     provider.probe(conf(Map.of()));
 
     Availability a =
-        provider.probe(conf(Map.of("spark.shuffle.rdma.verbs.nativeLibrary", "/opt/x/libdisni.so")));
+        provider.probe(
+            conf(Map.of("spark.shuffle.rdma.verbs.nativeLibrary", "/opt/x/libdisni.so")));
 
     assertTrue(
         a.findings().stream()
-            .anyMatch(f -> f.startsWith(
-                "spark.shuffle.rdma.verbs.nativeLibrary=/opt/x/libdisni.so not used")),
+            .anyMatch(
+                f ->
+                    f.startsWith(
+                        "spark.shuffle.rdma.verbs.nativeLibrary=/opt/x/libdisni.so not used")),
         "findings: " + a.findings());
   }
 
@@ -70,7 +73,8 @@ class VerbsTransportProviderTest {
             ConfigException.class,
             () -> conf(Map.of("spark.shuffle.rdma.verbs.nativeLibrary", "libdisni.so")));
 
-    assertTrue(e.getMessage().contains("spark.shuffle.rdma.verbs.nativeLibrary=libdisni.so"),
+    assertTrue(
+        e.getMessage().contains("spark.shuffle.rdma.verbs.nativeLibrary=libdisni.so"),
         e.getMessage());
   }
 }

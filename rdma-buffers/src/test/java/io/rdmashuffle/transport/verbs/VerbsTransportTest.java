@@ -1,18 +1,18 @@
 package io.rdmashuffle.transport.verbs;
 
-import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.TransportKind;
+import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.RdmaDevices;
 import io.rdmashuffle.transport.TransportContractTest;
 import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
- * The transport contract on verbs, between two Soft-RoCE devices: the serving transport on
- * {@code rdma.test.serverHost} (default 198.18.100.1, rxe0 in the guest of
- * {@code integration/softroce/run-in-guest.sh}), the reading one on {@code rdma.test.clientHost}
- * (default 198.18.100.2, rxe1). Runs where an RDMA device port is active and the native library
- * loads; elsewhere it is skipped, and the guest run is what proves it.
+ * The transport contract on verbs, between two Soft-RoCE devices: the serving transport on {@code
+ * rdma.test.serverHost} (default 198.18.100.1, rxe0 in the guest of {@code
+ * integration/softroce/run-in-guest.sh}), the reading one on {@code rdma.test.clientHost} (default
+ * 198.18.100.2, rxe1). Runs where an RDMA device port is active and the native library loads;
+ * elsewhere it is skipped, and the guest run is what proves it.
  */
 @EnabledIf("verbsAvailable")
 class VerbsTransportTest extends TransportContractTest {

@@ -15,10 +15,11 @@ import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
 
 /**
- * Submits one MapReduce job of {@link Jobs} to the cluster its configuration names, waits for
- * it, and writes what the harness's tests check into a report file (a properties file): the job's
- * id and state, every counter by group and name (and each group's display name), and each task attempt's outcome and host. The
- * harness runs it as a client process on Hadoop's class path (never next to Spark's).
+ * Submits one MapReduce job of {@link Jobs} to the cluster its configuration names, waits for it,
+ * and writes what the harness's tests check into a report file (a properties file): the job's id
+ * and state, every counter by group and name (and each group's display name), and each task
+ * attempt's outcome and host. The harness runs it as a client process on Hadoop's class path (never
+ * next to Spark's).
  *
  * <pre>
  * ClusterJob [-D key=value]... JOB --report FILE [--reducers N] [--name NAME] INPUT... OUTPUT
@@ -38,8 +39,9 @@ public final class ClusterJob extends Configured implements Tool {
       a = JobArgs.parse(args);
     } catch (IllegalArgumentException e) {
       System.err.println("ClusterJob: " + e.getMessage());
-      System.err.println("usage: ClusterJob [-D key=value]... wordcount|sort|join --report FILE"
-          + " [--reducers N] [--name NAME] INPUT... OUTPUT");
+      System.err.println(
+          "usage: ClusterJob [-D key=value]... wordcount|sort|join --report FILE"
+              + " [--reducers N] [--name NAME] INPUT... OUTPUT");
       return 2;
     }
     Configuration conf = getConf();
@@ -74,8 +76,9 @@ public final class ClusterJob extends Configured implements Tool {
     do {
       events = job.getTaskCompletionEvents(from, 100);
       for (TaskCompletionEvent e : events) {
-        p.setProperty("task." + e.getTaskAttemptId(), (e.isMapTask() ? "MAP " : "REDUCE ")
-            + e.getStatus() + " " + e.getTaskTrackerHttp());
+        p.setProperty(
+            "task." + e.getTaskAttemptId(),
+            (e.isMapTask() ? "MAP " : "REDUCE ") + e.getStatus() + " " + e.getTaskTrackerHttp());
       }
       from += events.length;
     } while (events.length > 0);
@@ -84,7 +87,10 @@ public final class ClusterJob extends Configured implements Tool {
     try (OutputStream out = Files.newOutputStream(tmp)) {
       p.store(out, "ClusterJob report");
     }
-    Files.move(tmp, report, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+    Files.move(
+        tmp,
+        report,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING,
         java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 }

@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The command line of {@link ClusterJob} once Hadoop's generic options are taken off. */
-record JobArgs(String job, Path report, int reducers, String name, List<String> inputs,
-    String output) {
+record JobArgs(
+    String job, Path report, int reducers, String name, List<String> inputs, String output) {
 
   static JobArgs parse(String[] args) {
     if (args.length == 0) {
@@ -34,8 +34,13 @@ record JobArgs(String job, Path report, int reducers, String name, List<String> 
     if (reducers < 1) {
       throw new IllegalArgumentException("--reducers=" + reducers + ": must be at least 1");
     }
-    return new JobArgs(job, report, reducers, name == null ? job : name,
-        List.copyOf(paths.subList(0, paths.size() - 1)), paths.get(paths.size() - 1));
+    return new JobArgs(
+        job,
+        report,
+        reducers,
+        name == null ? job : name,
+        List.copyOf(paths.subList(0, paths.size() - 1)),
+        paths.get(paths.size() - 1));
   }
 
   private static String value(String[] args, int i, String option) {

@@ -49,8 +49,8 @@ final class Jobs {
           throw new IllegalArgumentException("join needs two inputs, got " + a.inputs());
         }
         Path left = new Path(a.inputs().get(0));
-        job.getConfiguration().set(JoinMapper.LEFT,
-            left.getFileSystem(conf).makeQualified(left).toUri().getPath());
+        job.getConfiguration()
+            .set(JoinMapper.LEFT, left.getFileSystem(conf).makeQualified(left).toUri().getPath());
         job.setMapperClass(JoinMapper.class);
         job.setReducerClass(JoinReducer.class);
         job.setMapOutputKeyClass(Text.class);
@@ -58,8 +58,9 @@ final class Jobs {
         job.setOutputKeyClass(Text.class);
         job.setOutputValueClass(Text.class);
       }
-      default -> throw new IllegalArgumentException("job=" + a.job()
-          + ": must be wordcount, sort or join");
+      default ->
+          throw new IllegalArgumentException(
+              "job=" + a.job() + ": must be wordcount, sort or join");
     }
     for (String in : a.inputs()) {
       FileInputFormat.addInputPath(job, new Path(in));
@@ -121,8 +122,8 @@ final class Jobs {
   }
 
   /**
-   * Join: {@code key,rest} lines; the value is tagged L or R by the input it came from (the
-   * first input named is the left one).
+   * Join: {@code key,rest} lines; the value is tagged L or R by the input it came from (the first
+   * input named is the left one).
    */
   public static final class JoinMapper extends Mapper<LongWritable, Text, Text, Text> {
     static final String LEFT = "rdma.cluster.join.left";

@@ -18,12 +18,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one thread that owns the transport's RDMA-CM event channel: it waits for connection
- * events, acknowledges each at once, and routes it: connect requests to the responder, address
- * and route resolution and connection outcomes to the thread connecting that id, disconnects to
- * the channel's owner. Ids are created and destroyed on this thread only (DiSNI keeps its ids in
- * an unsynchronized map it also reads while delivering events); other threads ask with {@link
- * #call}.
+ * The one thread that owns the transport's RDMA-CM event channel: it waits for connection events,
+ * acknowledges each at once, and routes it: connect requests to the responder, address and route
+ * resolution and connection outcomes to the thread connecting that id, disconnects to the channel's
+ * owner. Ids are created and destroyed on this thread only (DiSNI keeps its ids in an
+ * unsynchronized map it also reads while delivering events); other threads ask with {@link #call}.
  */
 final class CmEventLoop implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(CmEventLoop.class);
@@ -70,13 +69,14 @@ final class CmEventLoop implements Runnable {
       if (!running) {
         throw new IOException("the RDMA-CM event loop is stopped");
       }
-      commands.addLast(() -> {
-        try {
-          f.complete(work.call());
-        } catch (IOException | RuntimeException e) {
-          f.completeExceptionally(e);
-        }
-      });
+      commands.addLast(
+          () -> {
+            try {
+              f.complete(work.call());
+            } catch (IOException | RuntimeException e) {
+              f.completeExceptionally(e);
+            }
+          });
     }
     try {
       return f.get(timeoutMillis, TimeUnit.MILLISECONDS);
@@ -86,7 +86,8 @@ final class CmEventLoop implements Runnable {
       }
       throw new IOException(e.getCause());
     } catch (TimeoutException e) {
-      throw new IOException("the RDMA-CM event loop did not answer within " + timeoutMillis + " ms");
+      throw new IOException(
+          "the RDMA-CM event loop did not answer within " + timeoutMillis + " ms");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
@@ -99,13 +100,14 @@ final class CmEventLoop implements Runnable {
       if (!running) {
         return;
       }
-      commands.addLast(() -> {
-        try {
-          work.run();
-        } catch (IOException | RuntimeException e) {
-          LOG.debug("RDMA-CM command failed", e);
-        }
-      });
+      commands.addLast(
+          () -> {
+            try {
+              work.run();
+            } catch (IOException | RuntimeException e) {
+              LOG.debug("RDMA-CM command failed", e);
+            }
+          });
     }
   }
 
@@ -121,11 +123,13 @@ final class CmEventLoop implements Runnable {
 
   /** Creates an id on this channel (loop thread) and starts collecting its events. */
   RdmaCmId createId(long timeoutMillis) throws IOException {
-    return call(() -> {
-      RdmaCmId id = channel.createId(RdmaCm.RDMA_PS_TCP);
-      waiters.put(id, new ArrayBlockingQueue<>(16));
-      return id;
-    }, timeoutMillis);
+    return call(
+        () -> {
+          RdmaCmId id = channel.createId(RdmaCm.RDMA_PS_TCP);
+          waiters.put(id, new ArrayBlockingQueue<>(16));
+          return id;
+        },
+        timeoutMillis);
   }
 
   /**
@@ -246,7 +250,6 @@ final class CmEventLoop implements Runnable {
     runCommands(); // queued after the loop's last round; no other thread runs them now
     return true;
   }
-
 
   private static void sleepQuietly() {
     try {

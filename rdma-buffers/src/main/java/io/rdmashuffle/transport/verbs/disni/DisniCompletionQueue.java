@@ -12,10 +12,10 @@ import io.rdmashuffle.transport.verbs.engine.Completions;
 import java.io.IOException;
 
 /**
- * The transport's completion queue, its completion channel and an eventfd wake-up, through
- * DiSNI and our native extras. Completions are copied out of DiSNI's reused {@link IbvWC}
- * objects at once. Owned by the transport, used by the engine's agent thread (and {@link #wake}
- * by any thread).
+ * The transport's completion queue, its completion channel and an eventfd wake-up, through DiSNI
+ * and our native extras. Completions are copied out of DiSNI's reused {@link IbvWC} objects at
+ * once. Owned by the transport, used by the engine's agent thread (and {@link #wake} by any
+ * thread).
  */
 final class DisniCompletionQueue implements CompletionQueue {
   private final IbvCQ cq;

@@ -37,8 +37,10 @@ final class DisniQueuePair implements QueuePair {
   private final long[] localAddress = new long[MAX_BATCH];
   private final int[] length = new int[MAX_BATCH];
   private final int[] lkey = new int[MAX_BATCH];
+
   /** Set once the queue pair is destroyed (RDMA-CM thread, or the engine during device removal). */
   volatile boolean destroyed;
+
   /** Set when a destroy was asked for and its outcome is unknown (it may still happen later). */
   volatile boolean destroyUncertain;
 
@@ -49,8 +51,15 @@ final class DisniQueuePair implements QueuePair {
   }
 
   @Override
-  public void setRead(int index, long id, boolean signal, long remote, int remoteKey, long local,
-      int bytes, int localKey) {
+  public void setRead(
+      int index,
+      long id,
+      boolean signal,
+      long remote,
+      int remoteKey,
+      long local,
+      int bytes,
+      int localKey) {
     wrId[index] = id;
     signaled[index] = signal;
     remoteAddress[index] = remote;

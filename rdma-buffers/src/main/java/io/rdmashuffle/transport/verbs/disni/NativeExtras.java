@@ -1,22 +1,23 @@
 package io.rdmashuffle.transport.verbs.disni;
 
 /**
- * What the verbs transport needs from rdma-core beyond DiSNI 2.1's API, implemented in our
- * native library ({@code src/main/c/rdmashuffle_extras.c}). Lives in the DiSNI class loader,
- * which loaded that library, so its methods link. Object ids are DiSNI's ({@code getObjId()}).
- * Methods return a negative errno on failure rather than throw, except where noted.
+ * What the verbs transport needs from rdma-core beyond DiSNI 2.1's API, implemented in our native
+ * library ({@code src/main/c/rdmashuffle_extras.c}). Lives in the DiSNI class loader, which loaded
+ * that library, so its methods link. Object ids are DiSNI's ({@code getObjId()}). Methods return a
+ * negative errno on failure rather than throw, except where noted.
  */
 final class NativeExtras {
   /** {@link #awaitCompletion}: a completion event came (and was acknowledged). */
   static final int COMPLETION_EVENT = 1;
+
   /** {@link #awaitCompletion}: the wake-up was written. */
   static final int WOKEN = 2;
 
   private NativeExtras() {}
 
   /**
-   * Makes librdmacm resync its device list, so it closes its context of a removed device once
-   * no id uses it any more (without this the kernel waits forever for the removal to finish).
+   * Makes librdmacm resync its device list, so it closes its context of a removed device once no id
+   * uses it any more (without this the kernel waits forever for the removal to finish).
    *
    * @return the number of devices still present, or a negative errno
    */
@@ -46,8 +47,8 @@ final class NativeExtras {
   static native int moveQpToError(long qp);
 
   /**
-   * On-demand paging capabilities of a device context: {@code general_caps << 32 | rc_odp_caps},
-   * 0 when the device has none, a negative errno when the query failed.
+   * On-demand paging capabilities of a device context: {@code general_caps << 32 | rc_odp_caps}, 0
+   * when the device has none, a negative errno when the query failed.
    */
   static native long odpCaps(long context);
 
@@ -58,8 +59,8 @@ final class NativeExtras {
   static native String[] deviceOdpCaps() throws java.io.IOException;
 
   /**
-   * Asks the device to fault in a range of an on-demand memory region ahead of READs
-   * ({@code ibv_advise_mr} prefetch); waits for it when {@code wait}. 0 or a negative errno.
+   * Asks the device to fault in a range of an on-demand memory region ahead of READs ({@code
+   * ibv_advise_mr} prefetch); waits for it when {@code wait}. 0 or a negative errno.
    */
   static native int prefetch(long mr, long address, int length, boolean wait);
 }

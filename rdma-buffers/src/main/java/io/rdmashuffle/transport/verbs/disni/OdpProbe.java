@@ -11,7 +11,9 @@ import java.util.function.Function;
  * {@code verbs.registration} and why (or why the transport would not start).
  */
 public final class OdpProbe implements Function<String, Map<String, String>> {
-  /** @param setting the value of {@code verbs.registration} ({@code auto}, {@code pinned}, ...) */
+  /**
+   * @param setting the value of {@code verbs.registration} ({@code auto}, {@code pinned}, ...)
+   */
   @Override
   public Map<String, String> apply(String setting) {
     VerbsRegistration mode = VerbsRegistration.valueOf(setting);

@@ -4,14 +4,15 @@ import io.rdmashuffle.config.VerbsRegistration;
 
 /**
  * Whether served memory is registered with on-demand paging, decided once per device from the
- * setting {@code verbs.registration} and what the device reports ({@code ibv_query_device_ex}
- * ODP caps, through {@link NativeExtras#odpCaps}): on-demand needs ODP for RC with READ
- * (the device answers READs from pages it faults in). {@link #describe} says which and why, for
- * the log and the doctor.
+ * setting {@code verbs.registration} and what the device reports ({@code ibv_query_device_ex} ODP
+ * caps, through {@link NativeExtras#odpCaps}): on-demand needs ODP for RC with READ (the device
+ * answers READs from pages it faults in). {@link #describe} says which and why, for the log and the
+ * doctor.
  */
 record OdpSupport(VerbsRegistration setting, String device, long caps, boolean servedOnDemand) {
   /** ODP general support ({@code IBV_ODP_SUPPORT}) in the high word of the caps. */
   static final long GENERAL_SUPPORT = 1L << 32;
+
   /** {@code IBV_ODP_SUPPORT_READ} in {@code rc_odp_caps} (the low word). */
   static final long RC_READ = 1L << 3;
 
@@ -28,10 +29,13 @@ record OdpSupport(VerbsRegistration setting, String device, long caps, boolean s
   static OdpSupport decide(VerbsRegistration setting, String device, long caps, String key) {
     boolean can = rcRead(caps);
     if (setting == VerbsRegistration.ODP && !can) {
-      throw new IllegalStateException(key + "=odp, but " + device + " "
-          + lacks(caps) + "; use auto or pinned");
+      throw new IllegalStateException(
+          key + "=odp, but " + device + " " + lacks(caps) + "; use auto or pinned");
     }
-    return new OdpSupport(setting, device, caps,
+    return new OdpSupport(
+        setting,
+        device,
+        caps,
         setting == VerbsRegistration.ODP || (setting == VerbsRegistration.AUTO && can));
   }
 
@@ -43,7 +47,8 @@ record OdpSupport(VerbsRegistration setting, String device, long caps, boolean s
       return "has no on-demand paging";
     }
     return "has on-demand paging but not for RC READ (rc_odp_caps=0x"
-        + Long.toHexString(caps & 0xffff_ffffL) + ")";
+        + Long.toHexString(caps & 0xffff_ffffL)
+        + ")";
   }
 
   /** One line: which registration runs and why. */
@@ -52,8 +57,13 @@ record OdpSupport(VerbsRegistration setting, String device, long caps, boolean s
     return switch (setting) {
       case PINNED -> mode + " (verbs.registration=pinned)";
       case ODP -> mode + " (verbs.registration=odp; " + device + " supports RC READ on demand)";
-      case AUTO -> mode + " (verbs.registration=auto; " + device + " "
-          + (servedOnDemand ? "supports RC READ on demand" : lacks(caps)) + ")";
+      case AUTO ->
+          mode
+              + " (verbs.registration=auto; "
+              + device
+              + " "
+              + (servedOnDemand ? "supports RC READ on demand" : lacks(caps))
+              + ")";
     };
   }
 }

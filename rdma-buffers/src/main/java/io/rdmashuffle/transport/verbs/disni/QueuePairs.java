@@ -9,14 +9,15 @@ import com.ibm.disni.verbs.RdmaConnParam;
 import java.io.IOException;
 
 /**
- * How every queue pair of the transport is made: the one place its attributes are written. RC,
- * one scatter/gather entry, both sides on the transport's completion queue (served queue pairs
- * post nothing, so they never fill it); a reading queue pair gets a send queue as deep as the
- * device allows up to what was asked, a served one the least there is.
+ * How every queue pair of the transport is made: the one place its attributes are written. RC, one
+ * scatter/gather entry, both sides on the transport's completion queue (served queue pairs post
+ * nothing, so they never fill it); a reading queue pair gets a send queue as deep as the device
+ * allows up to what was asked, a served one the least there is.
  */
 final class QueuePairs {
   /** Send queue depth below which a reading queue pair is not worth making. */
   static final int MIN_DEPTH = 16;
+
   /** RC transport and RNR retries: the most RDMA-CM allows (7 RNR retries means "forever"). */
   private static final byte RETRIES = 7;
 

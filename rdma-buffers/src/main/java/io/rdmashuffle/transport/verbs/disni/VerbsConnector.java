@@ -23,12 +23,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reading side's connection setup and teardown: announces the RDMA-CM source to the peer by
- * a call to its connection server (after proving the application's secret there), connects through RDMA-CM with a
- * deadline on every step, and hands the established queue pair to the engine as a {@link
- * VerbsReadChannel}. Destroys reading queue pairs on the RDMA-CM thread and says whether each is
- * certainly gone ({@link DisniQueuePair.Lifecycle}), and releases a channel's id once the engine
- * ended it. One per transport.
+ * The reading side's connection setup and teardown: announces the RDMA-CM source to the peer by a
+ * call to its connection server (after proving the application's secret there), connects through
+ * RDMA-CM with a deadline on every step, and hands the established queue pair to the engine as a
+ * {@link VerbsReadChannel}. Destroys reading queue pairs on the RDMA-CM thread and says whether
+ * each is certainly gone ({@link DisniQueuePair.Lifecycle}), and releases a channel's id once the
+ * engine ended it. One per transport.
  */
 final class VerbsConnector {
   private static final Logger LOG = LoggerFactory.getLogger(VerbsConnector.class);
@@ -36,22 +36,34 @@ final class VerbsConnector {
   private final CmEventLoop cm;
   private final VerbsDevice device;
   private final CallClient calls;
+
   /** Peers' RDMA-CM ports where they differ from their server's port. */
   private final Map<PeerAddress, Integer> cmPorts = new ConcurrentHashMap<>();
+
   private final String host;
   private final long connectTimeoutMillis;
   private final int wantedDepth;
   private final long maxBytes;
+
   /** Reading channels by their RDMA-CM id, and their queue pairs by channel. */
   private final Map<RdmaCmId, VerbsReadChannel> clients = new ConcurrentHashMap<>();
+
   private final Map<VerbsReadChannel, DisniQueuePair> queuePairs = new ConcurrentHashMap<>();
+
   /** Established channels, until the engine ended them. */
   private final Map<VerbsReadChannel, Boolean> open = new ConcurrentHashMap<>();
+
   /** The RDMA-CM thread waits for the engine (device removal): the engine may use RDMA-CM. */
   volatile boolean cmParked;
 
-  VerbsConnector(CmEventLoop cm, VerbsDevice device, CallClient calls, String host,
-      long connectTimeoutMillis, int wantedDepth, long maxBytes) {
+  VerbsConnector(
+      CmEventLoop cm,
+      VerbsDevice device,
+      CallClient calls,
+      String host,
+      long connectTimeoutMillis,
+      int wantedDepth,
+      long maxBytes) {
     this.cm = cm;
     this.device = device;
     this.calls = calls;
@@ -67,8 +79,8 @@ final class VerbsConnector {
   }
 
   /**
-   * Connects to {@code peer} for {@code application}: resolve the address, announce the source
-   * on the peer's control port, resolve the route, create the queue pair, connect.
+   * Connects to {@code peer} for {@code application}: resolve the address, announce the source on
+   * the peer's control port, resolve the route, create the queue pair, connect.
    */
   VerbsReadChannel connect(PeerAddress peer, String application)
       throws TransportException, IOException, InterruptedException {
@@ -82,16 +94,20 @@ final class VerbsConnector {
         id = cm.createId(connectTimeoutMillis);
         RdmaCmId rid = id;
         InetSocketAddress dst = new InetSocketAddress(peerIp, port);
-        cm.call(() -> {
-          rid.resolveAddr(new InetSocketAddress(InetAddress.getByName(host), 0), dst,
-              (int) remaining(deadline));
-          return null;
-        }, remaining(deadline));
+        cm.call(
+            () -> {
+              rid.resolveAddr(
+                  new InetSocketAddress(InetAddress.getByName(host), 0),
+                  dst,
+                  (int) remaining(deadline));
+              return null;
+            },
+            remaining(deadline));
         expect(id, RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_RESOLVED, peer, deadline, "address");
         LOG.debug("{}: address resolved after {} ms", peer, elapsedMillis(deadline));
         InetSocketAddress source = (InetSocketAddress) cm.call(rid::getSource, remaining(deadline));
-        int theirs = AnnouncementService.announce(calls, peer, application, source,
-            remaining(deadline));
+        int theirs =
+            AnnouncementService.announce(calls, peer, application, source, remaining(deadline));
         if (theirs == port) {
           break;
         }
@@ -102,37 +118,43 @@ final class VerbsConnector {
         cleanup(id, null);
         id = null;
         if (attempt > 0) {
-          throw new PeerUnreachableException("peer's RDMA-CM port changed while connecting", peer,
-              null, null);
+          throw new PeerUnreachableException(
+              "peer's RDMA-CM port changed while connecting", peer, null, null);
         }
       }
       RdmaCmId cid = id;
-      cm.call(() -> {
-        cid.resolveRoute((int) remaining(deadline));
-        return null;
-      }, remaining(deadline));
+      cm.call(
+          () -> {
+            cid.resolveRoute((int) remaining(deadline));
+            return null;
+          },
+          remaining(deadline));
       LOG.debug("{}: announced after {} ms", peer, elapsedMillis(deadline));
       expect(id, RdmaCmEvent.EventType.RDMA_CM_EVENT_ROUTE_RESOLVED, peer, deadline, "route");
       // the channel's depth is what the completion queue has room for, at most the setting;
       // the send queue may be deeper (the device's minimum), never shallower
       int room = device.agent.depthAvailable(wantedDepth);
       if (room < Math.min(wantedDepth, QueuePairs.MIN_DEPTH)) {
-        throw new IOException("the completion queue is full (" + open.size()
-            + " reading connections)");
+        throw new IOException(
+            "the completion queue is full (" + open.size() + " reading connections)");
       }
-      QueuePairs.Made made = cm.call(
-          () -> QueuePairs.reading(cid, device.registrar.ownPd(), device.cq(), room),
-          connectTimeoutMillis);
+      QueuePairs.Made made =
+          cm.call(
+              () -> QueuePairs.reading(cid, device.registrar.ownPd(), device.cq(), room),
+              connectTimeoutMillis);
       qp = made.qp();
       DisniQueuePair dq = new DisniQueuePair(id, qp, lifecycle);
-      VerbsReadChannel ch = new VerbsReadChannel(peer, application,
-          Math.min(room, made.depth()), maxBytes, dq, device.agent);
+      VerbsReadChannel ch =
+          new VerbsReadChannel(
+              peer, application, Math.min(room, made.depth()), maxBytes, dq, device.agent);
       queuePairs.put(ch, dq);
       clients.put(id, ch);
-      cm.call(() -> {
-        cid.connect(QueuePairs.connParam());
-        return null;
-      }, remaining(deadline));
+      cm.call(
+          () -> {
+            cid.connect(QueuePairs.connParam());
+            return null;
+          },
+          remaining(deadline));
       expect(id, RdmaCmEvent.EventType.RDMA_CM_EVENT_ESTABLISHED, peer, deadline, "connection");
       device.agent.register(ch);
       open.put(ch, Boolean.TRUE);
@@ -143,15 +165,18 @@ final class VerbsConnector {
     }
   }
 
-  private void expect(RdmaCmId id, RdmaCmEvent.EventType want, PeerAddress peer, long deadline,
-      String step) throws TransportException, InterruptedException {
+  private void expect(
+      RdmaCmId id, RdmaCmEvent.EventType want, PeerAddress peer, long deadline, String step)
+      throws TransportException, InterruptedException {
     int got = cm.awaitEvent(id, deadline);
     if (got == want.ordinal()) {
       return;
     }
     RdmaCmEvent.EventType[] all = RdmaCmEvent.EventType.values();
-    String what = got < 0 ? "no " + step + " within " + connectTimeoutMillis + " ms"
-        : step + " failed: " + (got < all.length ? all[got].name() : "event " + got);
+    String what =
+        got < 0
+            ? "no " + step + " within " + connectTimeoutMillis + " ms"
+            : step + " failed: " + (got < all.length ? all[got].name() : "event " + got);
     throw new PeerUnreachableException(what, peer, null, null);
   }
 
@@ -175,10 +200,12 @@ final class VerbsConnector {
       lifecycle.destroy(dq);
     } else if (qp != null) {
       try {
-        cm.call(() -> {
-          id.destroyQP();
-          return null;
-        }, connectTimeoutMillis);
+        cm.call(
+            () -> {
+              id.destroyQP();
+              return null;
+            },
+            connectTimeoutMillis);
       } catch (IOException e) {
         LOG.debug("destroying a queue pair after a failed connect failed", e);
       }
@@ -187,47 +214,47 @@ final class VerbsConnector {
   }
 
   /**
-   * Destroys reading queue pairs on the RDMA-CM thread, once. librdmacm touches an id's queue
-   * pair while it processes the id's events (it moves it to RTR/RTS on a connect response), and
-   * two threads destroying the same queue pair unmap its queues twice: either corrupts the
-   * process. Says whether the queue pair is certainly gone: the engine releases READ targets
-   * only then.
+   * Destroys reading queue pairs on the RDMA-CM thread, once. librdmacm touches an id's queue pair
+   * while it processes the id's events (it moves it to RTR/RTS on a connect response), and two
+   * threads destroying the same queue pair unmap its queues twice: either corrupts the process.
+   * Says whether the queue pair is certainly gone: the engine releases READ targets only then.
    */
-  final DisniQueuePair.Lifecycle lifecycle = new DisniQueuePair.Lifecycle() {
-    @Override
-    public boolean destroy(DisniQueuePair qp) {
-      if (qp.destroyed) {
-        return true;
-      }
-      if (qp.destroyUncertain) {
-        return false;
-      }
-      if (cmParked) {
-        return destroyNow(qp); // the RDMA-CM thread waits for the engine (device removal)
-      }
-      try {
-        return cm.call(() -> destroyNow(qp), connectTimeoutMillis);
-      } catch (IOException e) {
-        // a stopped loop (never ran it) or no answer in time (it may still run): either way
-        // the queue pair may be alive
-        qp.destroyUncertain = true;
-        LOG.warn("queue pair of a reading connection not destroyed: {}", e.getMessage());
-        return false;
-      }
-    }
+  final DisniQueuePair.Lifecycle lifecycle =
+      new DisniQueuePair.Lifecycle() {
+        @Override
+        public boolean destroy(DisniQueuePair qp) {
+          if (qp.destroyed) {
+            return true;
+          }
+          if (qp.destroyUncertain) {
+            return false;
+          }
+          if (cmParked) {
+            return destroyNow(qp); // the RDMA-CM thread waits for the engine (device removal)
+          }
+          try {
+            return cm.call(() -> destroyNow(qp), connectTimeoutMillis);
+          } catch (IOException e) {
+            // a stopped loop (never ran it) or no answer in time (it may still run): either way
+            // the queue pair may be alive
+            qp.destroyUncertain = true;
+            LOG.warn("queue pair of a reading connection not destroyed: {}", e.getMessage());
+            return false;
+          }
+        }
 
-    @Override
-    public boolean moveToError(DisniQueuePair qp) {
-      if (qp.destroyed || qp.destroyUncertain) {
-        return false;
-      }
-      int rc = NativeExtras.moveQpToError(((NatIbvQP) qp.qp).getObjId());
-      if (rc != 0) {
-        LOG.warn("moving a reading queue pair to the error state failed: errno {}", -rc);
-      }
-      return rc == 0;
-    }
-  };
+        @Override
+        public boolean moveToError(DisniQueuePair qp) {
+          if (qp.destroyed || qp.destroyUncertain) {
+            return false;
+          }
+          int rc = NativeExtras.moveQpToError(((NatIbvQP) qp.qp).getObjId());
+          if (rc != 0) {
+            LOG.warn("moving a reading queue pair to the error state failed: errno {}", -rc);
+          }
+          return rc == 0;
+        }
+      };
 
   /** RDMA-CM thread (or the engine while that thread waits for it). */
   private static boolean destroyNow(DisniQueuePair qp) {
@@ -257,8 +284,9 @@ final class VerbsConnector {
     if (dq.destroyed) {
       cm.destroyLater(dq.cmId);
     } else {
-      LOG.error("{}: its queue pair is not destroyed; it and its RDMA-CM id are left to the"
-          + " process", ch);
+      LOG.error(
+          "{}: its queue pair is not destroyed; it and its RDMA-CM id are left to the" + " process",
+          ch);
     }
   }
 
@@ -268,8 +296,8 @@ final class VerbsConnector {
     if (ch == null) {
       return false;
     }
-    device.agent.breakLater(ch,
-        new ConnectionLostException("peer disconnected", ch.peer(), null, null));
+    device.agent.breakLater(
+        ch, new ConnectionLostException("peer disconnected", ch.peer(), null, null));
     return true;
   }
 

@@ -9,9 +9,9 @@ import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.verbs.engine.VerbsAgent;
 import io.rdmashuffle.transport.verbs.engine.VerbsAgentRunner;
+import io.rdmashuffle.transport.verbs.engine.VerbsReadChannel;
 import java.io.IOException;
 import java.util.function.Consumer;
-import io.rdmashuffle.transport.verbs.engine.VerbsReadChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,8 +34,14 @@ final class VerbsDevice {
   private final VerbsAgentRunner runner;
   private boolean cqDestroyed;
 
-  private VerbsDevice(VerbsRegistrar registrar, IbvCompChannel compChannel, IbvCQ cq,
-      int cqEntries, DisniCompletionQueue completions, VerbsAgent agent, VerbsAgentRunner runner) {
+  private VerbsDevice(
+      VerbsRegistrar registrar,
+      IbvCompChannel compChannel,
+      IbvCQ cq,
+      int cqEntries,
+      DisniCompletionQueue completions,
+      VerbsAgent agent,
+      VerbsAgentRunner runner) {
     this.registrar = registrar;
     this.compChannel = compChannel;
     this.cq = cq;
@@ -51,12 +57,21 @@ final class VerbsDevice {
    * @param deviceName for messages ("the RDMA device of HOST")
    * @param onEnded told when the engine ended a reading channel
    */
-  static VerbsDevice open(IbvContext context, String deviceName, RdmaConf conf,
-      TransportMetrics metrics, int maxDepth, Consumer<VerbsReadChannel> onEnded)
+  static VerbsDevice open(
+      IbvContext context,
+      String deviceName,
+      RdmaConf conf,
+      TransportMetrics metrics,
+      int maxDepth,
+      Consumer<VerbsReadChannel> onEnded)
       throws IOException {
     long odpCaps = NativeExtras.odpCaps(((NatIbvContext) context).getObjId());
-    OdpSupport odp = OdpSupport.decide(conf.get(RdmaShuffleConfig.VERBS_REGISTRATION), deviceName,
-        odpCaps, conf.keyOf(RdmaShuffleConfig.VERBS_REGISTRATION));
+    OdpSupport odp =
+        OdpSupport.decide(
+            conf.get(RdmaShuffleConfig.VERBS_REGISTRATION),
+            deviceName,
+            odpCaps,
+            conf.keyOf(RdmaShuffleConfig.VERBS_REGISTRATION));
     VerbsRegistrar registrar = new VerbsRegistrar(context, metrics.memory(), odp);
     IbvCompChannel channel = null;
     IbvCQ cq = null;
@@ -76,8 +91,14 @@ final class VerbsDevice {
       }
       DisniCompletionQueue completions =
           new DisniCompletionQueue(cq, channel, VerbsAgent.POLL_BATCH);
-      VerbsAgent agent = new VerbsAgent(completions, entries, Math.min(entries, maxDepth), metrics,
-          conf.get(RdmaShuffleConfig.READ_TIMEOUT).toNanos(), onEnded);
+      VerbsAgent agent =
+          new VerbsAgent(
+              completions,
+              entries,
+              Math.min(entries, maxDepth),
+              metrics,
+              conf.get(RdmaShuffleConfig.READ_TIMEOUT).toNanos(),
+              onEnded);
       VerbsAgentRunner runner = new VerbsAgentRunner(agent, completions, metrics, "rdma-verbs-cq");
       runner.start();
       return new VerbsDevice(registrar, channel, cq, entries, completions, agent, runner);
@@ -97,9 +118,8 @@ final class VerbsDevice {
   }
 
   /**
-   * Stops the engine (it breaks every reading channel first) and waits for it. Returns whether
-   * it ended: while it runs it may still poll the completion queue, which must then not be
-   * destroyed.
+   * Stops the engine (it breaks every reading channel first) and waits for it. Returns whether it
+   * ended: while it runs it may still poll the completion queue, which must then not be destroyed.
    */
   boolean stopEngine() {
     return runner.stop();

@@ -6,9 +6,9 @@ import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.RegisteredRegion;
 
 /**
- * A memory region registered with the NIC ({@code ibv_reg_mr}). Its address is the memory's
- * virtual address and its keys are the NIC's. Deregistered once, by whichever comes first: the
- * last release after close, or the device going away ({@link VerbsRegistrar#deviceRemoved}).
+ * A memory region registered with the NIC ({@code ibv_reg_mr}). Its address is the memory's virtual
+ * address and its keys are the NIC's. Deregistered once, by whichever comes first: the last release
+ * after close, or the device going away ({@link VerbsRegistrar#deviceRemoved}).
  */
 final class VerbsRegion extends RegisteredRegion {
   private final VerbsRegistrar registrar;
@@ -16,8 +16,13 @@ final class VerbsRegion extends RegisteredRegion {
   private IbvMr mr;
 
   VerbsRegion(
-      MemoryPiece memory, Access access, String owner, IbvMr mr, boolean onDemand,
-      VerbsRegistrar registrar, Runnable onFreed) {
+      MemoryPiece memory,
+      Access access,
+      String owner,
+      IbvMr mr,
+      boolean onDemand,
+      VerbsRegistrar registrar,
+      Runnable onFreed) {
     super(memory, access, owner, mr.getAddr(), mr.getRkey(), mr.getLkey(), onFreed);
     this.mr = mr;
     this.onDemand = onDemand;

@@ -5,7 +5,6 @@ import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.SVCRegMr;
 import com.ibm.disni.verbs.impl.NatIbvMr;
-import io.rdmashuffle.config.VerbsRegistration;
 import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.MemoryAccounting;
 import io.rdmashuffle.memory.MemoryPiece;
@@ -30,12 +29,12 @@ import org.slf4j.LoggerFactory;
  * Served regions are registered with remote READ only (no local write, never remote write), so a
  * read-only file mapping can be registered.
  *
- * <p>Served memory is registered with on-demand paging ({@code IBV_ACCESS_ON_DEMAND}) when
- * {@link OdpSupport} says so: nothing is pinned, the device faults pages in as READs touch them,
- * and a region is prefetched when it is registered (a published output is about to be read) and
- * on request ({@link #prefetch}). Accounting tells pinned from on-demand bytes, so a bound on
- * pinned memory can leave on-demand regions out. READ targets (the buffer pool) stay pinned:
- * they are written by the device on every READ.
+ * <p>Served memory is registered with on-demand paging ({@code IBV_ACCESS_ON_DEMAND}) when {@link
+ * OdpSupport} says so: nothing is pinned, the device faults pages in as READs touch them, and a
+ * region is prefetched when it is registered (a published output is about to be read) and on
+ * request ({@link #prefetch}). Accounting tells pinned from on-demand bytes, so a bound on pinned
+ * memory can leave on-demand regions out. READ targets (the buffer pool) stay pinned: they are
+ * written by the device on every READ.
  *
  * <p>{@code ibv_reg_mr} is thread-safe, so registration runs on the caller's thread, not on the
  * completion queue's owner (pinning a large file takes time the data path should not wait for).
@@ -46,8 +45,10 @@ final class VerbsRegistrar implements MemoryRegistrar {
   private final IbvContext context;
   private final IbvPd ownPd;
   private final Map<String, IbvPd> applicationPds = new HashMap<>();
+
   /** Applications withdrawn while regions of theirs were still registered. */
   private final Set<String> withdrawn = new java.util.HashSet<>();
+
   private final Set<VerbsRegion> live = Collections.newSetFromMap(new IdentityHashMap<>());
   private final MemoryAccounting accounting;
   private final OdpSupport odp;
@@ -125,8 +126,8 @@ final class VerbsRegistrar implements MemoryRegistrar {
           throw new IllegalArgumentException("a served region needs an owner application");
         }
         pd = pdOf(owner);
-        flags = IbvMr.IBV_ACCESS_REMOTE_READ
-            | (odp.servedOnDemand() ? IbvMr.IBV_ACCESS_ON_DEMAND : 0);
+        flags =
+            IbvMr.IBV_ACCESS_REMOTE_READ | (odp.servedOnDemand() ? IbvMr.IBV_ACCESS_ON_DEMAND : 0);
       } else {
         synchronized (this) {
           if (gone) {
@@ -157,13 +158,18 @@ final class VerbsRegistrar implements MemoryRegistrar {
       return region;
     } catch (IOException e) {
       throw new RegistrationException(
-          "the NIC refused to register " + piece.length() + " bytes (" + e.getMessage() + "): "
+          "the NIC refused to register "
+              + piece.length()
+              + " bytes ("
+              + e.getMessage()
+              + "): "
               + (piece.isFile() && !piece.writableMapping()
                   ? "the kernel pins only writable file mappings, and this process can't open the"
                       + " file for writing (nothing is ever written through it)"
                   : odp.servedOnDemand() && access == Access.REMOTE_READ
                       ? "on-demand registration refused (" + odp.describe() + ")"
-                      : "registered memory is pinned, check the memlock limit"), e);
+                      : "registered memory is pinned, check the memlock limit"),
+          e);
     }
   }
 
@@ -175,13 +181,17 @@ final class VerbsRegistrar implements MemoryRegistrar {
 
   /**
    * Starts an {@code ibv_advise_mr} prefetch of a range of an on-demand region, in pieces the
-   * native call takes (an int length); false for pinned regions, a closed region or a range
-   * outside it.
+   * native call takes (an int length); false for pinned regions, a closed region or a range outside
+   * it.
    */
   @Override
   public boolean prefetch(RegisteredRegion region, long offset, long length) {
-    if (!(region instanceof VerbsRegion r) || !r.onDemand() || length <= 0 || offset < 0
-        || offset > r.length() - length || !r.tryRetain()) {
+    if (!(region instanceof VerbsRegion r)
+        || !r.onDemand()
+        || length <= 0
+        || offset < 0
+        || offset > r.length() - length
+        || !r.tryRetain()) {
       return false;
     }
     try {
@@ -230,15 +240,14 @@ final class VerbsRegistrar implements MemoryRegistrar {
   }
 
   /**
-   * Deregisters every region now and releases the protection domains: the device went away (so
-   * the kernel can finish removing it), or the transport closes. Owners may still close their
-   * regions later; that then only updates the accounting.
+   * Deregisters every region now and releases the protection domains: the device went away (so the
+   * kernel can finish removing it), or the transport closes. Owners may still close their regions
+   * later; that then only updates the accounting.
    *
-   * <p>On close this must not wait for the last region: librdmacm owns the device context and
-   * may close it as soon as the transport's last RDMA-CM id is gone (it does when a device
-   * enumeration during some device's removal missed this one), after which any verbs call on
-   * the context crashes the process. So everything is released while the listening id still
-   * holds the context.
+   * <p>On close this must not wait for the last region: librdmacm owns the device context and may
+   * close it as soon as the transport's last RDMA-CM id is gone (it does when a device enumeration
+   * during some device's removal missed this one), after which any verbs call on the context
+   * crashes the process. So everything is released while the listening id still holds the context.
    */
   void releaseAll() {
     List<VerbsRegion> regions;

@@ -18,15 +18,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The serving side: the NIC answers READs, this class only decides who gets a queue pair. A
- * connect request is accepted when an authenticated peer announced its RDMA-CM source for an
- * application ({@link ConnectExpectations}) and the caps on served queue pairs (per peer address
- * and in all) leave room; its queue pair lives in that application's protection domain.
+ * The serving side: the NIC answers READs, this class only decides who gets a queue pair. A connect
+ * request is accepted when an authenticated peer announced its RDMA-CM source for an application
+ * ({@link ConnectExpectations}) and the caps on served queue pairs (per peer address and in all)
+ * leave room; its queue pair lives in that application's protection domain.
  *
  * <p>Served queue pairs are dropped when their peer disconnects, when their application is
- * withdrawn (its job ended: then its protection domain goes too, once its regions are
- * deregistered) and when the transport closes or loses its device. RDMA-CM thread only (its
- * events, and {@code CmEventLoop.call}).
+ * withdrawn (its job ended: then its protection domain goes too, once its regions are deregistered)
+ * and when the transport closes or loses its device. RDMA-CM thread only (its events, and {@code
+ * CmEventLoop.call}).
  */
 final class VerbsResponder {
   private static final Logger LOG = LoggerFactory.getLogger(VerbsResponder.class);
@@ -43,8 +43,13 @@ final class VerbsResponder {
   private final Map<RdmaCmId, Served> served = new HashMap<>();
   private final Map<InetAddress, Integer> perPeer = new HashMap<>();
 
-  VerbsResponder(VerbsRegistrar registrar, IbvCQ cq, ConnectExpectations expectations,
-      TransportMetrics metrics, int maxServed, int maxPerPeer) {
+  VerbsResponder(
+      VerbsRegistrar registrar,
+      IbvCQ cq,
+      ConnectExpectations expectations,
+      TransportMetrics metrics,
+      int maxServed,
+      int maxPerPeer) {
     this.registrar = registrar;
     this.cq = cq;
     this.expectations = expectations;
@@ -58,8 +63,8 @@ final class VerbsResponder {
   }
 
   /**
-   * A peer asks for a queue pair: accept it when announced and within the caps, else refuse
-   * (the id is destroyed, which rejects the request).
+   * A peer asks for a queue pair: accept it when announced and within the caps, else refuse (the id
+   * is destroyed, which rejects the request).
    *
    * @param open whether the transport still serves (not closed, device present)
    */
@@ -70,8 +75,8 @@ final class VerbsResponder {
       app = from == null ? null : expectations.claim(from);
       if (app == null || !open) {
         metrics.failure(FailureKind.AUTHENTICATION);
-        LOG.warn("refused an RDMA-CM connect from {}: not announced by an authenticated peer",
-            from);
+        LOG.warn(
+            "refused an RDMA-CM connect from {}: not announced by an authenticated peer", from);
         CmEventLoop.destroyNow(id);
         return;
       }
@@ -95,13 +100,18 @@ final class VerbsResponder {
   /** Why the caps refuse one more queue pair for {@code peer}, or null when it fits. */
   private String capsRefusal(InetAddress peer) {
     if (served.size() >= maxServed) {
-      return served.size() + " queue pairs served, the most verbs.servedQueuePairs.max="
-          + maxServed + " allows";
+      return served.size()
+          + " queue pairs served, the most verbs.servedQueuePairs.max="
+          + maxServed
+          + " allows";
     }
     int n = perPeer.getOrDefault(peer, 0);
     if (n >= maxPerPeer) {
-      return n + " queue pairs served to this peer, the most"
-          + " verbs.servedQueuePairs.maxPerPeer=" + maxPerPeer + " allows";
+      return n
+          + " queue pairs served to this peer, the most"
+          + " verbs.servedQueuePairs.maxPerPeer="
+          + maxPerPeer
+          + " allows";
     }
     return null;
   }
@@ -118,11 +128,12 @@ final class VerbsResponder {
   /** Drops every queue pair served for {@code application}; returns how many. */
   int withdraw(String application) {
     List<RdmaCmId> ids = new ArrayList<>();
-    served.forEach((id, s) -> {
-      if (s.application().equals(application)) {
-        ids.add(id);
-      }
-    });
+    served.forEach(
+        (id, s) -> {
+          if (s.application().equals(application)) {
+            ids.add(id);
+          }
+        });
     ids.forEach(this::drop);
     return ids.size();
   }

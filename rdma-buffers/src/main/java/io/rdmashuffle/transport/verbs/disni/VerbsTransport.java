@@ -1,11 +1,11 @@
 package io.rdmashuffle.transport.verbs.disni;
 
-import io.rdmashuffle.config.ServerConfig;
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.memory.MemoryRegistrar;
 import io.rdmashuffle.metrics.TransportMetrics;
@@ -34,21 +34,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One-sided READs with RDMA verbs through DiSNI. This class holds the parts together and owns
- * their lifetime: the RDMA-CM event loop ({@link CmEventLoop}) and listening id, the RDMA-CM
- * announcements served as calls on the process's connection server ({@link
- * AnnouncementService}: a queue pair is created only for a peer that proved its application's
- * secret there and announced the RDMA-CM source it connects from), the device's resources and
- * READ engine ({@link VerbsDevice}), the reading side's connection setup ({@link VerbsConnector})
- * and the serving side ({@link VerbsResponder}). It closes them, and releases everything when the
- * device is removed.
+ * One-sided READs with RDMA verbs through DiSNI. This class holds the parts together and owns their
+ * lifetime: the RDMA-CM event loop ({@link CmEventLoop}) and listening id, the RDMA-CM
+ * announcements served as calls on the process's connection server ({@link AnnouncementService}: a
+ * queue pair is created only for a peer that proved its application's secret there and announced
+ * the RDMA-CM source it connects from), the device's resources and READ engine ({@link
+ * VerbsDevice}), the reading side's connection setup ({@link VerbsConnector}) and the serving side
+ * ({@link VerbsResponder}). It closes them, and releases everything when the device is removed.
  *
  * <p>The responder's address is the connection server's; the RDMA-CM listening port has the same
  * number where it is free (the two port spaces are distinct), else any, and the announcement's
  * answer tells readers which.
  *
- * <p>Every connection step has a deadline (DiSNI's own endpoint classes are known to wait
- * forever on address and route errors; they are not used).
+ * <p>Every connection step has a deadline (DiSNI's own endpoint classes are known to wait forever
+ * on address and route errors; they are not used).
  */
 public final class VerbsTransport implements Transport, CmEventLoop.Events {
   private static final Logger LOG = LoggerFactory.getLogger(VerbsTransport.class);
@@ -64,8 +63,10 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
   private CmEventLoop cm;
   private RdmaCmId listenId;
   private ConnectionServer server;
+
   /** Whether close() closes the server: from a successful start on. */
   private boolean ownsServer;
+
   private AnnouncementService announcements;
   private volatile int cmPort;
   private VerbsDevice device;
@@ -83,9 +84,11 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     String h = conf.get(RdmaShuffleConfig.HOST);
     this.host = h.isEmpty() ? ctx.defaultHost() : h;
     this.connectTimeoutMillis = conf.get(RdmaShuffleConfig.CONNECT_TIMEOUT).toMillis();
-    this.expectations = new ConnectExpectations(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis),
-        conf.get(ServerConfig.VERBS_MAX_ANNOUNCEMENTS),
-        conf.get(ServerConfig.VERBS_MAX_ANNOUNCEMENTS_PER_PEER));
+    this.expectations =
+        new ConnectExpectations(
+            TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis),
+            conf.get(ServerConfig.VERBS_MAX_ANNOUNCEMENTS),
+            conf.get(ServerConfig.VERBS_MAX_ANNOUNCEMENTS_PER_PEER));
   }
 
   /** Starts the transport; on failure closes whatever it had built. */
@@ -102,8 +105,8 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
       return t;
     } catch (IOException | RuntimeException e) {
       t.close();
-      throw new TransportStartException("verbs transport could not start on " + t.host + ": "
-          + e.getMessage(), e);
+      throw new TransportStartException(
+          "verbs transport could not start on " + t.host + ": " + e.getMessage(), e);
     }
   }
 
@@ -126,29 +129,54 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
       throw new IOException(host + " is not the address of an RDMA device");
     }
     int wantedDepth = conf.get(RdmaShuffleConfig.MAX_OUTSTANDING_READS);
-    device = VerbsDevice.open(context, "the RDMA device of " + host, conf, metrics,
-        Math.max(QueuePairs.MIN_DEPTH, wantedDepth), ch -> connector.channelEnded(ch));
-    connector = new VerbsConnector(cm, device, server.calls(), host, connectTimeoutMillis,
-        wantedDepth, conf.get(RdmaShuffleConfig.MAX_OUTSTANDING_BYTES));
-    responder = new VerbsResponder(device.registrar, device.cq(), expectations, metrics,
-        conf.get(RdmaShuffleConfig.VERBS_SERVED_QUEUE_PAIRS),
-        conf.get(RdmaShuffleConfig.VERBS_SERVED_QUEUE_PAIRS_PER_PEER));
-    cm.call(() -> {
-      listenId.listen(128);
-      return null;
-    }, connectTimeoutMillis);
+    device =
+        VerbsDevice.open(
+            context,
+            "the RDMA device of " + host,
+            conf,
+            metrics,
+            Math.max(QueuePairs.MIN_DEPTH, wantedDepth),
+            ch -> connector.channelEnded(ch));
+    connector =
+        new VerbsConnector(
+            cm,
+            device,
+            server.calls(),
+            host,
+            connectTimeoutMillis,
+            wantedDepth,
+            conf.get(RdmaShuffleConfig.MAX_OUTSTANDING_BYTES));
+    responder =
+        new VerbsResponder(
+            device.registrar,
+            device.cq(),
+            expectations,
+            metrics,
+            conf.get(RdmaShuffleConfig.VERBS_SERVED_QUEUE_PAIRS),
+            conf.get(RdmaShuffleConfig.VERBS_SERVED_QUEUE_PAIRS_PER_PEER));
+    cm.call(
+        () -> {
+          listenId.listen(128);
+          return null;
+        },
+        connectTimeoutMillis);
     announcements = new AnnouncementService(expectations, () -> cmPort);
     server.serveCalls(CallServices.VERBS_ANNOUNCE, announcements);
     address = server.address();
-    LOG.info("verbs transport listening on {} (completion queue of {} entries); served memory: {}",
-        address, device.cqEntries, device.registrationMode());
+    LOG.info(
+        "verbs transport listening on {} (completion queue of {} entries); served memory: {}",
+        address,
+        device.cqEntries,
+        device.registrationMode());
   }
 
   private void bindListener(InetAddress ip, int port) throws IOException {
-    cm.call(() -> {
-      listenId.bindAddr(new InetSocketAddress(ip, port));
-      return null;
-    }, connectTimeoutMillis);
+    cm.call(
+        () -> {
+          listenId.bindAddr(new InetSocketAddress(ip, port));
+          return null;
+        },
+        connectTimeoutMillis);
   }
 
   @Override
@@ -187,13 +215,15 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
   @Override
   public ReadChannel connect(PeerAddress peer, String application) throws TransportException {
     if (closed || unusable != null) {
-      throw failed(new PeerUnreachableException(
-          closed ? "the verbs transport is closed" : unusable, peer, null, null));
+      throw failed(
+          new PeerUnreachableException(
+              closed ? "the verbs transport is closed" : unusable, peer, null, null));
     }
     byte[] secret = secrets.secretOf(application);
     if (secret == null) {
-      throw failed(new AuthenticationException(
-          "no secret known for application " + application, peer, null, null));
+      throw failed(
+          new AuthenticationException(
+              "no secret known for application " + application, peer, null, null));
     }
     try {
       ReadChannel ch = connector.connect(peer, application);
@@ -204,8 +234,9 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     } catch (TransportException e) {
       throw failed(e);
     } catch (IOException | RuntimeException e) {
-      throw failed(new PeerUnreachableException("connection setup failed: " + e.getMessage(),
-          peer, null, e));
+      throw failed(
+          new PeerUnreachableException(
+              "connection setup failed: " + e.getMessage(), peer, null, e));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw failed(new PeerUnreachableException("interrupted while connecting", peer, null, e));
@@ -244,8 +275,8 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
   }
 
   /**
-   * Drops every queue pair served for {@code application} and releases its protection domain
-   * once its regions are deregistered (at once when none is left).
+   * Drops every queue pair served for {@code application} and releases its protection domain once
+   * its regions are deregistered (at once when none is left).
    */
   @Override
   public void withdrawApplication(String application) {
@@ -288,10 +319,11 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     // engine posts nothing on a queue pair after destroying it
     connector.cmParked = true;
     CountDownLatch broken = new CountDownLatch(1);
-    device.agent.submit(() -> {
-      connector.breakAll(unusable);
-      broken.countDown();
-    });
+    device.agent.submit(
+        () -> {
+          connector.breakAll(unusable);
+          broken.countDown();
+        });
     try {
       broken.await(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
@@ -305,10 +337,11 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     listenId = null;
     // reading channels were broken above; their ids are destroyed by queued commands: run them
     // now, then let librdmacm notice the device is gone and close its context of it
-    cm.later(() -> {
-      int left = NativeExtras.syncDevices();
-      LOG.info("released the removed RDMA device; {} device(s) left", left);
-    });
+    cm.later(
+        () -> {
+          int left = NativeExtras.syncDevices();
+          LOG.info("released the removed RDMA device; {} device(s) left", left);
+        });
   }
 
   @Override
@@ -327,10 +360,12 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     }
     if (cm != null && responder != null && unusable == null) {
       try {
-        cm.call(() -> {
-          responder.dropAll();
-          return null;
-        }, 10_000);
+        cm.call(
+            () -> {
+              responder.dropAll();
+              return null;
+            },
+            10_000);
       } catch (IOException e) {
         LOG.warn("closing served connections failed", e);
       }
@@ -342,8 +377,11 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     // librdmacm's device context open until every verbs resource on it is released
     boolean cmEnded = cm == null || cm.stop();
     if (!engineEnded || !cmEnded) {
-      LOG.error("verbs transport on {}: the {} thread did not stop; its resources are left to the"
-          + " process", host, engineEnded ? "RDMA-CM" : "completion queue");
+      LOG.error(
+          "verbs transport on {}: the {} thread did not stop; its resources are left to the"
+              + " process",
+          host,
+          engineEnded ? "RDMA-CM" : "completion queue");
     }
     if (device != null && unusable == null) {
       device.release(engineEnded);

@@ -4,9 +4,9 @@ import java.util.ArrayDeque;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * What other threads hand the agent to run on its thread (closing a channel, breaking one after
- * a disconnect, device removal): a locked queue, and a wake-up of the completion queue so an
- * agent blocked there runs them at once. Only control work passes here, never a READ.
+ * What other threads hand the agent to run on its thread (closing a channel, breaking one after a
+ * disconnect, device removal): a locked queue, and a wake-up of the completion queue so an agent
+ * blocked there runs them at once. Only control work passes here, never a READ.
  */
 final class AgentCommands {
   private final ReentrantLock lock = new ReentrantLock();

@@ -3,9 +3,9 @@ package io.rdmashuffle.transport.verbs.engine;
 import java.io.IOException;
 
 /**
- * A completion queue with its completion channel and a wake-up event, as the engine uses it.
- * {@link #poll} and {@link #arm} are called by whichever thread runs the engine's duty cycle (one
- * at a time); {@link #await} blocks that thread; {@link #wake} may be called from any thread.
+ * A completion queue with its completion channel and a wake-up event, as the engine uses it. {@link
+ * #poll} and {@link #arm} are called by whichever thread runs the engine's duty cycle (one at a
+ * time); {@link #await} blocks that thread; {@link #wake} may be called from any thread.
  */
 public interface CompletionQueue {
   /**
@@ -18,8 +18,8 @@ public interface CompletionQueue {
   void arm() throws IOException;
 
   /**
-   * Blocks until a completion event (acknowledged here), a {@link #wake}, or {@code
-   * timeoutMillis}. A wake that came before the call makes it return at once.
+   * Blocks until a completion event (acknowledged here), a {@link #wake}, or {@code timeoutMillis}.
+   * A wake that came before the call makes it return at once.
    */
   void await(int timeoutMillis) throws IOException;
 

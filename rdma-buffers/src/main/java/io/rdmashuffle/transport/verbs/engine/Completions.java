@@ -1,8 +1,8 @@
 package io.rdmashuffle.transport.verbs.engine;
 
 /**
- * A batch of completions copied out of the device's completion objects: work request id and
- * status of each. Reused by its poller; the status values are {@code ibv_wc_status}'s.
+ * A batch of completions copied out of the device's completion objects: work request id and status
+ * of each. Reused by its poller; the status values are {@code ibv_wc_status}'s.
  */
 public final class Completions {
   public static final int SUCCESS = 0;
@@ -12,10 +12,27 @@ public final class Completions {
   public static final int RETRY_EXC_ERR = 12;
 
   private static final String[] NAMES = {
-    "SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR",
-    "MW_BIND_ERR", "BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_ACCESS_ERR",
-    "REM_OP_ERR", "RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR",
-    "REM_ABORT_ERR", "INV_EECN_ERR", "INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR",
+    "SUCCESS",
+    "LOC_LEN_ERR",
+    "LOC_QP_OP_ERR",
+    "LOC_EEC_OP_ERR",
+    "LOC_PROT_ERR",
+    "WR_FLUSH_ERR",
+    "MW_BIND_ERR",
+    "BAD_RESP_ERR",
+    "LOC_ACCESS_ERR",
+    "REM_INV_REQ_ERR",
+    "REM_ACCESS_ERR",
+    "REM_OP_ERR",
+    "RETRY_EXC_ERR",
+    "RNR_RETRY_EXC_ERR",
+    "LOC_RDD_VIOL_ERR",
+    "REM_INV_RD_REQ_ERR",
+    "REM_ABORT_ERR",
+    "INV_EECN_ERR",
+    "INV_EEC_STATE_ERR",
+    "FATAL_ERR",
+    "RESP_TIMEOUT_ERR",
     "GENERAL_ERR"
   };
 

@@ -3,13 +3,14 @@ package io.rdmashuffle.transport.verbs.engine;
 import java.util.ArrayList;
 
 /**
- * Posts made on the agent's own thread while it delivers a round of completions (listeners
- * posting their next READs, room freed by completions admitting waiting ones): instead of one
- * doorbell per post, each channel's admitted READs are rung once after the round, many per
- * doorbell. Owned by the agent; {@link #isAgentThread} may be asked by any thread.
+ * Posts made on the agent's own thread while it delivers a round of completions (listeners posting
+ * their next READs, room freed by completions admitting waiting ones): instead of one doorbell per
+ * post, each channel's admitted READs are rung once after the round, many per doorbell. Owned by
+ * the agent; {@link #isAgentThread} may be asked by any thread.
  */
 final class Doorbells {
   private final ArrayList<VerbsReadChannel> pending = new ArrayList<>();
+
   /** The thread running a round now; null between rounds. */
   private volatile Thread roundThread;
 

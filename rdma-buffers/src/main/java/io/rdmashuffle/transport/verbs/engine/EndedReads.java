@@ -4,8 +4,8 @@ import io.rdmashuffle.transport.ReadOp;
 
 /**
  * READs a channel took out of its work request ring under its lock, for the agent to release and
- * deliver after the lock is dropped (listeners run without any engine lock held). Owned and
- * reused by the agent thread.
+ * deliver after the lock is dropped (listeners run without any engine lock held). Owned and reused
+ * by the agent thread.
  */
 final class EndedReads {
   private final ReadOp[] ops;

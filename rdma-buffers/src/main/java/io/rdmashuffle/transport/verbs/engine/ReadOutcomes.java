@@ -45,7 +45,7 @@ final class ReadOutcomes {
 
   /** A READ ended because its channel did. */
   static TransportException lost(VerbsReadChannel ch, ReadOp op, TransportException cause) {
-    return new ConnectionLostException("connection ended with the READ in flight", ch.peer(), op,
-        cause);
+    return new ConnectionLostException(
+        "connection ended with the READ in flight", ch.peer(), op, cause);
   }
 }

@@ -15,14 +15,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The completion side of the verbs engine, one per completion queue (Agrona's agent): each call
- * of {@link #doWork} runs the commands other threads handed in, polls completions and ends the
- * READs they name (completing them, or failing them and breaking their channel), and enforces
- * the read timeout. Posting is not here: a channel's posters ring its doorbell themselves.
+ * The completion side of the verbs engine, one per completion queue (Agrona's agent): each call of
+ * {@link #doWork} runs the commands other threads handed in, polls completions and ends the READs
+ * they name (completing them, or failing them and breaking their channel), and enforces the read
+ * timeout. Posting is not here: a channel's posters ring its doorbell themselves.
  *
  * <p>One thread at a time calls {@link #doWork}, {@link #park} and {@link #breakChannel} (the
- * {@link VerbsAgentRunner}'s, or a test's); {@link #submit}, {@link #breakLater}, {@link #fail}
- * and {@link #register} are for any thread. Nothing on the READ path allocates.
+ * {@link VerbsAgentRunner}'s, or a test's); {@link #submit}, {@link #breakLater}, {@link #fail} and
+ * {@link #register} are for any thread. Nothing on the READ path allocates.
  *
  * <p>A work request id is {@code key << 32 | sequence}: the channel's key in a {@link
  * ConnectionTable} (its index and a generation) and the low bits of the READ's sequence number in
@@ -47,6 +47,7 @@ public final class VerbsAgent {
 
   /** Guards the completion queue room and the channel table's changes. */
   private final ReentrantLock roomLock = new ReentrantLock();
+
   private final AgentCommands commands;
   private int entriesLeft;
 
@@ -63,18 +64,24 @@ public final class VerbsAgent {
    * @param onEnded told (agent thread) when a channel ended and its READs were delivered
    */
   public VerbsAgent(
-      CompletionQueue cq, int cqEntries, int maxDepth, TransportMetrics metrics,
-      long timeoutNanos, Consumer<VerbsReadChannel> onEnded) {
+      CompletionQueue cq,
+      int cqEntries,
+      int maxDepth,
+      TransportMetrics metrics,
+      long timeoutNanos,
+      Consumer<VerbsReadChannel> onEnded) {
     this.cq = cq;
     this.metrics = metrics;
     this.timeoutNanos = timeoutNanos;
-    this.checkIntervalNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1),
-        Math.min(TimeUnit.MILLISECONDS.toNanos(100), timeoutNanos / 10));
+    this.checkIntervalNanos =
+        Math.max(
+            TimeUnit.MILLISECONDS.toNanos(1),
+            Math.min(TimeUnit.MILLISECONDS.toNanos(100), timeoutNanos / 10));
     this.onEnded = onEnded;
     this.entriesLeft = cqEntries;
     this.maxDepth = maxDepth;
-    this.channels = new ConnectionTable<>(
-        Math.min(ConnectionTable.MAX_CAPACITY, Math.max(1, cqEntries)));
+    this.channels =
+        new ConnectionTable<>(Math.min(ConnectionTable.MAX_CAPACITY, Math.max(1, cqEntries)));
     this.ended = new EndedReads(maxDepth);
     this.outcomes = new ReadOutcomes(metrics);
     this.commands = new AgentCommands(cq);
@@ -112,8 +119,12 @@ public final class VerbsAgent {
         throw new IOException("the connection ended while it was being set up");
       }
       if (ch.depth() > entriesLeft || ch.depth() > maxDepth) {
-        throw new IOException("the completion queue has room for " + Math.min(entriesLeft, maxDepth)
-            + " more READs, a channel of depth " + ch.depth() + " does not fit");
+        throw new IOException(
+            "the completion queue has room for "
+                + Math.min(entriesLeft, maxDepth)
+                + " more READs, a channel of depth "
+                + ch.depth()
+                + " does not fit");
       }
       int key = channels.add(ch);
       if (key < 0) {
@@ -146,8 +157,8 @@ public final class VerbsAgent {
   // ------------------------------------------------------------ agent thread
 
   /**
-   * Whether the caller is the agent's thread in a round (a listener posting more READs): its
-   * posts are rung after the round's completions, many per doorbell.
+   * Whether the caller is the agent's thread in a round (a listener posting more READs): its posts
+   * are rung after the round's completions, many per doorbell.
    */
   boolean onAgentThread() {
     return doorbells.isAgentThread();
@@ -175,8 +186,8 @@ public final class VerbsAgent {
   }
 
   /**
-   * Idles until a completion, a command or {@code timeoutMillis}: arms the completion queue,
-   * looks once more (a completion or a command may have come before the arming), then blocks.
+   * Idles until a completion, a command or {@code timeoutMillis}: arms the completion queue, looks
+   * once more (a completion or a command may have come before the arming), then blocks.
    */
   public void park(int timeoutMillis) {
     doorbells.beginRound();
@@ -226,8 +237,8 @@ public final class VerbsAgent {
       }
       return;
     }
-    TransportException failure = status == Completions.SUCCESS
-        ? null : ReadOutcomes.failureOf(status, ch, ended.op(last));
+    TransportException failure =
+        status == Completions.SUCCESS ? null : ReadOutcomes.failureOf(status, ch, ended.op(last));
     for (int i = 0; i <= last; i++) {
       ReadOp op = ended.op(i);
       op.target().release();
@@ -239,8 +250,10 @@ public final class VerbsAgent {
     }
     ended.clear();
     if (failure != null) {
-      breakChannel(ch, new ConnectionLostException(
-          "queue pair failed: " + Completions.statusName(status), ch.peer(), null, failure));
+      breakChannel(
+          ch,
+          new ConnectionLostException(
+              "queue pair failed: " + Completions.statusName(status), ch.peer(), null, failure));
     }
   }
 
@@ -252,8 +265,10 @@ public final class VerbsAgent {
       }
       if (ch.draining) {
         if (now - ch.drainDeadline > 0) {
-          LOG.warn("{}: the queue pair in the error state did not flush its READs within the read"
-              + " timeout; their buffers are leaked rather than reused", ch);
+          LOG.warn(
+              "{}: the queue pair in the error state did not flush its READs within the read"
+                  + " timeout; their buffers are leaked rather than reused",
+              ch);
           endAll(ch, ch.brokenBy, now, false);
           finish(ch, false);
         }
@@ -261,18 +276,20 @@ public final class VerbsAgent {
       }
       long oldest = ch.oldestPostedAt();
       if (oldest != -1 && now - oldest > timeoutNanos) {
-        breakChannel(ch, new ReadTimeoutException(
-            "READ(s) exceeded the read timeout; queue pair closed", ch.peer(), null, null));
+        breakChannel(
+            ch,
+            new ReadTimeoutException(
+                "READ(s) exceeded the read timeout; queue pair closed", ch.peer(), null, null));
       }
     }
   }
 
   /**
-   * Ends a channel: nothing more is posted on it, READs never posted fail at once, and the READs
-   * in flight end once their queue pair can no longer write into their targets: at once when it
-   * is destroyed; as their flush completions come when it could only be moved to the error
-   * state; never, when neither worked: then their targets are leaked on purpose (counted) and
-   * the READs fail at once. Idempotent. Agent thread.
+   * Ends a channel: nothing more is posted on it, READs never posted fail at once, and the READs in
+   * flight end once their queue pair can no longer write into their targets: at once when it is
+   * destroyed; as their flush completions come when it could only be moved to the error state;
+   * never, when neither worked: then their targets are leaked on purpose (counted) and the READs
+   * fail at once. Idempotent. Agent thread.
    */
   public void breakChannel(VerbsReadChannel ch, TransportException cause) {
     List<ReadOp> never = ch.markBroken(cause);
@@ -314,12 +331,18 @@ public final class VerbsAgent {
         metrics.readTargetLeaked();
       }
       boolean late = now - ended.postedAt(i) > timeoutNanos;
-      fail(op, late ? new ReadTimeoutException("READ timed out", ch.peer(), op, null)
-          : ReadOutcomes.lost(ch, op, cause));
+      fail(
+          op,
+          late
+              ? new ReadTimeoutException("READ timed out", ch.peer(), op, null)
+              : ReadOutcomes.lost(ch, op, cause));
     }
     if (!safe && ended.count() > 0) {
-      LOG.error("{}: its queue pair could not be destroyed nor flushed; the buffers of {} READ(s)"
-          + " in flight are leaked rather than reused", ch, ended.count());
+      LOG.error(
+          "{}: its queue pair could not be destroyed nor flushed; the buffers of {} READ(s)"
+              + " in flight are leaked rather than reused",
+          ch,
+          ended.count());
     }
     ended.clear();
   }

@@ -7,18 +7,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The thread that runs a {@link VerbsAgent}'s duty cycle: {@code doWork()}, then idle by a
- * {@link SpinThenParkIdleStrategy} that spins and yields briefly and then blocks on the completion channel
+ * The thread that runs a {@link VerbsAgent}'s duty cycle: {@code doWork()}, then idle by a {@link
+ * SpinThenParkIdleStrategy} that spins and yields briefly and then blocks on the completion channel
  * (woken at once by a completion, or by a command handed in through the wake-up event). An error
  * escaping a round is logged and counted as an engine error, and the loop goes on.
  */
 public final class VerbsAgentRunner implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(VerbsAgentRunner.class);
+
   /** Idle rounds spent spinning before yielding: a few microseconds. */
   static final int SPINS = 64;
+
   /**
-   * Then how long idle rounds yield before blocking: a completion that comes within it is found
-   * by polling, without the completion channel's wake-up.
+   * Then how long idle rounds yield before blocking: a completion that comes within it is found by
+   * polling, without the completion channel's wake-up.
    */
   static final long YIELD_NANOS = 50_000;
 
@@ -29,8 +31,8 @@ public final class VerbsAgentRunner implements Runnable {
   private final Thread thread;
   private volatile boolean running = true;
 
-  public VerbsAgentRunner(VerbsAgent agent, CompletionQueue cq, TransportMetrics metrics,
-      String threadName) {
+  public VerbsAgentRunner(
+      VerbsAgent agent, CompletionQueue cq, TransportMetrics metrics, String threadName) {
     this.agent = agent;
     this.cq = cq;
     this.metrics = metrics;

@@ -20,10 +20,10 @@ import java.util.List;
  * creation) and {@code maxBytes} bytes are in flight; beyond them READs wait here ({@link #post})
  * or are refused ({@link #tryPost}).
  *
- * <p>Ending: the agent marks the channel broken (nothing more is posted), then asks the queue
- * pair to be destroyed. READ targets are released only once the queue pair can no longer write
- * into them: after a destroy that succeeded, or after the queue pair was moved to the error state
- * and flushed each READ; otherwise they are leaked on purpose (and counted).
+ * <p>Ending: the agent marks the channel broken (nothing more is posted), then asks the queue pair
+ * to be destroyed. READ targets are released only once the queue pair can no longer write into
+ * them: after a destroy that succeeded, or after the queue pair was moved to the error state and
+ * flushed each READ; otherwise they are leaked on purpose (and counted).
  */
 public final class VerbsReadChannel extends BoundedReadChannel {
   private final QueuePair qp;
@@ -32,22 +32,31 @@ public final class VerbsReadChannel extends BoundedReadChannel {
 
   // ---- guarded by state
   private final WorkRequestRing ring;
+
   /** Admitted within the bounds, not yet posted. */
   private final ArrayDeque<ReadOp> admitted = new ArrayDeque<>();
+
   private boolean broken;
+
   /** A post failed: nothing more is posted; the agent breaks the channel. */
   private boolean postFailed;
+
   private int key = -1;
 
   // ---- agent thread only
   /** In the agent's list of channels whose doorbell rings after the round. */
   boolean postQueued;
+
   boolean draining;
   long drainDeadline;
   TransportException brokenBy;
 
   public VerbsReadChannel(
-      PeerAddress peer, String application, int depth, long maxBytes, QueuePair qp,
+      PeerAddress peer,
+      String application,
+      int depth,
+      long maxBytes,
+      QueuePair qp,
       VerbsAgent agent) {
     super(peer, application, depth, maxBytes);
     if (depth <= 0) {
@@ -152,8 +161,15 @@ public final class VerbsReadChannel extends BoundedReadChannel {
       for (int i = 0; i < k; i++) {
         ReadOp op = admitted.pollFirst();
         long seq = ring.add(op, now);
-        qp.setRead(i, VerbsAgent.wrId(key, seq), i == k - 1, op.remoteAddress(), op.rkey(),
-            op.target().address() + op.targetOffset(), op.length(), op.target().lkey());
+        qp.setRead(
+            i,
+            VerbsAgent.wrId(key, seq),
+            i == k - 1,
+            op.remoteAddress(),
+            op.rkey(),
+            op.target().address() + op.targetOffset(),
+            op.length(),
+            op.target().lkey());
       }
       try {
         qp.post(k);
@@ -170,10 +186,10 @@ public final class VerbsReadChannel extends BoundedReadChannel {
   // ------------------------------------------------------------ agent side
 
   /**
-   * A completion named the READ whose sequence number has the low bits {@code low}: the READs
-   * from the oldest through that one ended (a reliable connection completes in order); moves
-   * them into {@code out}. While open, frees their room (the agent then rings the doorbell for
-   * what that admits). Returns false when no READ in flight matches (a late completion).
+   * A completion named the READ whose sequence number has the low bits {@code low}: the READs from
+   * the oldest through that one ended (a reliable connection completes in order); moves them into
+   * {@code out}. While open, frees their room (the agent then rings the doorbell for what that
+   * admits). Returns false when no READ in flight matches (a late completion).
    */
   boolean takeCompleted(int low, EndedReads out, long now) {
     state.lock();

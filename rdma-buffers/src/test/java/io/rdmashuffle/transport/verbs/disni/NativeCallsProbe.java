@@ -14,10 +14,10 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 /**
- * Test helper run inside the DiSNI class loader (NativeLibraryTest): calls every native method
- * of DiSNI with null object ids, and creates an RDMA-CM event channel the way DiSNI users do.
- * Reports each outcome as text ("returned N" or "threw ExceptionClass: message"); the test
- * decides what is right. Any crash would end the JVM instead.
+ * Test helper run inside the DiSNI class loader (NativeLibraryTest): calls every native method of
+ * DiSNI with null object ids, and creates an RDMA-CM event channel the way DiSNI users do. Reports
+ * each outcome as text ("returned N" or "threw ExceptionClass: message"); the test decides what is
+ * right. Any crash would end the JVM instead.
  */
 public final class NativeCallsProbe implements Callable<Map<String, String>> {
   @Override
@@ -50,19 +50,22 @@ public final class NativeCallsProbe implements Callable<Map<String, String>> {
     out.put("NativeExtras.moveQpToError", outcome(() -> NativeExtras.moveQpToError(0)));
     out.put("NativeExtras.odpCaps", outcome(() -> NativeExtras.odpCaps(0)));
     out.put("NativeExtras.prefetch", outcome(() -> NativeExtras.prefetch(0, 0, 0, false)));
-    out.put("NativeExtras.awaitCompletion",
-        outcome(() -> NativeExtras.awaitCompletion(0, 0, -1, 0)));
+    out.put(
+        "NativeExtras.awaitCompletion", outcome(() -> NativeExtras.awaitCompletion(0, 0, -1, 0)));
     out.put("NativeExtras.wake(-1)", outcome(() -> NativeExtras.wake(-1)));
     out.put("NativeExtras.deviceOdpCaps", outcome(() -> NativeExtras.deviceOdpCaps().length));
-    out.put("NativeExtras.wakeup", outcome(() -> {
-      int fd = NativeExtras.createWakeup();
-      if (fd < 0) {
-        return "eventfd failed " + fd;
-      }
-      int woken = NativeExtras.wake(fd);
-      int closed = NativeExtras.closeWakeup(fd);
-      return "fd ok, wake " + woken + ", close " + closed;
-    }));
+    out.put(
+        "NativeExtras.wakeup",
+        outcome(
+            () -> {
+              int fd = NativeExtras.createWakeup();
+              if (fd < 0) {
+                return "eventfd failed " + fd;
+              }
+              int woken = NativeExtras.wake(fd);
+              int closed = NativeExtras.closeWakeup(fd);
+              return "fd ok, wake " + woken + ", close " + closed;
+            }));
   }
 
   private static Object eventChannel() throws IOException {

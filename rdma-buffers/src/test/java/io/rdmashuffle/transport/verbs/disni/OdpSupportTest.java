@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class OdpSupportTest {
   private static final long RC_READ_ODP = OdpSupport.GENERAL_SUPPORT | OdpSupport.RC_READ;
+
   /** ODP, but for RC only SEND and RECV (bits 0 and 1). */
   private static final long RC_SEND_ODP = OdpSupport.GENERAL_SUPPORT | 0b11;
 
@@ -21,7 +22,8 @@ class OdpSupportTest {
     OdpSupport odp = OdpSupport.decide(VerbsRegistration.AUTO, "rxe0", RC_READ_ODP, "k");
 
     assertTrue(odp.servedOnDemand());
-    assertEquals("on-demand paging (verbs.registration=auto; rxe0 supports RC READ on demand)",
+    assertEquals(
+        "on-demand paging (verbs.registration=auto; rxe0 supports RC READ on demand)",
         odp.describe());
   }
 
@@ -46,12 +48,17 @@ class OdpSupportTest {
 
   @Test
   void odpOnADeviceWithoutItRefusesToStartNamingSettingAndDevice() {
-    IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> OdpSupport.decide(VerbsRegistration.ODP, "rxe0", 0,
-            "spark.shuffle.rdma.verbs.registration"));
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () ->
+                OdpSupport.decide(
+                    VerbsRegistration.ODP, "rxe0", 0, "spark.shuffle.rdma.verbs.registration"));
 
-    assertEquals("spark.shuffle.rdma.verbs.registration=odp, but rxe0 has no on-demand paging;"
-        + " use auto or pinned", e.getMessage());
+    assertEquals(
+        "spark.shuffle.rdma.verbs.registration=odp, but rxe0 has no on-demand paging;"
+            + " use auto or pinned",
+        e.getMessage());
   }
 
   @Test

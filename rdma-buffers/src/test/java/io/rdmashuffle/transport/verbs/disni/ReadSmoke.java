@@ -33,10 +33,11 @@ import java.util.function.Function;
 import java.util.function.IntUnaryOperator;
 
 /**
- * Real verbs through DiSNI and our native library, both ends in one process (run by
- * {@code DisniSmoke} inside the Soft-RoCE guest, through NativeLibrary's class loader): a
- * server on the first address registers a buffer with {@code IBV_ACCESS_REMOTE_READ} only, a
- * client on the second connects an RC queue pair through RDMA-CM and
+ * Real verbs through DiSNI and our native library, both ends in one process (run by {@code
+ * DisniSmoke} inside the Soft-RoCE guest, through NativeLibrary's class loader): a server on the
+ * first address registers a buffer with {@code IBV_ACCESS_REMOTE_READ} only, a client on the second
+ * connects an RC queue pair through RDMA-CM and
+ *
  * <ol>
  *   <li>posts a batch of RDMA READs, only the last signalled, waits on the completion channel,
  *       polls one completion and checks every byte; then executes the same {@code SVCPostSend}
@@ -44,9 +45,10 @@ import java.util.function.IntUnaryOperator;
  *   <li>READs with a wrong rkey: a remote access error completion ({@code IBV_WC_REM_ACCESS_ERR});
  *   <li>on a second connection, WRITEs into the read-only region: refused the same way, bytes
  *       unchanged;
- *   <li>probes the error paths a transport must time out on: connecting to a port nobody
- *       listens on, resolving an address nobody has.
+ *   <li>probes the error paths a transport must time out on: connecting to a port nobody listens
+ *       on, resolving an address nobody has.
  * </ol>
+ *
  * Every wait is bounded; a failure throws with what was expected and what came.
  */
 public final class ReadSmoke implements Function<String[], String> {
@@ -56,7 +58,8 @@ public final class ReadSmoke implements Function<String[], String> {
   private static final int TIMEOUT_MS = 60_000;
   private static final int RESOLVE_TIMEOUT_MS = 2_000;
   private static final int IBV_WC_SUCCESS = IbvWC.IbvWcStatus.IBV_WC_SUCCESS.ordinal();
-  private static final int IBV_WC_REM_ACCESS_ERR = IbvWC.IbvWcStatus.IBV_WC_REM_ACCESS_ERR.ordinal();
+  private static final int IBV_WC_REM_ACCESS_ERR =
+      IbvWC.IbvWcStatus.IBV_WC_REM_ACCESS_ERR.ordinal();
 
   private final List<String> report = new ArrayList<>();
 
@@ -78,8 +81,14 @@ public final class ReadSmoke implements Function<String[], String> {
     Closer closer = new Closer();
     try {
       Server server = Server.open(closer, serverIp, port);
-      log("server listening on " + serverIp + ":" + port + ", served region " + SIZE
-          + " bytes, REMOTE_READ only");
+      log(
+          "server listening on "
+              + serverIp
+              + ":"
+              + port
+              + ", served region "
+              + SIZE
+              + " bytes, REMOTE_READ only");
       try (Closer c = new Closer()) {
         Link link = Link.connect(c, server, clientIp);
         readBatch(link, server);
@@ -103,9 +112,15 @@ public final class ReadSmoke implements Function<String[], String> {
     List<IbvSendWR> wrs = new ArrayList<>();
     for (int i = 0; i < BATCH; i++) {
       wrs.add(
-          rdmaWr(IbvSendWR.IBV_WR_RDMA_READ, 100 + i, i == BATCH - 1,
-              link.landingMr, (long) i * chunk, chunk,
-              server.servedMr.getAddr() + (long) i * chunk, server.servedMr.getRkey()));
+          rdmaWr(
+              IbvSendWR.IBV_WR_RDMA_READ,
+              100 + i,
+              i == BATCH - 1,
+              link.landingMr,
+              (long) i * chunk,
+              chunk,
+              server.servedMr.getAddr() + (long) i * chunk,
+              server.servedMr.getRkey()));
     }
     link.cq.reqNotification(false).execute().free();
     long t0 = System.nanoTime();
@@ -125,8 +140,15 @@ public final class ReadSmoke implements Function<String[], String> {
       throw new IOException("READ batch: a completion for an unsignalled READ");
     }
     checkLanding(link, i -> i, "READ batch");
-    report.add(BATCH + " READs x " + chunk + " bytes, 1 signalled: all " + SIZE
-        + " bytes match (" + micros + " us, completion channel used)");
+    report.add(
+        BATCH
+            + " READs x "
+            + chunk
+            + " bytes, 1 signalled: all "
+            + SIZE
+            + " bytes match ("
+            + micros
+            + " us, completion channel used)");
     log(report.get(report.size() - 1));
 
     // The same SVCPostSend again, changed in place (as a transport reuses them): each request
@@ -135,14 +157,14 @@ public final class ReadSmoke implements Function<String[], String> {
       link.landing.put(i, (byte) 0);
     }
     for (int i = 0; i < BATCH; i++) {
-      post.getWrMod(i).getRdmaMod()
+      post.getWrMod(i)
+          .getRdmaMod()
           .setRemote_addr(server.servedMr.getAddr() + (long) (BATCH - 1 - i) * chunk);
     }
     post.getWrMod(BATCH - 1).setWr_id(500);
     post.execute().free();
     expect(pollOne(link.cq, "reused READ batch"), 500, IBV_WC_SUCCESS, "reused READ batch");
-    checkLanding(
-        link, i -> (BATCH - 1 - i / chunk) * chunk + i % chunk, "reused READ batch");
+    checkLanding(link, i -> (BATCH - 1 - i / chunk) * chunk + i % chunk, "reused READ batch");
     report.add("the same SVCPostSend re-executed after in-place changes: mirrored chunks match");
     log(report.get(report.size() - 1));
   }
@@ -162,8 +184,15 @@ public final class ReadSmoke implements Function<String[], String> {
   private void readWithBadRkey(Link link, Server server) throws IOException {
     int badRkey = server.servedMr.getRkey() ^ 0x5a5a00;
     IbvSendWR wr =
-        rdmaWr(IbvSendWR.IBV_WR_RDMA_READ, 7, true, link.landingMr, 0, 4096,
-            server.servedMr.getAddr(), badRkey);
+        rdmaWr(
+            IbvSendWR.IBV_WR_RDMA_READ,
+            7,
+            true,
+            link.landingMr,
+            0,
+            4096,
+            server.servedMr.getAddr(),
+            badRkey);
     link.qp.postSend(List.of(wr), null).execute().free();
     IbvWC wc = pollOne(link.cq, "READ with a bad rkey");
     expect(wc, 7, IBV_WC_REM_ACCESS_ERR, "READ with a bad rkey");
@@ -176,8 +205,15 @@ public final class ReadSmoke implements Function<String[], String> {
       link.landing.put(i, (byte) 0x77);
     }
     IbvSendWR wr =
-        rdmaWr(IbvSendWR.IBV_WR_RDMA_WRITE, 9, true, link.landingMr, 0, 4096,
-            server.servedMr.getAddr(), server.servedMr.getRkey());
+        rdmaWr(
+            IbvSendWR.IBV_WR_RDMA_WRITE,
+            9,
+            true,
+            link.landingMr,
+            0,
+            4096,
+            server.servedMr.getAddr(),
+            server.servedMr.getRkey());
     link.qp.postSend(List.of(wr), null).execute().free();
     IbvWC wc = pollOne(link.cq, "WRITE into a REMOTE_READ-only region");
     expect(wc, 9, IBV_WC_REM_ACCESS_ERR, "WRITE into a REMOTE_READ-only region");
@@ -204,10 +240,20 @@ public final class ReadSmoke implements Function<String[], String> {
       long t0 = System.nanoTime();
       id.connect(connParam());
       EventType got =
-          await(ch, "connect to a closed port", EventType.RDMA_CM_EVENT_REJECTED,
-              EventType.RDMA_CM_EVENT_UNREACHABLE, EventType.RDMA_CM_EVENT_CONNECT_ERROR);
-      report.add("connect to closed port " + closedPort + ": " + got + " after "
-          + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+          await(
+              ch,
+              "connect to a closed port",
+              EventType.RDMA_CM_EVENT_REJECTED,
+              EventType.RDMA_CM_EVENT_UNREACHABLE,
+              EventType.RDMA_CM_EVENT_CONNECT_ERROR);
+      report.add(
+          "connect to closed port "
+              + closedPort
+              + ": "
+              + got
+              + " after "
+              + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)
+              + " ms");
       log(report.get(report.size() - 1));
     }
   }
@@ -221,10 +267,22 @@ public final class ReadSmoke implements Function<String[], String> {
       long t0 = System.nanoTime();
       id.resolveAddr(null, new InetSocketAddress(nobody, port), RESOLVE_TIMEOUT_MS);
       EventType got =
-          await(ch, "resolve " + nobody, EventType.RDMA_CM_EVENT_ADDR_ERROR,
-              EventType.RDMA_CM_EVENT_UNREACHABLE, EventType.RDMA_CM_EVENT_ADDR_RESOLVED);
-      report.add("resolve " + nobody + " (nobody), timeout " + RESOLVE_TIMEOUT_MS + " ms: " + got
-          + " after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+          await(
+              ch,
+              "resolve " + nobody,
+              EventType.RDMA_CM_EVENT_ADDR_ERROR,
+              EventType.RDMA_CM_EVENT_UNREACHABLE,
+              EventType.RDMA_CM_EVENT_ADDR_RESOLVED);
+      report.add(
+          "resolve "
+              + nobody
+              + " (nobody), timeout "
+              + RESOLVE_TIMEOUT_MS
+              + " ms: "
+              + got
+              + " after "
+              + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)
+              + " ms");
       log(report.get(report.size() - 1));
     }
   }
@@ -242,8 +300,15 @@ public final class ReadSmoke implements Function<String[], String> {
     return p;
   }
 
-  private static IbvSendWR rdmaWr(int opcode, long wrId, boolean signalled, IbvMr local,
-      long localOffset, int length, long remoteAddr, int rkey) {
+  private static IbvSendWR rdmaWr(
+      int opcode,
+      long wrId,
+      boolean signalled,
+      IbvMr local,
+      long localOffset,
+      int length,
+      long remoteAddr,
+      int rkey) {
     IbvSge sge = new IbvSge();
     sge.setAddr(local.getAddr() + localOffset);
     sge.setLength(length);
@@ -270,9 +335,16 @@ public final class ReadSmoke implements Function<String[], String> {
 
   private static void expect(IbvWC wc, long wrId, int status, String what) throws IOException {
     if (wc.getWr_id() != wrId || wc.getStatus() != status) {
-      throw new IOException(what + ": completion wr_id=" + wc.getWr_id() + " status="
-          + IbvWC.IbvWcStatus.valueOf(wc.getStatus()) + ", expected wr_id=" + wrId + " status="
-          + IbvWC.IbvWcStatus.valueOf(status));
+      throw new IOException(
+          what
+              + ": completion wr_id="
+              + wc.getWr_id()
+              + " status="
+              + IbvWC.IbvWcStatus.valueOf(wc.getStatus())
+              + ", expected wr_id="
+              + wrId
+              + " status="
+              + IbvWC.IbvWcStatus.valueOf(status));
     }
   }
 
@@ -472,8 +544,13 @@ public final class ReadSmoke implements Function<String[], String> {
       accepted.accept(connParam());
       await(ch, "client connect", EventType.RDMA_CM_EVENT_ESTABLISHED);
       await(server.channel, "server accept", EventType.RDMA_CM_EVENT_ESTABLISHED);
-      log("connected " + id.getSource() + " -> " + id.getDestination() + ", qp "
-          + l.qp.getQp_num());
+      log(
+          "connected "
+              + id.getSource()
+              + " -> "
+              + id.getDestination()
+              + ", qp "
+              + l.qp.getQp_num());
       return l;
     }
 

@@ -17,6 +17,7 @@ final class FakeCompletionQueue implements CompletionQueue {
   private boolean armed;
   private boolean woken;
   int awaits;
+
   /** Await ignores its timeout: only a completion (when armed) or a wake ends it. */
   volatile boolean untilWoken;
 
@@ -75,8 +76,10 @@ final class FakeCompletionQueue implements CompletionQueue {
       long left = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
       while (!woken && armed && (left > 0 || untilWoken)) {
         try {
-          left = untilWoken ? changed.awaitNanos(TimeUnit.SECONDS.toNanos(1))
-              : changed.awaitNanos(left);
+          left =
+              untilWoken
+                  ? changed.awaitNanos(TimeUnit.SECONDS.toNanos(1))
+                  : changed.awaitNanos(left);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new java.io.InterruptedIOException();

@@ -6,13 +6,19 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * A queue pair that records what is posted on it and answers destroy and error-state requests
- * as the test says. Optionally hands each posted doorbell to a sink (a fake device).
+ * A queue pair that records what is posted on it and answers destroy and error-state requests as
+ * the test says. Optionally hands each posted doorbell to a sink (a fake device).
  */
 class FakeQueuePair implements QueuePair {
   /** One posted READ as the device would see it. */
-  record Posted(long wrId, boolean signaled, long remoteAddress, int rkey, long localAddress,
-      int length, int lkey) {}
+  record Posted(
+      long wrId,
+      boolean signaled,
+      long remoteAddress,
+      int rkey,
+      long localAddress,
+      int length,
+      int lkey) {}
 
   private final Posted[] staged = new Posted[MAX_BATCH];
   final List<Posted> posted = new ArrayList<>();
@@ -35,8 +41,15 @@ class FakeQueuePair implements QueuePair {
   }
 
   @Override
-  public void setRead(int index, long wrId, boolean signaled, long remoteAddress, int rkey,
-      long localAddress, int length, int lkey) {
+  public void setRead(
+      int index,
+      long wrId,
+      boolean signaled,
+      long remoteAddress,
+      int rkey,
+      long localAddress,
+      int length,
+      int lkey) {
     staged[index] = new Posted(wrId, signaled, remoteAddress, rkey, localAddress, length, lkey);
   }
 

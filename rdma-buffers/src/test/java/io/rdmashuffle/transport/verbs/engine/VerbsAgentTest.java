@@ -32,9 +32,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The verbs engine step by step, with a fake completion queue and fake queue pairs: no device,
- * no DiSNI. The agent's duty cycle is driven by the test ({@code doWork}, {@code breakChannel})
- * except where threads are the point.
+ * The verbs engine step by step, with a fake completion queue and fake queue pairs: no device, no
+ * DiSNI. The agent's duty cycle is driven by the test ({@code doWork}, {@code breakChannel}) except
+ * where threads are the point.
  */
 @Timeout(60)
 class VerbsAgentTest {
@@ -48,9 +48,9 @@ class VerbsAgentTest {
 
   /**
    * These tests drive the engine step by step over fake queue pairs and often stop with READs in
-   * flight, or with targets the engine keeps on purpose (a queue pair it could neither destroy
-   * nor flush): their targets are fake regions still retained by design, not leaked memory. The
-   * tests assert what the engine gives back themselves (each target's {@code freed}).
+   * flight, or with targets the engine keeps on purpose (a queue pair it could neither destroy nor
+   * flush): their targets are fake regions still retained by design, not leaked memory. The tests
+   * assert what the engine gives back themselves (each target's {@code freed}).
    */
   @org.junit.jupiter.api.AfterEach
   void targetsStillHeldByDesign() {
@@ -62,8 +62,14 @@ class VerbsAgentTest {
     final AtomicBoolean freed = new AtomicBoolean();
 
     Target() {
-      super(MemoryPiece.of(DirectMemory.allocate(4096)), Access.LOCAL_WRITE, null, 0x1000, 0, 7,
-          () -> { });
+      super(
+          MemoryPiece.of(DirectMemory.allocate(4096)),
+          Access.LOCAL_WRITE,
+          null,
+          0x1000,
+          0,
+          7,
+          () -> {});
     }
 
     @Override
@@ -122,7 +128,8 @@ class VerbsAgentTest {
 
     assertEquals(List.of(3), qp.doorbells);
     List<FakeQueuePair.Posted> p = qp.posted();
-    assertEquals(List.of(false, false, true), p.stream().map(FakeQueuePair.Posted::signaled).toList());
+    assertEquals(
+        List.of(false, false, true), p.stream().map(FakeQueuePair.Posted::signaled).toList());
     assertEquals(0x1000 + 64, p.get(1).localAddress(), "target address + offset");
     assertEquals(7, p.get(1).lkey());
     assertEquals(42, p.get(1).rkey());
@@ -184,8 +191,7 @@ class VerbsAgentTest {
   }
 
   @Test
-  void anErrorCompletionFailsItsReadCompletesEarlierOnesAndBreaksTheChannel()
-      throws IOException {
+  void anErrorCompletionFailsItsReadCompletesEarlierOnesAndBreaksTheChannel() throws IOException {
     VerbsAgent agent = agent(TIMEOUT);
     FakeQueuePair qp = new FakeQueuePair();
     VerbsReadChannel ch = channel(agent, qp, 16);
@@ -232,13 +238,14 @@ class VerbsAgentTest {
     VerbsAgent agent = agent(TIMEOUT);
     AtomicBoolean freedAtDestroy = new AtomicBoolean(true);
     Target target = new Target();
-    FakeQueuePair qp = new FakeQueuePair() {
-      @Override
-      public synchronized boolean destroy() {
-        freedAtDestroy.set(target.freed.get());
-        return super.destroy();
-      }
-    };
+    FakeQueuePair qp =
+        new FakeQueuePair() {
+          @Override
+          public synchronized boolean destroy() {
+            freedAtDestroy.set(target.freed.get());
+            return super.destroy();
+          }
+        };
     VerbsReadChannel ch = channel(agent, qp, 16);
     Outcomes out = new Outcomes();
     ch.postAll(List.of(read(target, 0, out), read(target, 1, out)));
@@ -356,8 +363,9 @@ class VerbsAgentTest {
     channel(agent, new FakeQueuePair(), 32);
 
     assertEquals(8, agent.depthAvailable(32));
-    IOException e = org.junit.jupiter.api.Assertions.assertThrows(IOException.class,
-        () -> channel(agent, new FakeQueuePair(), 16));
+    IOException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IOException.class, () -> channel(agent, new FakeQueuePair(), 16));
     assertTrue(e.getMessage().contains("room for 8"), e.getMessage());
   }
 
@@ -368,20 +376,21 @@ class VerbsAgentTest {
     VerbsReadChannel ch = channel(agent, qp, 16);
     Target target = new Target();
     Outcomes out = new Outcomes();
-    ReadListener again = new ReadListener() {
-      @Override
-      public void onReadComplete(ReadOp op) {
-        out.onReadComplete(op);
-        if ((int) op.attachment() < 4) {
-          ch.post(read(target, (int) op.attachment() + 4, out));
-        }
-      }
+    ReadListener again =
+        new ReadListener() {
+          @Override
+          public void onReadComplete(ReadOp op) {
+            out.onReadComplete(op);
+            if ((int) op.attachment() < 4) {
+              ch.post(read(target, (int) op.attachment() + 4, out));
+            }
+          }
 
-      @Override
-      public void onReadFailed(ReadOp op, TransportException cause) {
-        out.onReadFailed(op, cause);
-      }
-    };
+          @Override
+          public void onReadFailed(ReadOp op, TransportException cause) {
+            out.onReadFailed(op, cause);
+          }
+        };
     for (int i = 0; i < 4; i++) {
       ch.post(read(target, i, again)); // four posts from this thread: four doorbells
     }
@@ -393,7 +402,8 @@ class VerbsAgentTest {
 
     assertEquals(List.of(1, 1, 1, 1, 4), qp.doorbells, "the four reposts rang once");
     assertEquals(4, ch.inFlight());
-    assertEquals(List.of(false, false, false, true),
+    assertEquals(
+        List.of(false, false, false, true),
         qp.posted().subList(4, 8).stream().map(FakeQueuePair.Posted::signaled).toList());
   }
 
@@ -404,17 +414,18 @@ class VerbsAgentTest {
     VerbsReadChannel ch = channel(agent, qp, 16);
     Target target = new Target();
     Outcomes out = new Outcomes();
-    ReadListener throwing = new ReadListener() {
-      @Override
-      public void onReadComplete(ReadOp op) {
-        throw new IllegalStateException("a bug in the caller");
-      }
+    ReadListener throwing =
+        new ReadListener() {
+          @Override
+          public void onReadComplete(ReadOp op) {
+            throw new IllegalStateException("a bug in the caller");
+          }
 
-      @Override
-      public void onReadFailed(ReadOp op, TransportException cause) {
-        throw new IllegalStateException("a bug in the caller");
-      }
-    };
+          @Override
+          public void onReadFailed(ReadOp op, TransportException cause) {
+            throw new IllegalStateException("a bug in the caller");
+          }
+        };
     ch.postAll(List.of(read(target, 0, throwing), read(target, 1, out)));
 
     cq.complete(qp.posted().get(1).wrId(), Completions.SUCCESS);
@@ -428,26 +439,27 @@ class VerbsAgentTest {
 
   @Test
   void aFailingPollIsTheEnginesErrorAndTheNextRoundGoesOn() throws IOException {
-    CompletionQueue failing = new CompletionQueue() {
-      int calls;
+    CompletionQueue failing =
+        new CompletionQueue() {
+          int calls;
 
-      @Override
-      public int poll(Completions into) throws IOException {
-        if (calls++ == 0) {
-          throw new IOException("ibv_poll_cq failed");
-        }
-        return cq.poll(into);
-      }
+          @Override
+          public int poll(Completions into) throws IOException {
+            if (calls++ == 0) {
+              throw new IOException("ibv_poll_cq failed");
+            }
+            return cq.poll(into);
+          }
 
-      @Override
-      public void arm() {}
+          @Override
+          public void arm() {}
 
-      @Override
-      public void await(int timeoutMillis) {}
+          @Override
+          public void await(int timeoutMillis) {}
 
-      @Override
-      public void wake() {}
-    };
+          @Override
+          public void wake() {}
+        };
     VerbsAgent agent = new VerbsAgent(failing, 256, 64, metrics, TIMEOUT, endedChannels::add);
     FakeQueuePair qp = new FakeQueuePair();
     VerbsReadChannel ch = channel(agent, qp, 16);
@@ -484,8 +496,8 @@ class VerbsAgentTest {
   void aConnectionThatEndsBeforeItIsRegisteredNeitherFreesNorTakesCompletionQueueRoom()
       throws IOException {
     VerbsAgent agent = new VerbsAgent(cq, 32, 32, metrics, TIMEOUT, endedChannels::add);
-    VerbsReadChannel early = new VerbsReadChannel(PEER, "app", 32, 1L << 30, new FakeQueuePair(),
-        agent);
+    VerbsReadChannel early =
+        new VerbsReadChannel(PEER, "app", 32, 1L << 30, new FakeQueuePair(), agent);
     agent.breakChannel(early, new ConnectionLostException("peer disconnected", PEER, null, null));
 
     assertEquals(32, agent.depthAvailable(64), "no room given back that was never taken");
@@ -509,16 +521,18 @@ class VerbsAgentTest {
     VerbsReadChannel ch = channel(agent, qp, 32);
     VerbsAgentRunner runner = new VerbsAgentRunner(agent, cq, metrics, "test-agent");
     AtomicBoolean stopDevice = new AtomicBoolean();
-    Thread nic = new Thread(() -> {
-      while (!stopDevice.get()) {
-        FakeQueuePair.Posted p = device.poll();
-        if (p == null) {
-          Thread.onSpinWait();
-        } else if (p.signaled()) {
-          cq.complete(p.wrId(), Completions.SUCCESS);
-        }
-      }
-    });
+    Thread nic =
+        new Thread(
+            () -> {
+              while (!stopDevice.get()) {
+                FakeQueuePair.Posted p = device.poll();
+                if (p == null) {
+                  Thread.onSpinWait();
+                } else if (p.signaled()) {
+                  cq.complete(p.wrId(), Completions.SUCCESS);
+                }
+              }
+            });
     nic.start();
     runner.start();
     Target target = new Target();
@@ -530,22 +544,24 @@ class VerbsAgentTest {
     List<ReadOp> all = new CopyOnWriteArrayList<>();
     for (int t = 0; t < threads; t++) {
       int base = t * perThread;
-      Thread poster = new Thread(() -> {
-        try {
-          go.await();
-        } catch (InterruptedException e) {
-          return;
-        }
-        for (int i = 0; i < perThread; i++) {
-          ReadOp op = read(target, (base + i) % 60, out);
-          all.add(op);
-          if (i % 3 == 0) {
-            ch.postAll(List.of(op));
-          } else {
-            ch.post(op);
-          }
-        }
-      });
+      Thread poster =
+          new Thread(
+              () -> {
+                try {
+                  go.await();
+                } catch (InterruptedException e) {
+                  return;
+                }
+                for (int i = 0; i < perThread; i++) {
+                  ReadOp op = read(target, (base + i) % 60, out);
+                  all.add(op);
+                  if (i % 3 == 0) {
+                    ch.postAll(List.of(op));
+                  } else {
+                    ch.post(op);
+                  }
+                }
+              });
       posters.add(poster);
       poster.start();
     }

@@ -4,16 +4,19 @@ import org.apache.spark.SparkConf;
 
 /**
  * How many tasks this process runs at once: what its READ buffer pool is shared among. {@code
- * spark.executor.cores} when set; else, in local mode, the machine's processors; else the cores
- * the executor was started with ({@code --cores} of Spark's executor backend: a standalone
- * executor without spark.executor.cores takes every core of its worker, and its configuration
- * does not say how many); else the machine's processors (the smaller share, never the larger).
+ * spark.executor.cores} when set; else, in local mode, the machine's processors; else the cores the
+ * executor was started with ({@code --cores} of Spark's executor backend: a standalone executor
+ * without spark.executor.cores takes every core of its worker, and its configuration does not say
+ * how many); else the machine's processors (the smaller share, never the larger).
  */
 final class ExecutorCores {
   private ExecutorCores() {}
 
   static int of(SparkConf conf, boolean localMaster) {
-    return of(conf, localMaster, System.getProperty("sun.java.command", ""),
+    return of(
+        conf,
+        localMaster,
+        System.getProperty("sun.java.command", ""),
         Runtime.getRuntime().availableProcessors());
   }
 

@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Every time rdma-shuffle hands work to Spark's stock shuffle: counted by cause, and logged once
- * per process for each cause, with the detail of its first occurrence (never silent, never a
- * flood: details such as file paths differ from task to task, so they are not part of the key).
+ * per process for each cause, with the detail of its first occurrence (never silent, never a flood:
+ * details such as file paths differ from task to task, so they are not part of the key).
  * Thread-safe; one per process.
  */
 final class FallbackLog {
@@ -36,6 +36,7 @@ final class FallbackLog {
   }
 
   private final EnumMap<Cause, LongAdder> counts = new EnumMap<>(Cause.class);
+
   /** Causes logged already; never more entries than causes. */
   private final Set<String> logged = ConcurrentHashMap.newKeySet();
 
@@ -53,9 +54,13 @@ final class FallbackLog {
   void record(Cause cause, String what, String detail) {
     counts.get(cause).increment();
     if (logged.add(cause.name())) {
-      LOG.warn("rdma-shuffle: {} uses Spark's stock sort shuffle ({}): {}"
-          + " (logged once per cause; counted as fallbacks.{})",
-          what, cause.name().toLowerCase(Locale.ROOT), detail, key(cause));
+      LOG.warn(
+          "rdma-shuffle: {} uses Spark's stock sort shuffle ({}): {}"
+              + " (logged once per cause; counted as fallbacks.{})",
+          what,
+          cause.name().toLowerCase(Locale.ROOT),
+          detail,
+          key(cause));
     }
   }
 

@@ -14,7 +14,8 @@ final class RdmaShuffleHandle<K, V, C> extends BaseShuffleHandle<K, V, C> {
 
   private final ShuffleHandle sortHandle;
 
-  RdmaShuffleHandle(int shuffleId, ShuffleDependency<K, V, C> dependency, ShuffleHandle sortHandle) {
+  RdmaShuffleHandle(
+      int shuffleId, ShuffleDependency<K, V, C> dependency, ShuffleHandle sortHandle) {
     super(shuffleId, dependency);
     this.sortHandle = sortHandle;
   }

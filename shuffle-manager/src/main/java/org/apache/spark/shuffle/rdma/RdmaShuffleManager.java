@@ -1,7 +1,6 @@
 package org.apache.spark.shuffle.rdma;
 
 import io.rdmashuffle.config.RdmaConf;
-import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.fetch.BlockFetcher;
 import io.rdmashuffle.fetch.ReadCounters;
 import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
@@ -38,9 +37,9 @@ import org.slf4j.LoggerFactory;
  * executor, created by Spark.
  *
  * <ul>
- *   <li>Map tasks write through Spark's sort shuffle writers (kept in a {@link
- *       SortShuffleManager}, which also keeps serving blocks the stock way); on commit the output
- *       is published and the map status carries this executor's {@link OwnerMarker}.
+ *   <li>Map tasks write through Spark's sort shuffle writers (kept in a {@link SortShuffleManager},
+ *       which also keeps serving blocks the stock way); on commit the output is published and the
+ *       map status carries this executor's {@link OwnerMarker}.
  *   <li>Reduce tasks ask each owner where to READ and READ the blocks one-sided ({@link
  *       RdmaShuffleReader}).
  *   <li>Fallback to the stock sort shuffle is decided per shuffle on the driver (switched off, or
@@ -48,13 +47,13 @@ import org.slf4j.LoggerFactory;
  *       task (some map output has no marker, or is served over a transport this executor does not
  *       run, or no transport runs here): always correct, logged once per cause, counted ({@link
  *       FallbackLog}). The driver never decides for executors from its own node's hardware.
- *   <li>The transport and everything registered live in one {@link SparkNode} per process,
- *       started by the first task that needs it, closed by {@link #stop()} or a shutdown hook.
- *   <li>With {@code spark.shuffle.service.enabled=true} (YARN with dynamic allocation) the
- *       executor registers with the NodeManager's rdma-shuffle Spark service, which hosts Spark's
- *       external shuffle service, and its map statuses name that service as owner: reducers READ
- *       from it whether or not this executor still runs, and readers that can't use our
- *       transport fetch from it the stock way.
+ *   <li>The transport and everything registered live in one {@link SparkNode} per process, started
+ *       by the first task that needs it, closed by {@link #stop()} or a shutdown hook.
+ *   <li>With {@code spark.shuffle.service.enabled=true} (YARN with dynamic allocation) the executor
+ *       registers with the NodeManager's rdma-shuffle Spark service, which hosts Spark's external
+ *       shuffle service, and its map statuses name that service as owner: reducers READ from it
+ *       whether or not this executor still runs, and readers that can't use our transport fetch
+ *       from it the stock way.
  * </ul>
  */
 public final class RdmaShuffleManager implements ShuffleManager {
@@ -67,16 +66,23 @@ public final class RdmaShuffleManager implements ShuffleManager {
   private final FallbackLog fallbacks = new FallbackLog();
   private final ChecksumAlgorithm exactSparkChecksums;
   private final String disabledBecause;
+
   /** Whether the NodeManager's Spark service serves this executor's map outputs. */
   private final boolean nodeService;
+
   private final Object lock = new Object();
-  /** Reduce tasks read by us, and how many of them read a map range (AQE skew splits, local reads). */
+
+  /**
+   * Reduce tasks read by us, and how many of them read a map range (AQE skew splits, local reads).
+   */
   private final LongAdder readers = new LongAdder();
+
   private final LongAdder readersOfMapRanges = new LongAdder();
   private volatile SparkNode node;
   private volatile String unavailable;
   private volatile boolean stopped;
   private boolean sourceRegistered;
+
   /** Tasks this process runs at once (0: not known yet); see {@link ExecutorCores}. */
   private volatile int cores;
 
@@ -90,12 +96,14 @@ public final class RdmaShuffleManager implements ShuffleManager {
     // rdma-shuffle Spark service serves the map outputs: the map statuses name it as owner
     this.nodeService = conf.getBoolean("spark.shuffle.service.enabled", false);
     if (nodeService && !conf.get("spark.master", "").startsWith("yarn")) {
-      throw new IllegalArgumentException("spark.shuffle.service.enabled=true with master "
-          + conf.get("spark.master", "(none)") + ": rdma-shuffle serves map outputs from an"
-          + " external shuffle service only on YARN, with its own Spark service in the"
-          + " NodeManagers (README: Spark on YARN with dynamic allocation). Elsewhere turn the"
-          + " service off (with dynamic allocation, use"
-          + " spark.dynamicAllocation.shuffleTracking.enabled).");
+      throw new IllegalArgumentException(
+          "spark.shuffle.service.enabled=true with master "
+              + conf.get("spark.master", "(none)")
+              + ": rdma-shuffle serves map outputs from an"
+              + " external shuffle service only on YARN, with its own Spark service in the"
+              + " NodeManagers (README: Spark on YARN with dynamic allocation). Elsewhere turn the"
+              + " service off (with dynamic allocation, use"
+              + " spark.dynamicAllocation.shuffleTracking.enabled).");
     }
     this.exactSparkChecksums = SparkSettings.exactSparkChecksums(conf);
     this.disabledBecause = SparkSettings.disabledBecause(conf, settings);
@@ -109,15 +117,18 @@ public final class RdmaShuffleManager implements ShuffleManager {
     ShuffleHandle sortHandle = sort.registerShuffle(shuffleId, dep);
     registerSource();
     if (disabledBecause != null) {
-      fallbacks.record(SparkSettings.isEncryptionCause(disabledBecause)
-          ? FallbackLog.Cause.NETWORK_ENCRYPTION : FallbackLog.Cause.DISABLED,
-          "shuffle " + shuffleId, disabledBecause);
+      fallbacks.record(
+          SparkSettings.isEncryptionCause(disabledBecause)
+              ? FallbackLog.Cause.NETWORK_ENCRYPTION
+              : FallbackLog.Cause.DISABLED,
+          "shuffle " + shuffleId,
+          disabledBecause);
       return sortHandle;
     }
     if (isLocalMaster() && startNode() == null) {
       // the driver runs the tasks itself: it needs the transport
-      fallbacks.record(FallbackLog.Cause.TRANSPORT_UNAVAILABLE, "shuffle " + shuffleId,
-          unavailable);
+      fallbacks.record(
+          FallbackLog.Cause.TRANSPORT_UNAVAILABLE, "shuffle " + shuffleId, unavailable);
       return sortHandle;
     }
     return new RdmaShuffleHandle<>(shuffleId, dep, sortHandle);
@@ -151,24 +162,49 @@ public final class RdmaShuffleManager implements ShuffleManager {
       TaskContext context,
       ShuffleReadMetricsReporter metrics) {
     if (!(handle instanceof RdmaShuffleHandle<?, ?, ?> h)) {
-      return sort.getReader(handle, startMapIndex, endMapIndex, startPartition, endPartition,
-          context, metrics);
+      return sort.getReader(
+          handle, startMapIndex, endMapIndex, startPartition, endPartition, context, metrics);
     }
-    String what = "reduce partitions [" + startPartition + ", " + endPartition + ") of shuffle "
-        + handle.shuffleId();
+    String what =
+        "reduce partitions ["
+            + startPartition
+            + ", "
+            + endPartition
+            + ") of shuffle "
+            + handle.shuffleId();
     SparkNode n = node(what);
-    List<BlockFetcher.Source> sources = n == null ? null : new ReadSources(n, fallbacks)
-        .of(handle.shuffleId(), startMapIndex, endMapIndex, startPartition, endPartition, what);
+    List<BlockFetcher.Source> sources =
+        n == null
+            ? null
+            : new ReadSources(n, fallbacks)
+                .of(
+                    handle.shuffleId(),
+                    startMapIndex,
+                    endMapIndex,
+                    startPartition,
+                    endPartition,
+                    what);
     if (sources == null) {
-      return sort.getReader(h.sortHandle(), startMapIndex, endMapIndex, startPartition,
-          endPartition, context, metrics);
+      return sort.getReader(
+          h.sortHandle(),
+          startMapIndex,
+          endMapIndex,
+          startPartition,
+          endPartition,
+          context,
+          metrics);
     }
     readers.increment();
     if (startMapIndex != 0 || endMapIndex != Integer.MAX_VALUE) {
       readersOfMapRanges.increment();
     }
-    return new RdmaShuffleReader<>((BaseShuffleHandle<K, ?, C>) handle, sources, context,
-        metrics, n, SparkSettings.fetchOptions(conf, settings, executorCores()));
+    return new RdmaShuffleReader<>(
+        (BaseShuffleHandle<K, ?, C>) handle,
+        sources,
+        context,
+        metrics,
+        n,
+        SparkSettings.fetchOptions(conf, settings, executorCores()));
   }
 
   private int executorCores() {
@@ -183,8 +219,8 @@ public final class RdmaShuffleManager implements ShuffleManager {
   // ---- the process's node ---------------------------------------------------------------------
 
   /**
-   * This process's node, started on first use; null when no transport can run here (then
-   * {@code what} falls back: counted, and logged once per cause).
+   * This process's node, started on first use; null when no transport can run here (then {@code
+   * what} falls back: counted, and logged once per cause).
    */
   SparkNode node(String what) {
     SparkNode n = startNode();
@@ -210,9 +246,13 @@ public final class RdmaShuffleManager implements ShuffleManager {
       SparkEnv env = SparkEnv.get();
       String application = env.conf().getAppId();
       try {
-        node = SparkNode.start(settings, application,
-            SparkSettings.secret(env.securityManager(), application),
-            env.blockManager().blockManagerId().host(), nodeService);
+        node =
+            SparkNode.start(
+                settings,
+                application,
+                SparkSettings.secret(env.securityManager(), application),
+                env.blockManager().blockManagerId().host(),
+                nodeService);
       } catch (Exception e) {
         unavailable = e.getMessage() == null ? e.toString() : e.getMessage();
         LOG.warn("rdma-shuffle: no transport can start in this process: {}", unavailable);
@@ -252,16 +292,16 @@ public final class RdmaShuffleManager implements ShuffleManager {
   // ---- observability ------------------------------------------------------------------------
 
   /**
-   * Every counter of this process by name: transport (bytes and READs, latency, failures by
-   * kind, registered bytes and regions), the serving side (registrations, evictions, requests
-   * by outcome), blocks read, READ buffers lent, fallbacks by cause. Zeros before the node
-   * starts; the key set never changes.
+   * Every counter of this process by name: transport (bytes and READs, latency, failures by kind,
+   * registered bytes and regions), the serving side (registrations, evictions, requests by
+   * outcome), blocks read, READ buffers lent, fallbacks by cause. Zeros before the node starts; the
+   * key set never changes.
    */
   public Map<String, Long> metricsSnapshot() {
     SparkNode n = node;
     Map<String, Long> m = new LinkedHashMap<>();
-    TransportMetrics t = n == null ? new TransportMetrics(new MemoryAccounting())
-        : n.runtime().metrics();
+    TransportMetrics t =
+        n == null ? new TransportMetrics(new MemoryAccounting()) : n.runtime().metrics();
     m.putAll(t.snapshot());
     m.putAll((n == null ? new ServingMetrics() : n.runtime().catalog().metrics()).snapshot());
     m.put("mapOutputsPublished", n == null ? 0L : n.published().publishedTotal());
@@ -283,11 +323,11 @@ public final class RdmaShuffleManager implements ShuffleManager {
 
   /**
    * The secret the transport's handshake proves for {@code application} under Spark's security
-   * settings (see SparkSettings#secret for the policy); for tools and tests that talk to
-   * executors' transports.
+   * settings (see SparkSettings#secret for the policy); for tools and tests that talk to executors'
+   * transports.
    */
-  public static byte[] transportSecret(org.apache.spark.SecurityManager security,
-      String application) {
+  public static byte[] transportSecret(
+      org.apache.spark.SecurityManager security, String application) {
     return SparkSettings.secret(security, application);
   }
 

@@ -29,18 +29,17 @@ import scala.collection.AbstractIterator;
 import scala.collection.Iterator;
 
 /**
- * Reads a reduce task's blocks with a {@link BlockFetcher} (one-sided READs into pooled
- * registered buffers; blocks on this host from their files) and then takes Spark's own path:
- * decryption and decompression by the serializer manager, deserialization, aggregation and
- * sorting ({@code ExternalSorter}), with the task's read metrics filled as Spark's reader fills
- * them.
+ * Reads a reduce task's blocks with a {@link BlockFetcher} (one-sided READs into pooled registered
+ * buffers; blocks on this host from their files) and then takes Spark's own path: decryption and
+ * decompression by the serializer manager, deserialization, aggregation and sorting ({@code
+ * ExternalSorter}), with the task's read metrics filled as Spark's reader fills them.
  *
- * <p>Failures land on the party at fault. A block that can't be read because of its map output
- * or its owner (lost, unreachable after every retry, bad bytes: a checksum mismatch, or any
- * {@code IOException} while decompressing or reading its stream, as Spark's own reader treats
- * them) becomes a {@code FetchFailedException} naming its block manager, shuffle, map id, map
- * index and reduce id, so Spark re-runs that map. This task's own shortage (no READ buffer
- * within the wait) fails the task alone and blames no executor.
+ * <p>Failures land on the party at fault. A block that can't be read because of its map output or
+ * its owner (lost, unreachable after every retry, bad bytes: a checksum mismatch, or any {@code
+ * IOException} while decompressing or reading its stream, as Spark's own reader treats them)
+ * becomes a {@code FetchFailedException} naming its block manager, shuffle, map id, map index and
+ * reduce id, so Spark re-runs that map. This task's own shortage (no READ buffer within the wait)
+ * fails the task alone and blames no executor.
  */
 final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
   private final BaseShuffleHandle<K, ?, C> handle;
@@ -96,8 +95,8 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
         // the records are combiners already: merge them, don't combine them again
         Aggregator<K, Object, C> a = aggregator.get();
         Function1<Object, Object> identity = x -> x;
-        sortAggregator = Option.apply(new Aggregator(identity, a.mergeCombiners(),
-            a.mergeCombiners()));
+        sortAggregator =
+            Option.apply(new Aggregator(identity, a.mergeCombiners(), a.mergeCombiners()));
       } else {
         sortAggregator = aggregator;
       }
@@ -105,9 +104,10 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
           SparkShim.newSorter(context, sortAggregator, dep.keyOrdering().get(), dep.serializer());
       result = sorter.insertAllAndUpdateMetrics((Iterator) records);
     } else if (aggregator.isDefined()) {
-      Iterator combined = dep.mapSideCombine()
-          ? aggregator.get().combineCombinersByKey((Iterator) records, context)
-          : aggregator.get().combineValuesByKey((Iterator) records, context);
+      Iterator combined =
+          dep.mapSideCombine()
+              ? aggregator.get().combineCombinersByKey((Iterator) records, context)
+              : aggregator.get().combineValuesByKey((Iterator) records, context);
       result = combined;
     } else {
       return (Iterator) records;
@@ -125,11 +125,17 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
   }
 
   /** A fetch failure Spark understands, for a block of {@code source}. */
-  private FetchFailedException fetchFailed(BlockFetcher.Source source, int partition,
-      Throwable cause) {
+  private FetchFailedException fetchFailed(
+      BlockFetcher.Source source, int partition, Throwable cause) {
     ReadSources.MapOutputLocation where = (ReadSources.MapOutputLocation) source.tag();
-    return new FetchFailedException(where.address(), handle.shuffleId(), where.mapId(),
-        where.mapIndex(), partition, cause.getMessage(), cause);
+    return new FetchFailedException(
+        where.address(),
+        handle.shuffleId(),
+        where.mapId(),
+        where.mapIndex(),
+        partition,
+        cause.getMessage(),
+        cause);
   }
 
   @SuppressWarnings("unchecked")
@@ -138,8 +144,8 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
   }
 
   /**
-   * The records of every block, one block after the other, counting Spark's read metrics as
-   * blocks and records go by; merges the task's read metrics when the last record was read.
+   * The records of every block, one block after the other, counting Spark's read metrics as blocks
+   * and records go by; merges the task's read metrics when the last record was read.
    */
   private final class Records extends AbstractIterator<Tuple2<Object, Object>> {
     private final BlockFetcher fetcher;
@@ -150,8 +156,11 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
     private long reportedWaitMillis;
     private boolean finished;
 
-    Records(BlockFetcher fetcher, SerializerInstance serializer,
-        SerializerManager serializerManager, int shuffleId) {
+    Records(
+        BlockFetcher fetcher,
+        SerializerInstance serializer,
+        SerializerManager serializerManager,
+        int shuffleId) {
       this.fetcher = fetcher;
       this.serializer = serializer;
       this.serializerManager = serializerManager;
@@ -170,8 +179,11 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
           context.taskMetrics().mergeShuffleReadMetrics();
           return false;
         }
-        ShuffleBlockId id = new ShuffleBlockId(shuffleId,
-            ((ReadSources.MapOutputLocation) b.source().tag()).mapId(), b.partition());
+        ShuffleBlockId id =
+            new ShuffleBlockId(
+                shuffleId,
+                ((ReadSources.MapOutputLocation) b.source().tag()).mapId(),
+                b.partition());
         InputStream in;
         try {
           in = serializerManager.wrapStream(id, b.stream());
@@ -186,8 +198,7 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
           node.counters().streamFailed();
           throw sneaky(fetchFailed(b.source(), b.partition(), e));
         }
-        current = serializer.deserializeStream(new FailureTranslating(in, b))
-            .asKeyValueIterator();
+        current = serializer.deserializeStream(new FailureTranslating(in, b)).asKeyValueIterator();
       }
       return true;
     }
@@ -230,10 +241,10 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
   }
 
   /**
-   * Reads a block's decompressed and decrypted bytes, turning every {@code IOException} (bad
-   * bytes found by the decompressor, a checksum mismatch, a READ that failed mid-stream) into a
-   * fetch failure of the block's map output, as Spark's own reader does; a failure of this
-   * task's own (a shortage) stays the task's.
+   * Reads a block's decompressed and decrypted bytes, turning every {@code IOException} (bad bytes
+   * found by the decompressor, a checksum mismatch, a READ that failed mid-stream) into a fetch
+   * failure of the block's map output, as Spark's own reader does; a failure of this task's own (a
+   * shortage) stays the task's.
    */
   private final class FailureTranslating extends InputStream {
     private final InputStream in;
@@ -295,5 +306,4 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
       }
     }
   }
-
 }

@@ -15,9 +15,9 @@ import org.apache.spark.metrics.source.Source;
 
 /**
  * rdma-shuffle's Spark metrics source ({@code rdmaShuffle} in the driver's and every executor's
- * metrics system, so every configured sink sees it): bytes and READs, the READ latency
- * histogram, failures by type, fallbacks by cause, registered bytes and regions, map outputs
- * served, blocks read locally and remotely.
+ * metrics system, so every configured sink sees it): bytes and READs, the READ latency histogram,
+ * failures by type, fallbacks by cause, registered bytes and regions, map outputs served, blocks
+ * read locally and remotely.
  */
 final class RdmaShuffleSource implements Source {
   private final MetricRegistry registry = new MetricRegistry();
@@ -41,8 +41,8 @@ final class RdmaShuffleSource implements Source {
   }
 
   /**
-   * A Dropwizard histogram over the transport's READ latency buckets (power-of-two µs; see
-   * {@link LatencyHistogram}), so sinks see count and percentiles without a second recording.
+   * A Dropwizard histogram over the transport's READ latency buckets (power-of-two µs; see {@link
+   * LatencyHistogram}), so sinks see count and percentiles without a second recording.
    */
   static final class BucketHistogram extends Histogram {
     private final Supplier<LatencyHistogram> source;
@@ -176,8 +176,8 @@ final class RdmaShuffleSource implements Source {
 
     @Override
     public void dump(OutputStream output) {
-      try (PrintWriter out = new PrintWriter(
-          new java.io.OutputStreamWriter(output, StandardCharsets.UTF_8))) {
+      try (PrintWriter out =
+          new PrintWriter(new java.io.OutputStreamWriter(output, StandardCharsets.UTF_8))) {
         for (int i = 0; i < counts.length; i++) {
           if (counts[i] > 0) {
             out.printf("%d %d%n", LatencyHistogram.bucketUpperMicros(i), counts[i]);

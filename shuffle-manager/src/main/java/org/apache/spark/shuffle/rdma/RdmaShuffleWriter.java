@@ -15,15 +15,15 @@ import scala.Product2;
 import scala.collection.Iterator;
 
 /**
- * Writes a map task's output through the writer Spark's sort shuffle chose (so spills,
- * compression, encryption, checksums and the index stay Spark's), then, on commit, publishes the
- * output (its meta file with each partition's checksum; registered now when there is room) and
- * puts this executor's {@link io.rdmashuffle.mapoutput.OwnerMarker} in the map status's location
- * ({@code BlockManagerId.topologyInfo}): the same for every output of this executor, so Spark
- * sees one location per executor, as with the stock shuffle.
+ * Writes a map task's output through the writer Spark's sort shuffle chose (so spills, compression,
+ * encryption, checksums and the index stay Spark's), then, on commit, publishes the output (its
+ * meta file with each partition's checksum; registered now when there is room) and puts this
+ * executor's {@link io.rdmashuffle.mapoutput.OwnerMarker} in the map status's location ({@code
+ * BlockManagerId.topologyInfo}): the same for every output of this executor, so Spark sees one
+ * location per executor, as with the stock shuffle.
  *
- * <p>When the output can't be published (no transport on this node, an unreadable data file),
- * the status goes out unchanged: reducers then read this map output the stock way (counted).
+ * <p>When the output can't be published (no transport on this node, an unreadable data file), the
+ * status goes out unchanged: reducers then read this map output the stock way (counted).
  */
 final class RdmaShuffleWriter<K, V> extends ShuffleWriter<K, V> {
   private final ShuffleWriter<K, V> sortWriter;
@@ -81,20 +81,25 @@ final class RdmaShuffleWriter<K, V> extends ShuffleWriter<K, V> {
     ChecksumAlgorithm algorithm = manager.exactSparkChecksums();
     long[] known = algorithm == null ? null : sparkChecksums(resolver, algorithm, lengths.length);
     try {
-      node.publish(shuffleId, mapId, dataFile.toPath(), lengths,
-          known == null ? null : algorithm, known);
+      node.publish(
+          shuffleId, mapId, dataFile.toPath(), lengths, known == null ? null : algorithm, known);
       BlockManagerId loc = status.location();
-      status.updateLocation(BlockManagerId.apply(loc.executorId(), loc.host(), loc.port(),
-          Option.apply(node.marker().toText())));
+      status.updateLocation(
+          BlockManagerId.apply(
+              loc.executorId(), loc.host(), loc.port(), Option.apply(node.marker().toText())));
     } catch (IOException | RuntimeException e) {
-      manager.fallbacks().record(FallbackLog.Cause.PUBLISH_FAILED,
-          "map output " + mapId + " of shuffle " + shuffleId, e.toString());
+      manager
+          .fallbacks()
+          .record(
+              FallbackLog.Cause.PUBLISH_FAILED,
+              "map output " + mapId + " of shuffle " + shuffleId,
+              e.toString());
     }
   }
 
   /** Spark's checksums of this output when they describe the committed bytes, else null. */
-  private long[] sparkChecksums(IndexShuffleBlockResolver resolver, ChecksumAlgorithm algorithm,
-      int partitions) {
+  private long[] sparkChecksums(
+      IndexShuffleBlockResolver resolver, ChecksumAlgorithm algorithm, int partitions) {
     File f = resolver.getChecksumFile(shuffleId, mapId, algorithm.name(), Option.empty());
     // Spark writes the file best-effort, and not at all for an output with no records
     if (!f.isFile() || f.length() != 8L * partitions) {

@@ -22,9 +22,9 @@ import scala.jdk.javaapi.CollectionConverters;
  * The map outputs one reduce task reads, as the map output tracker lists them, turned into the
  * block fetcher's sources: per map output its owner (from the {@link OwnerMarker} in the map
  * status's location), the reduce partitions wanted, and where Spark says it lives (for a fetch
- * failure). Decides when the task must read the stock way instead: a map output without our
- * marker (published nowhere, or migrated by Spark at decommission), or served over a transport
- * this executor does not run.
+ * failure). Decides when the task must read the stock way instead: a map output without our marker
+ * (published nowhere, or migrated by Spark at decommission), or served over a transport this
+ * executor does not run.
  */
 final class ReadSources {
   /** Where one map output's blocks came from, as Spark names it. */
@@ -40,11 +40,18 @@ final class ReadSources {
   }
 
   /** The sources of a reduce task, or null when it must read the stock way (logged, counted). */
-  List<BlockFetcher.Source> of(int shuffleId, int startMapIndex, int endMapIndex,
-      int startPartition, int endPartition, String what) {
+  List<BlockFetcher.Source> of(
+      int shuffleId,
+      int startMapIndex,
+      int endMapIndex,
+      int startPartition,
+      int endPartition,
+      String what) {
     Iterator<Tuple2<BlockManagerId, Seq<Tuple3<BlockId, Object, Object>>>> it =
-        SparkEnv.get().mapOutputTracker().getMapSizesByExecutorId(
-            shuffleId, startMapIndex, endMapIndex, startPartition, endPartition);
+        SparkEnv.get()
+            .mapOutputTracker()
+            .getMapSizesByExecutorId(
+                shuffleId, startMapIndex, endMapIndex, startPartition, endPartition);
     List<BlockFetcher.Source> out = new ArrayList<>();
     String shuffle = Integer.toString(shuffleId);
     while (it.hasNext()) {
@@ -64,10 +71,15 @@ final class ReadSources {
         mapIndexes.put(id.mapId(), (Integer) b._3());
       }
       for (Map.Entry<Long, List<Integer>> m : reduceIds.entrySet()) {
-        int[] wanted = m.getValue().stream().mapToInt(Integer::intValue).sorted().distinct()
-            .toArray();
-        out.add(new BlockFetcher.Source(owner, shuffle, Long.toString(m.getKey()), wanted,
-            new MapOutputLocation(address, m.getKey(), mapIndexes.get(m.getKey()))));
+        int[] wanted =
+            m.getValue().stream().mapToInt(Integer::intValue).sorted().distinct().toArray();
+        out.add(
+            new BlockFetcher.Source(
+                owner,
+                shuffle,
+                Long.toString(m.getKey()),
+                wanted,
+                new MapOutputLocation(address, m.getKey(), mapIndexes.get(m.getKey()))));
       }
     }
     return out;
@@ -79,8 +91,8 @@ final class ReadSources {
    * executor's outputs name the NodeManager's service, which is another process on this host).
    */
   static BlockFetcher.Owner ownerOf(OwnerMarker m, PeerAddress self) {
-    return new BlockFetcher.Owner(m.address(), m.address().host().equals(self.host()),
-        m.address().equals(self));
+    return new BlockFetcher.Owner(
+        m.address(), m.address().host().equals(self.host()), m.address().equals(self));
   }
 
   /** The owner a map status's location names, or null when this task can't READ from it. */
@@ -91,8 +103,12 @@ final class ReadSources {
       return known;
     }
     if (!OwnerMarker.isOurs(text)) {
-      fallbacks.record(FallbackLog.Cause.UNPUBLISHED_MAP_OUTPUT, what,
-          "map outputs of executor " + address.executorId() + " carry no rdma-shuffle marker"
+      fallbacks.record(
+          FallbackLog.Cause.UNPUBLISHED_MAP_OUTPUT,
+          what,
+          "map outputs of executor "
+              + address.executorId()
+              + " carry no rdma-shuffle marker"
               + " (not published, or migrated by Spark)");
       return null;
     }
@@ -100,15 +116,23 @@ final class ReadSources {
     try {
       m = OwnerMarker.parse(text);
     } catch (IllegalArgumentException bad) {
-      fallbacks.record(FallbackLog.Cause.UNPUBLISHED_MAP_OUTPUT, what,
+      fallbacks.record(
+          FallbackLog.Cause.UNPUBLISHED_MAP_OUTPUT,
+          what,
           "executor " + address.executorId() + ": " + bad.getMessage());
       return null;
     }
     OwnerMarker me = node.marker();
     if (m.transport() != me.transport()) {
-      fallbacks.record(FallbackLog.Cause.OTHER_TRANSPORT, what,
-          "executor " + address.executorId() + " serves over " + m.transport()
-              + ", this executor runs " + me.transport());
+      fallbacks.record(
+          FallbackLog.Cause.OTHER_TRANSPORT,
+          what,
+          "executor "
+              + address.executorId()
+              + " serves over "
+              + m.transport()
+              + ", this executor runs "
+              + me.transport());
       return null;
     }
     BlockFetcher.Owner owner = ownerOf(m, node.runtime().transport().localAddress());

@@ -61,7 +61,13 @@ public final class SparkConfig {
 
   /** The core's settings and the above, under {@code spark.shuffle.rdma.}. */
   public static final ConfigSchema SCHEMA =
-      ConfigSchema.of("Spark", "spark.shuffle.rdma.",
-          List.of(ENABLED, READ_LOCAL, CHECKSUM_VERIFY, READ_SEGMENT_SIZE,
+      ConfigSchema.of(
+          "Spark",
+          "spark.shuffle.rdma.",
+          List.of(
+              ENABLED,
+              READ_LOCAL,
+              CHECKSUM_VERIFY,
+              READ_SEGMENT_SIZE,
               RdmaShuffleConfig.SPARK_NODE_SERVICE_PORT));
 }

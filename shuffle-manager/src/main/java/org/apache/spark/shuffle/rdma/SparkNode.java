@@ -18,11 +18,11 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * What one Spark executor (or a local-mode driver) runs of rdma-shuffle: the {@link
- * NodeRuntime} that serves the map outputs its tasks commit and reads the blocks its reduce
- * tasks need, the outputs it published, and the marker its map statuses carry. Started by the
- * first task that needs it; closed by the manager's stop or, since executors often get SIGTERM
- * first, by a JVM shutdown hook. Closing withdraws every output and unmaps everything.
+ * What one Spark executor (or a local-mode driver) runs of rdma-shuffle: the {@link NodeRuntime}
+ * that serves the map outputs its tasks commit and reads the blocks its reduce tasks need, the
+ * outputs it published, and the marker its map statuses carry. Started by the first task that needs
+ * it; closed by the manager's stop or, since executors often get SIGTERM first, by a JVM shutdown
+ * hook. Closing withdraws every output and unmaps everything.
  */
 final class SparkNode implements AutoCloseable {
   private final String application;
@@ -32,19 +32,24 @@ final class SparkNode implements AutoCloseable {
   private final OwnerMarker marker;
   private final Thread shutdownHook;
   private final AtomicBoolean closed = new AtomicBoolean();
+
   /** Whether the NodeManager's Spark service serves this executor's outputs. */
   private final boolean nodeService;
 
-  private SparkNode(String application, NodeRuntime runtime, PublishedOutputs published,
-      boolean nodeService) {
+  private SparkNode(
+      String application, NodeRuntime runtime, PublishedOutputs published, boolean nodeService) {
     this.application = application;
     this.runtime = runtime;
     this.published = published;
     this.nodeService = nodeService;
     PeerAddress own = runtime.transport().localAddress();
-    this.marker = new OwnerMarker(runtime.transport().kind(), nodeService
-        ? new PeerAddress(own.host(), runtime.conf().get(RdmaShuffleConfig.SPARK_NODE_SERVICE_PORT))
-        : own);
+    this.marker =
+        new OwnerMarker(
+            runtime.transport().kind(),
+            nodeService
+                ? new PeerAddress(
+                    own.host(), runtime.conf().get(RdmaShuffleConfig.SPARK_NODE_SERVICE_PORT))
+                : own);
     this.shutdownHook = new Thread(this::close, "rdma-shuffle-shutdown");
   }
 
@@ -53,16 +58,22 @@ final class SparkNode implements AutoCloseable {
    * proving {@code secret}.
    *
    * @param host the host to advertise when the settings leave it empty
-   * @param nodeService whether the NodeManager's rdma-shuffle Spark service on this host serves
-   *     the outputs (Spark's external shuffle service is on): the marker names it, outputs are not
+   * @param nodeService whether the NodeManager's rdma-shuffle Spark service on this host serves the
+   *     outputs (Spark's external shuffle service is on): the marker names it, outputs are not
    *     registered here, and their meta files outlive this executor
    */
-  static SparkNode start(RdmaConf conf, String application, byte[] secret, String host,
-      boolean nodeService) throws TransportStartException {
+  static SparkNode start(
+      RdmaConf conf, String application, byte[] secret, String host, boolean nodeService)
+      throws TransportStartException {
     PublishedOutputs published = new PublishedOutputs();
-    NodeRuntime runtime = NodeRuntime.start(new NodeRuntime.Context().conf(conf)
-        .defaultHost(host).secrets(ApplicationSecrets.of(application, secret))
-        .serving(published).reading(true));
+    NodeRuntime runtime =
+        NodeRuntime.start(
+            new NodeRuntime.Context()
+                .conf(conf)
+                .defaultHost(host)
+                .secrets(ApplicationSecrets.of(application, secret))
+                .serving(published)
+                .reading(true));
     SparkNode node;
     try {
       runtime.catalog().admit(application, secret);
@@ -104,16 +115,22 @@ final class SparkNode implements AutoCloseable {
   }
 
   /**
-   * Serves a committed map output: writes its meta file (partition checksums: {@code known}
-   * when Spark's describe the committed bytes, else CRC32C computed here), and registers it now
-   * when there is room. A map that ran again here under the same id (the old fetch protocol)
-   * replaces the earlier output. An output whose partitions are all empty has no data file (Spark
-   * writes none): nothing to serve, and no reader ever asks for an empty block.
+   * Serves a committed map output: writes its meta file (partition checksums: {@code known} when
+   * Spark's describe the committed bytes, else CRC32C computed here), and registers it now when
+   * there is room. A map that ran again here under the same id (the old fetch protocol) replaces
+   * the earlier output. An output whose partitions are all empty has no data file (Spark writes
+   * none): nothing to serve, and no reader ever asks for an empty block.
    *
    * @param knownAlgorithm Spark's checksum algorithm, or null with {@code known} null
    */
-  void publish(int shuffleId, long mapId, Path dataFile, long[] lengths,
-      ChecksumAlgorithm knownAlgorithm, long[] known) throws IOException {
+  void publish(
+      int shuffleId,
+      long mapId,
+      Path dataFile,
+      long[] lengths,
+      ChecksumAlgorithm knownAlgorithm,
+      long[] known)
+      throws IOException {
     OutputId id = OutputId.spark(application, shuffleId, mapId);
     long total = 0;
     for (long l : lengths) {
@@ -127,7 +144,13 @@ final class SparkNode implements AutoCloseable {
     if (total == 0) {
       return;
     }
-    MetaFiles.commit(dataFile, shuffleId, mapId, lengths, knownAlgorithm, known,
+    MetaFiles.commit(
+        dataFile,
+        shuffleId,
+        mapId,
+        lengths,
+        knownAlgorithm,
+        known,
         runtime.conf().get(SparkConfig.CHECKSUM_VERIFY));
     published.publish(id, dataFile);
     if (!nodeService) {
@@ -144,8 +167,15 @@ final class SparkNode implements AutoCloseable {
 
   /** A fetcher for one reduce task; close it when the task ends. */
   BlockFetcher newFetcher(BlockFetcher.Options options, Runnable onWait) {
-    return new BlockFetcher(application, runtime.locatorClient(), runtime.catalog(),
-        runtime.connections(), runtime.buffers(), options, counters, onWait);
+    return new BlockFetcher(
+        application,
+        runtime.locatorClient(),
+        runtime.catalog(),
+        runtime.connections(),
+        runtime.buffers(),
+        options,
+        counters,
+        onWait);
   }
 
   boolean isClosed() {

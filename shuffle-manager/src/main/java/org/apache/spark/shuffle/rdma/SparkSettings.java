@@ -20,15 +20,23 @@ import scala.Tuple2;
  * What the plugin reads from a SparkConf: our settings ({@code spark.shuffle.rdma.*}, parsed and
  * validated once, so a bad value stops the driver or executor at start with a message naming key
  * and value), the Spark settings the reader mirrors, and the two policies that depend on Spark's
- * own settings (the transport secret, and whether Spark's shuffle checksums describe the
- * committed bytes).
+ * own settings (the transport secret, and whether Spark's shuffle checksums describe the committed
+ * bytes).
  */
 final class SparkSettings {
   private static final Logger LOG = LoggerFactory.getLogger(SparkSettings.class);
+
   /** Codecs whose streams can be concatenated (Spark's own list: the built-in ones). */
-  private static final Set<String> CONCATENATING_CODECS = Set.of("lz4", "lzf", "snappy", "zstd",
-      "org.apache.spark.io.lz4compressioncodec", "org.apache.spark.io.lzfcompressioncodec",
-      "org.apache.spark.io.snappycompressioncodec", "org.apache.spark.io.zstdcompressioncodec");
+  private static final Set<String> CONCATENATING_CODECS =
+      Set.of(
+          "lz4",
+          "lzf",
+          "snappy",
+          "zstd",
+          "org.apache.spark.io.lz4compressioncodec",
+          "org.apache.spark.io.lzfcompressioncodec",
+          "org.apache.spark.io.snappycompressioncodec",
+          "org.apache.spark.io.zstdcompressioncodec");
 
   private SparkSettings() {}
 
@@ -42,14 +50,18 @@ final class SparkSettings {
   }
 
   /** Spark settings that make it encrypt network traffic, which our transport does not. */
-  private static final String[] ENCRYPTION = {"spark.network.crypto.enabled",
-      "spark.authenticate.enableSaslEncryption", "spark.ssl.rpc.enabled"};
+  private static final String[] ENCRYPTION = {
+    "spark.network.crypto.enabled",
+    "spark.authenticate.enableSaslEncryption",
+    "spark.ssl.rpc.enabled"
+  };
+
   private static final String ENCRYPTION_CAUSE = "Spark encrypts network traffic";
 
   /**
-   * Why every shuffle of the application must run Spark's stock shuffle, or null: switched off,
-   * or Spark set to encrypt network traffic (our transport does not encrypt, and shuffle bytes
-   * must never cross the network in clear when the operator asked for encryption).
+   * Why every shuffle of the application must run Spark's stock shuffle, or null: switched off, or
+   * Spark set to encrypt network traffic (our transport does not encrypt, and shuffle bytes must
+   * never cross the network in clear when the operator asked for encryption).
    */
   static String disabledBecause(SparkConf conf, RdmaConf settings) {
     if (!settings.get(SparkConfig.ENABLED)) {
@@ -57,7 +69,10 @@ final class SparkSettings {
     }
     for (String key : ENCRYPTION) {
       if (conf.getBoolean(key, false)) {
-        return ENCRYPTION_CAUSE + " (" + key + "=true) and rdma-shuffle's transport does not"
+        return ENCRYPTION_CAUSE
+            + " ("
+            + key
+            + "=true) and rdma-shuffle's transport does not"
             + " encrypt: Spark's stock shuffle moves the blocks, encrypted";
       }
     }
@@ -69,21 +84,25 @@ final class SparkSettings {
   }
 
   /**
-   * How a reduce task fetches. Its bytes in flight are {@code spark.reducer.maxSizeInFlight},
-   * but never more than its fair share of the executor's READ buffer pool: a quarter of the
-   * pool divided by the executor's cores (the pool rounds buffers up to powers of two, and a task
-   * may go one segment beyond its share), so the tasks running at once never starve each other.
-   * Remote failures are retried as Spark's fetcher retries ({@code spark.shuffle.io.maxRetries},
-   * {@code spark.shuffle.io.retryWait}); a task waits {@code read.timeout} for a buffer before it
-   * fails itself.
+   * How a reduce task fetches. Its bytes in flight are {@code spark.reducer.maxSizeInFlight}, but
+   * never more than its fair share of the executor's READ buffer pool: a quarter of the pool
+   * divided by the executor's cores (the pool rounds buffers up to powers of two, and a task may go
+   * one segment beyond its share), so the tasks running at once never starve each other. Remote
+   * failures are retried as Spark's fetcher retries ({@code spark.shuffle.io.maxRetries}, {@code
+   * spark.shuffle.io.retryWait}); a task waits {@code read.timeout} for a buffer before it fails
+   * itself.
    */
   static BlockFetcher.Options fetchOptions(SparkConf conf, RdmaConf settings, int cores) {
     long pool = settings.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES);
     long share = Math.max(64 * 1024, Math.min(maxSizeInFlight(conf), pool / (4L * cores)));
-    long segment = Math.max(64 * 1024,
-        Math.min(settings.get(SparkConfig.READ_SEGMENT_SIZE), share));
-    return new BlockFetcher.Options(share, maxReqsInFlight(conf), (int) segment,
-        readLocal(settings), settings.get(SparkConfig.CHECKSUM_VERIFY),
+    long segment =
+        Math.max(64 * 1024, Math.min(settings.get(SparkConfig.READ_SEGMENT_SIZE), share));
+    return new BlockFetcher.Options(
+        share,
+        maxReqsInFlight(conf),
+        (int) segment,
+        readLocal(settings),
+        settings.get(SparkConfig.CHECKSUM_VERIFY),
         settings.get(RdmaShuffleConfig.READ_TIMEOUT).toMillis(),
         conf.getInt("spark.shuffle.io.maxRetries", 3),
         conf.getTimeAsMs("spark.shuffle.io.retryWait", "5s"));
@@ -103,13 +122,13 @@ final class SparkSettings {
    * The secret the transport's handshake proves, derived from the application id and:
    *
    * <ul>
-   *   <li>with {@code spark.authenticate=true}, Spark's own authentication secret (the one its
-   *       RPC and block transfer use), so only processes of this application can connect and
-   *       READ its map outputs;
+   *   <li>with {@code spark.authenticate=true}, Spark's own authentication secret (the one its RPC
+   *       and block transfer use), so only processes of this application can connect and READ its
+   *       map outputs;
    *   <li>otherwise nothing secret: Spark itself then lets any process fetch any block, and we
-   *       don't pretend to do better. The application id still keeps applications apart (a peer
-   *       of another application proves another secret and is refused), which prevents mistakes
-   *       but not an attacker who knows the application id.
+   *       don't pretend to do better. The application id still keeps applications apart (a peer of
+   *       another application proves another secret and is refused), which prevents mistakes but
+   *       not an attacker who knows the application id.
    * </ul>
    *
    * Always 32 bytes (SHA-256), whatever the length of Spark's secret; derived by {@link
@@ -119,21 +138,22 @@ final class SparkSettings {
     if (security != null && security.isAuthenticationEnabled()) {
       return SparkTransportSecret.derive(application, security.getSecretKey());
     }
-    LOG.info("spark.authenticate is off: rdma-shuffle keeps applications apart but does not"
-        + " authenticate peers (as Spark's own block transfer without it); set"
-        + " spark.authenticate=true to have the transport prove Spark's secret");
+    LOG.info(
+        "spark.authenticate is off: rdma-shuffle keeps applications apart but does not"
+            + " authenticate peers (as Spark's own block transfer without it); set"
+            + " spark.authenticate=true to have the transport prove Spark's secret");
     return SparkTransportSecret.derive(application, null);
   }
 
   /**
-   * The algorithm of Spark's shuffle checksum file when its values are exactly the checksums of
-   * the committed partitions, else null (then the map side computes CRC32C itself).
+   * The algorithm of Spark's shuffle checksum file when its values are exactly the checksums of the
+   * committed partitions, else null (then the map side computes CRC32C itself).
    *
-   * <p>Spark computes its checksums while writing, and some writers rewrite bytes afterwards:
-   * the unsafe writer's slow spill merge re-compresses (fast merge off, or a codec whose streams
-   * can't be concatenated) and, with I/O encryption on, re-encrypts with a fresh IV. Spark only
-   * uses the file to diagnose corruption, so a stale value costs it nothing; we would turn it
-   * into a fetch failure, so we only take Spark's values where no writer rewrites.
+   * <p>Spark computes its checksums while writing, and some writers rewrite bytes afterwards: the
+   * unsafe writer's slow spill merge re-compresses (fast merge off, or a codec whose streams can't
+   * be concatenated) and, with I/O encryption on, re-encrypts with a fresh IV. Spark only uses the
+   * file to diagnose corruption, so a stale value costs it nothing; we would turn it into a fetch
+   * failure, so we only take Spark's values where no writer rewrites.
    */
   static ChecksumAlgorithm exactSparkChecksums(SparkConf conf) {
     if (!conf.getBoolean("spark.shuffle.checksum.enabled", true)) {

@@ -11,15 +11,15 @@ import scala.Option;
 import scala.math.Ordering;
 
 /**
- * Every call into Spark whose shape differs between the Spark versions this one jar runs on
- * (3.5, 4.0, 4.1, 4.2; Scala 2.13). The plugin is compiled against 4.1.3; each alternative here
- * names the versions that need it, and is chosen once, when the class loads, by what the running
- * Spark has. Everything else the plugin calls is identical from 3.5.9 to 4.2.0.
+ * Every call into Spark whose shape differs between the Spark versions this one jar runs on (3.5,
+ * 4.0, 4.1, 4.2; Scala 2.13). The plugin is compiled against 4.1.3; each alternative here names the
+ * versions that need it, and is chosen once, when the class loads, by what the running Spark has.
+ * Everything else the plugin calls is identical from 3.5.9 to 4.2.0.
  *
  * <p>Deliberately not here, because they are the same everywhere: {@code MapStatus.updateLocation}
  * (the writer changes the status's location instead of calling {@code MapStatus.apply}, whose
- * signature changed in 4.1), {@code MapOutputTracker.getMapSizesByExecutorId} (5 arguments),
- * {@code FetchFailedException}, {@code SortShuffleManager(SparkConf)}, {@code
+ * signature changed in 4.1), {@code MapOutputTracker.getMapSizesByExecutorId} (5 arguments), {@code
+ * FetchFailedException}, {@code SortShuffleManager(SparkConf)}, {@code
  * IndexShuffleBlockResolver.getDataFile/getChecksumFile}, {@code BlockManagerId.apply}, the read
  * and write metrics reporters.
  */
@@ -65,10 +65,19 @@ final class SparkShim {
       Option<Aggregator<K, V, C>> aggregator,
       Ordering<K> ordering,
       Serializer serializer) {
-    Object[] args = SORTER.getParameterCount() == 6
-        ? new Object[] {context, aggregator, Option.empty(), Option.apply(ordering), serializer,
-            Array.newInstance(SORTER.getParameterTypes()[5].getComponentType(), 0)}
-        : new Object[] {context, aggregator, Option.empty(), Option.apply(ordering), serializer};
+    Object[] args =
+        SORTER.getParameterCount() == 6
+            ? new Object[] {
+              context,
+              aggregator,
+              Option.empty(),
+              Option.apply(ordering),
+              serializer,
+              Array.newInstance(SORTER.getParameterTypes()[5].getComponentType(), 0)
+            }
+            : new Object[] {
+              context, aggregator, Option.empty(), Option.apply(ordering), serializer
+            };
     try {
       return (ExternalSorter<K, V, C>) SORTER.newInstance(args);
     } catch (InvocationTargetException e) {

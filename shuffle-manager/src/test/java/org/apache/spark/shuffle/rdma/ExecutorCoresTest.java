@@ -6,9 +6,10 @@ import org.apache.spark.SparkConf;
 import org.junit.jupiter.api.Test;
 
 class ExecutorCoresTest {
-  private static final String BACKEND = "org.apache.spark.executor.CoarseGrainedExecutorBackend"
-      + " --driver-url spark://CoarseGrainedScheduler@127.0.0.1:40000 --executor-id 1"
-      + " --hostname localhost --cores 6 --app-id app-1 --worker-url spark://Worker@127.0.0.1:1";
+  private static final String BACKEND =
+      "org.apache.spark.executor.CoarseGrainedExecutorBackend"
+          + " --driver-url spark://CoarseGrainedScheduler@127.0.0.1:40000 --executor-id 1"
+          + " --hostname localhost --cores 6 --app-id app-1 --worker-url spark://Worker@127.0.0.1:1";
 
   @Test
   void spark_executor_coresWhenSet() {

@@ -40,7 +40,8 @@ class LocalModeTest {
   }
 
   private static List<Tuple2<Integer, Integer>> data() {
-    return IntStream.range(0, 20_000).mapToObj(i -> new Tuple2<>(i % 997, i))
+    return IntStream.range(0, 20_000)
+        .mapToObj(i -> new Tuple2<>(i % 997, i))
         .collect(Collectors.toList());
   }
 
@@ -88,8 +89,8 @@ class LocalModeTest {
       assertTrue(read.localBlocks.sum() > 0 && read.localBytes.sum() > 0);
       assertEquals(0, read.remoteBlocks.sum());
 
-      Map<Integer, Long> sums = new TreeMap<>(
-          pairs.mapValues(v -> (long) v).reduceByKey(Long::sum, 5).collectAsMap());
+      Map<Integer, Long> sums =
+          new TreeMap<>(pairs.mapValues(v -> (long) v).reduceByKey(Long::sum, 5).collectAsMap());
       assertEquals(expectedSums(), sums);
 
       List<Tuple2<Integer, Iterable<Integer>>> groups = pairs.groupByKey(3).collect();
@@ -114,12 +115,19 @@ class LocalModeTest {
       assertEquals(1, sources.size());
       Map<String, com.codahale.metrics.Metric> metrics =
           sources.head().metricRegistry().getMetrics();
-      for (String name : List.of("bytesServed", "registeredBytes", "mapOutputsServed",
-          "fallbacks.transportUnavailable", "failures.timeout", "checksumMismatches")) {
+      for (String name :
+          List.of(
+              "bytesServed",
+              "registeredBytes",
+              "mapOutputsServed",
+              "fallbacks.transportUnavailable",
+              "failures.timeout",
+              "checksumMismatches")) {
         assertTrue(metrics.containsKey(name), name + " in " + metrics.keySet());
       }
       assertTrue(metrics.get("readLatencyMicros") instanceof com.codahale.metrics.Histogram);
-      Object served = ((com.codahale.metrics.Gauge<?>) metrics.get("mapOutputsPublished")).getValue();
+      Object served =
+          ((com.codahale.metrics.Gauge<?>) metrics.get("mapOutputsPublished")).getValue();
       assertTrue((Long) served > 0);
     }
   }
@@ -129,25 +137,33 @@ class LocalModeTest {
     try (JavaSparkContext sc = new JavaSparkContext(conf())) {
       java.util.concurrent.atomic.AtomicInteger fetchFailed =
           new java.util.concurrent.atomic.AtomicInteger();
-      sc.sc().addSparkListener(new SparkListener() {
-        @Override
-        public void onTaskEnd(SparkListenerTaskEnd end) {
-          if (end.reason() instanceof org.apache.spark.FetchFailed) {
-            fetchFailed.incrementAndGet();
-          }
-        }
-      });
+      sc.sc()
+          .addSparkListener(
+              new SparkListener() {
+                @Override
+                public void onTaskEnd(SparkListenerTaskEnd end) {
+                  if (end.reason() instanceof org.apache.spark.FetchFailed) {
+                    fetchFailed.incrementAndGet();
+                  }
+                }
+              });
       JavaPairRDD<Integer, Long> sums =
           sc.parallelizePairs(data(), 4).mapValues(v -> (long) v).reduceByKey(Long::sum, 5);
       assertEquals(expectedSums(), new TreeMap<>(sums.collectAsMap()));
       java.nio.file.Path victim;
       try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(dir)) {
-        victim = files.filter(f -> f.getFileName().toString().endsWith(".data"))
-            .max((a, b) -> Long.compare(a.toFile().length(), b.toFile().length())).orElseThrow();
+        victim =
+            files
+                .filter(f -> f.getFileName().toString().endsWith(".data"))
+                .max((a, b) -> Long.compare(a.toFile().length(), b.toFile().length()))
+                .orElseThrow();
       }
       long at = java.nio.file.Files.size(victim) / 2;
-      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(victim,
-          java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+      try (java.nio.channels.FileChannel ch =
+          java.nio.channels.FileChannel.open(
+              victim,
+              java.nio.file.StandardOpenOption.READ,
+              java.nio.file.StandardOpenOption.WRITE)) {
         java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
         ch.read(b, at);
         b.put(0, (byte) (b.get(0) ^ 0xff)).rewind();
@@ -166,9 +182,14 @@ class LocalModeTest {
 
   @Test
   void switchedOffEveryShuffleIsStockAndCounted() {
-    try (JavaSparkContext sc = new JavaSparkContext(conf().set("spark.shuffle.rdma.enabled", "false"))) {
-      Map<Integer, Long> sums = new TreeMap<>(sc.parallelizePairs(data(), 4)
-          .mapValues(v -> (long) v).reduceByKey(Long::sum, 5).collectAsMap());
+    try (JavaSparkContext sc =
+        new JavaSparkContext(conf().set("spark.shuffle.rdma.enabled", "false"))) {
+      Map<Integer, Long> sums =
+          new TreeMap<>(
+              sc.parallelizePairs(data(), 4)
+                  .mapValues(v -> (long) v)
+                  .reduceByKey(Long::sum, 5)
+                  .collectAsMap());
       assertEquals(expectedSums(), sums);
       Map<String, Long> m = manager().metricsSnapshot();
       assertEquals(1L, m.get("fallbacks.disabled"), m.toString());
@@ -180,7 +201,8 @@ class LocalModeTest {
   @Test
   void aTransportThatCannotStartFallsBackPerShuffle() {
     // verbs is forced and can't run on this machine: each shuffle falls back, with the cause
-    try (JavaSparkContext sc = new JavaSparkContext(conf().set("spark.shuffle.rdma.transport", "verbs"))) {
+    try (JavaSparkContext sc =
+        new JavaSparkContext(conf().set("spark.shuffle.rdma.transport", "verbs"))) {
       JavaPairRDD<Integer, Long> pairs = sc.parallelizePairs(data(), 4).mapValues(v -> (long) v);
       assertEquals(expectedSums(), new TreeMap<>(pairs.reduceByKey(Long::sum, 5).collectAsMap()));
       assertEquals(expectedSums(), new TreeMap<>(pairs.reduceByKey(Long::sum, 3).collectAsMap()));
@@ -193,14 +215,19 @@ class LocalModeTest {
 
   @Test
   void aBadSettingStopsTheStartNamingKeyAndValue() {
-    Exception e = assertThrows(Exception.class,
-        () -> new JavaSparkContext(conf().set("spark.shuffle.rdma.read.timeout", "soon")).close());
+    Exception e =
+        assertThrows(
+            Exception.class,
+            () ->
+                new JavaSparkContext(conf().set("spark.shuffle.rdma.read.timeout", "soon"))
+                    .close());
     Throwable t = e;
     while (t.getCause() != null
         && (t.getMessage() == null || !t.getMessage().contains("spark.shuffle.rdma"))) {
       t = t.getCause();
     }
-    assertEquals("spark.shuffle.rdma.read.timeout=soon: expected a duration such as 500ms, 30s"
-        + " or 2min", t.getMessage());
+    assertEquals(
+        "spark.shuffle.rdma.read.timeout=soon: expected a duration such as 500ms, 30s" + " or 2min",
+        t.getMessage());
   }
 }

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Timeout;
 import scala.Option;
 
 /**
- * What our marker in a map status's location does to Spark's own bookkeeping: reduce tasks keep
- * the stock shuffle's preferred locations (Spark sums sizes per location, and {@code
+ * What our marker in a map status's location does to Spark's own bookkeeping: reduce tasks keep the
+ * stock shuffle's preferred locations (Spark sums sizes per location, and {@code
  * BlockManagerId.equals} includes the topology info), and serialized map statuses stay close to
  * stock's size.
  */
@@ -58,11 +58,11 @@ class MapStatusLocationsTest {
   private static final int MAPS = HEAVY + 2;
 
   /**
-   * Registers 12 maps: 10 heavy ones on executor 1 (hostA), each a tenth of the bytes, so no
-   * single map output holds the 20 % that makes a location preferred; 2 light ones on
-   * executor 2 (hostB).
+   * Registers 12 maps: 10 heavy ones on executor 1 (hostA), each a tenth of the bytes, so no single
+   * map output holds the 20 % that makes a location preferred; 2 light ones on executor 2 (hostB).
    */
-  private static MapOutputTrackerMaster tracker(java.util.function.IntFunction<BlockManagerId> loc) {
+  private static MapOutputTrackerMaster tracker(
+      java.util.function.IntFunction<BlockManagerId> loc) {
     MapOutputTrackerMaster t = new MapOutputTrackerMaster(new SparkConf(false), null, true);
     t.registerShuffle(0, MAPS, REDUCES);
     for (int m = 0; m < MAPS; m++) {
@@ -83,8 +83,14 @@ class MapStatusLocationsTest {
     }
     // what a per-map descriptor in the same field did: every map output a location of its own,
     // none large enough to be preferred
-    MapOutputTrackerMaster perMap = tracker(m -> BlockManagerId.apply(m < HEAVY ? "1" : "2",
-        m < HEAVY ? "hostA" : "hostB", 7000, Option.apply("descriptor-of-map-" + m)));
+    MapOutputTrackerMaster perMap =
+        tracker(
+            m ->
+                BlockManagerId.apply(
+                    m < HEAVY ? "1" : "2",
+                    m < HEAVY ? "hostA" : "hostB",
+                    7000,
+                    Option.apply("descriptor-of-map-" + m)));
     assertEquals(Set.of(), preferred(perMap, 0));
   }
 
@@ -105,12 +111,19 @@ class MapStatusLocationsTest {
       ours[m] = MapStatus$.MODULE$.apply(ours("exec-" + e, "node" + e, 40000 + e), s, m, 0L);
     }
     SparkConf conf = new SparkConf(false);
-    long stockBytes = MapOutputTracker$.MODULE$
-        .serializeOutputStatuses(stock, null, true, Integer.MAX_VALUE, conf)._1().length;
-    long ourBytes = MapOutputTracker$.MODULE$
-        .serializeOutputStatuses(ours, null, true, Integer.MAX_VALUE, conf)._1().length;
+    long stockBytes =
+        MapOutputTracker$.MODULE$
+            .serializeOutputStatuses(stock, null, true, Integer.MAX_VALUE, conf)
+            ._1()
+            .length;
+    long ourBytes =
+        MapOutputTracker$.MODULE$
+            .serializeOutputStatuses(ours, null, true, Integer.MAX_VALUE, conf)
+            ._1()
+            .length;
     double ratio = (double) ourBytes / stockBytes;
-    System.out.printf("map statuses of %d maps: stock %d bytes, ours %d bytes, ratio %.3f%n",
+    System.out.printf(
+        "map statuses of %d maps: stock %d bytes, ours %d bytes, ratio %.3f%n",
         maps, stockBytes, ourBytes, ratio);
     assertTrue(ratio <= 1.5, "ours/stock = " + ratio);
   }

@@ -35,8 +35,14 @@ class NodeServiceOwnerTest {
 
   @Test
   void withTheNodeServiceTheMarkerNamesItAndMetaFilesOutliveTheExecutor() throws Exception {
-    RdmaConf conf = RdmaConf.of(SparkConfig.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp",
-        "spark.shuffle.rdma.nodeService.port", "17340"));
+    RdmaConf conf =
+        RdmaConf.of(
+            SparkConfig.SCHEMA,
+            Map.of(
+                "spark.shuffle.rdma.transport",
+                "tcp",
+                "spark.shuffle.rdma.nodeService.port",
+                "17340"));
     Path data = dataFile("shuffle_1_1_0.data");
     SparkNode node = SparkNode.start(conf, "app-ns", SECRET, "127.0.0.1", true);
     OwnerMarker marker;
@@ -52,7 +58,9 @@ class NodeServiceOwnerTest {
       assertTrue(owner.sameHost());
       node.publish(1, 1, data, new long[] {400, 600}, null, null);
       assertTrue(Files.exists(MetaFiles.pathFor(data)));
-      assertEquals(0, node.runtime().catalog().registeredOutputs(),
+      assertEquals(
+          0,
+          node.runtime().catalog().registeredOutputs(),
           "the node service serves it: nothing registered in the executor");
     } finally {
       node.close();
@@ -63,13 +71,16 @@ class NodeServiceOwnerTest {
 
   @Test
   void theExternalShuffleServiceIsAcceptedOnYarnOnly() {
-    SparkConf yarn = new SparkConf().set("spark.master", "yarn")
-        .set("spark.shuffle.service.enabled", "true");
+    SparkConf yarn =
+        new SparkConf().set("spark.master", "yarn").set("spark.shuffle.service.enabled", "true");
     new RdmaShuffleManager(yarn, false).stop();
-    SparkConf standalone = new SparkConf().set("spark.master", "spark://127.0.0.1:7077")
-        .set("spark.shuffle.service.enabled", "true");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new RdmaShuffleManager(standalone, false));
+    SparkConf standalone =
+        new SparkConf()
+            .set("spark.master", "spark://127.0.0.1:7077")
+            .set("spark.shuffle.service.enabled", "true");
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> new RdmaShuffleManager(standalone, false));
     assertTrue(e.getMessage().contains("only on YARN"), e.getMessage());
   }
 
@@ -80,8 +91,9 @@ class NodeServiceOwnerTest {
     SparkNode node = SparkNode.start(conf, "app-own", SECRET, "127.0.0.1", false);
     try {
       assertEquals(node.runtime().transport().localAddress(), node.marker().address());
-      assertTrue(ReadSources.ownerOf(node.marker(), node.runtime().transport().localAddress())
-          .thisProcess());
+      assertTrue(
+          ReadSources.ownerOf(node.marker(), node.runtime().transport().localAddress())
+              .thisProcess());
       node.publish(2, 1, data, new long[] {1000}, null, null);
       assertEquals(1, node.runtime().catalog().registeredOutputs());
     } finally {

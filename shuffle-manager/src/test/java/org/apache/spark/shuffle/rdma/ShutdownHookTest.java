@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Executors often get SIGTERM before anyone calls stop(): the node's shutdown hook withdraws
- * what it registered (the meta file it wrote is gone afterwards).
+ * Executors often get SIGTERM before anyone calls stop(): the node's shutdown hook withdraws what
+ * it registered (the meta file it wrote is gone afterwards).
  */
 @Timeout(120)
 class ShutdownHookTest {
@@ -29,8 +29,13 @@ class ShutdownHookTest {
     Path data = Path.of(args[0]);
     Files.write(data, new byte[1000]);
     RdmaConf conf = RdmaConf.of(SparkConfig.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp"));
-    SparkNode node = SparkNode.start(conf, "app-hook",
-        "shutdown-hook-secret-0123456789".getBytes(StandardCharsets.UTF_8), "127.0.0.1", false);
+    SparkNode node =
+        SparkNode.start(
+            conf,
+            "app-hook",
+            "shutdown-hook-secret-0123456789".getBytes(StandardCharsets.UTF_8),
+            "127.0.0.1",
+            false);
     node.publish(1, 1, data, new long[] {400, 600}, null, null);
     System.out.println("published");
     System.out.flush();
@@ -40,14 +45,17 @@ class ShutdownHookTest {
   @Test
   void sigtermBeforeStopStillWithdrawsEverything() throws Exception {
     Path data = dir.resolve("shuffle_1_1_0.data");
-    Process p = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"),
-        ShutdownHookTest.class.getName(), data.toString())
-        .redirectErrorStream(true)
-        .start();
-    try (BufferedReader out = new BufferedReader(
-        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                ShutdownHookTest.class.getName(),
+                data.toString())
+            .redirectErrorStream(true)
+            .start();
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = out.readLine()) != null && !line.equals("published")) {
         // the child's log lines
@@ -57,9 +65,11 @@ class ShutdownHookTest {
       p.destroy(); // SIGTERM, as a cluster manager sends it
       assertTrue(p.waitFor(30, TimeUnit.SECONDS));
     }
-    assertFalse(Files.exists(MetaFiles.pathFor(data)),
+    assertFalse(
+        Files.exists(MetaFiles.pathFor(data)),
         "the meta file outlived the process: the shutdown hook did not run");
-    assertEquals(List.of(data.getFileName().toString()),
+    assertEquals(
+        List.of(data.getFileName().toString()),
         Files.list(dir).map(f -> f.getFileName().toString()).toList());
   }
 }
