@@ -1,6 +1,5 @@
 package io.rdmashuffle.tpcds.launch;
 
-import io.rdmashuffle.bench.Machine;
 import io.rdmashuffle.tpcds.DatasetLayout;
 import io.rdmashuffle.tpcds.QueryCatalog;
 import io.rdmashuffle.tpcds.QueryCatalog.Query;
@@ -11,21 +10,15 @@ import io.rdmashuffle.tpcds.report.QueryRun;
 import io.rdmashuffle.tpcds.report.Report;
 import io.rdmashuffle.tpcds.report.RunInfo;
 import io.rdmashuffle.tpcds.spark.QueryRunner;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 
@@ -60,11 +53,12 @@ public final class CompareLauncher {
   private final CompareOptions o;
   private final PrintStream out;
   private final Storage storage = new Storage(new Configuration());
-  private final List<Process> running = new ArrayList<>();
+  private final Children children;
 
   CompareLauncher(CompareOptions o, PrintStream out) {
     this.o = o;
     this.out = out;
+    this.children = new Children(out, o.stallTimeout());
   }
 
   /** The applications to run, in order: rounds, batches, sides alternating slot by slot. */
@@ -89,7 +83,7 @@ public final class CompareLauncher {
 
   /** Runs the comparison; returns the exit code. */
   int run() throws IOException, InterruptedException {
-    Thread hook = new Thread(this::killAll, "tpcds-kill-children");
+    Thread hook = new Thread(children::killAll, "tpcds-kill-children");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
       return runPlanned();
@@ -138,7 +132,7 @@ public final class CompareLauncher {
       progress.appStarted();
       runApp(submit, app, progress, records, apps);
     }
-    RunInfo info = runInfo(queries, apps, started);
+    RunInfo info = RunDescription.of(o, queries, apps, started);
     Files.writeString(o.out().resolve(Report.RUN), Json.pretty(info));
     Files.writeString(o.out().resolve(Report.APPS), Json.pretty(apps));
     Files.writeString(o.out().resolve(Report.RECORDS), Json.lines(records));
@@ -202,7 +196,7 @@ public final class CompareLauncher {
             "tpcds-datagen-sf" + DatasetLayout.scaleName(o.scale()), conf, List.of(), args);
     AtomicLong lastTable = new AtomicLong(System.nanoTime());
     int code =
-        runProcess(
+        children.run(
             pb,
             o.out().resolve("logs/datagen.log"),
             line -> {
@@ -274,7 +268,7 @@ public final class CompareLauncher {
     int before = progress.done();
     AtomicLong lastProgress = new AtomicLong(System.nanoTime());
     int code =
-        runProcess(
+        children.run(
             pb,
             o.out().resolve("logs/" + app.label() + ".log"),
             line -> {
@@ -374,155 +368,6 @@ public final class CompareLauncher {
               Instant.now().toString()));
     }
     return runs;
-  }
-
-  /** A line handler for a child's output. */
-  @FunctionalInterface
-  interface LineHandler {
-    void line(String line);
-  }
-
-  /**
-   * Runs one child to its end: its output goes to the log, every line also to the handler. A child
-   * whose {@code lastProgress} is older than the stall timeout is killed.
-   */
-  private int runProcess(ProcessBuilder pb, Path log, LineHandler handler, AtomicLong lastProgress)
-      throws IOException, InterruptedException {
-    pb.redirectErrorStream(true);
-    Process p = pb.start();
-    synchronized (running) {
-      running.add(p);
-    }
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader in =
-                      new BufferedReader(
-                          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-                  PrintWriter w =
-                      new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
-                w.println("# " + String.join(" ", pb.command()));
-                String line;
-                while ((line = in.readLine()) != null) {
-                  w.println(line);
-                  w.flush();
-                  handler.line(line);
-                }
-              } catch (IOException | RuntimeException e) {
-                if (p
-                    .isAlive()) { // after a kill the stream closes under the reader: nothing to say
-                  out.println("reading the output of " + log.getFileName() + " failed: " + e);
-                }
-              }
-            },
-            "tpcds-child-output");
-    reader.setDaemon(true);
-    reader.start();
-    long stallNanos = TimeUnit.SECONDS.toNanos(o.stallTimeout());
-    while (!p.waitFor(5, TimeUnit.SECONDS)) {
-      if (o.stallTimeout() > 0 && System.nanoTime() - lastProgress.get() > stallNanos) {
-        out.println(
-            log.getFileName() + ": no query finished for " + o.stallTimeout() + " s, killing it");
-        kill(p);
-        break;
-      }
-    }
-    int code = p.waitFor();
-    reader.join(TimeUnit.SECONDS.toMillis(30));
-    synchronized (running) {
-      running.remove(p);
-    }
-    return code;
-  }
-
-  private void killAll() {
-    synchronized (running) {
-      for (Process p : running) {
-        kill(p);
-      }
-    }
-  }
-
-  /** Ends a child and everything it started (local-cluster executors are its children). */
-  private static void kill(Process p) {
-    List<ProcessHandle> tree = new ArrayList<>(p.descendants().toList());
-    p.destroy();
-    tree.forEach(ProcessHandle::destroy);
-    try {
-      if (!p.waitFor(20, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
-  }
-
-  private RunInfo runInfo(List<Query> queries, List<AppRun> apps, Instant started) {
-    Map<String, String> h = new LinkedHashMap<>();
-    AppRun any = apps.stream().filter(a -> a.sparkVersion() != null).findFirst().orElse(null);
-    h.put("machine", Machine.describe().trim().replace("\n", "; "));
-    h.put("Spark", any == null ? "unknown (no application started)" : any.sparkVersion());
-    h.put("master", o.master());
-    h.put(
-        "scale factor",
-        DatasetLayout.scaleName(o.scale())
-            + " (data "
-            + DatasetLayout.dir(o.data(), o.scale())
-            + ")");
-    h.put(
-        "queries",
-        queries.size()
-            + " from "
-            + o.querySets()
-            + ("all".equals(o.queries()) ? "" : ": " + o.queries()));
-    h.put(
-        "rounds",
-        o.reps()
-            + " timed round(s) per side, sides alternating; "
-            + o.warmup()
-            + " untimed warm-up run(s) per application; "
-            + (o.batch() == 0
-                ? "all queries in one application"
-                : o.batch() + " queries per application"));
-    h.put("stock", o.stock().describe());
-    h.put("ours", o.ours().describe());
-    h.put("transport", transport());
-    h.put("settings (both sides)", o.conf().isEmpty() ? "Spark defaults" : o.conf().toString());
-    h.put(
-        "host-local reads",
-        o.conf().getOrDefault("spark.shuffle.readHostLocalDisk", "true (Spark default)")
-            + "; on one machine the stock shuffle reads host-local blocks from disk, never the network");
-    h.put("started", started.toString());
-    h.put("finished", Instant.now().toString());
-    h.put("command", "Tpcds compare " + o.command());
-    String title =
-        String.format(
-            Locale.ROOT,
-            "TPC-DS SF%s on %s: stock (%s) vs ours (%s)",
-            DatasetLayout.scaleName(o.scale()),
-            o.master(),
-            shortName(o.stock().shuffleManager()),
-            shortName(o.ours().shuffleManager()));
-    return new RunInfo(title, h);
-  }
-
-  private String transport() {
-    if (Side.builtIn(o.ours().shuffleManager())) {
-      return "n/a: ours is Spark's own "
-          + o.ours().shuffleManager()
-          + " shuffle (stock against stock)";
-    }
-    String t =
-        o.ours()
-            .conf()
-            .getOrDefault(
-                "spark.shuffle.rdma.transport", o.conf().get("spark.shuffle.rdma.transport"));
-    return t == null ? "plugin default (spark.shuffle.rdma.transport unset)" : t;
-  }
-
-  private static String shortName(String cls) {
-    return cls.substring(cls.lastIndexOf('.') + 1);
   }
 
   /** Entry point of {@code Tpcds compare}. */
