@@ -95,6 +95,45 @@ final class ReadSources {
         m.address(), m.address().host().equals(self.host()), m.address().equals(self));
   }
 
+  /**
+   * Whether a reader can READ the map outputs a location's {@code topologyInfo} marks: the owner,
+   * or why not (the cause the stock fallback is logged and counted under, and the detail).
+   */
+  record Verdict(BlockFetcher.Owner owner, FallbackLog.Cause cause, String why) {}
+
+  /** The verdict on {@code text} for a reader whose own marker is {@code me}, at {@code self}. */
+  static Verdict judge(String text, String executorId, OwnerMarker me, PeerAddress self) {
+    if (!OwnerMarker.isOurs(text)) {
+      return new Verdict(
+          null,
+          FallbackLog.Cause.UNPUBLISHED_MAP_OUTPUT,
+          "map outputs of executor "
+              + executorId
+              + " carry no rdma-shuffle marker (not published, or migrated by Spark)");
+    }
+    OwnerMarker m;
+    try {
+      m = OwnerMarker.parse(text);
+    } catch (IllegalArgumentException bad) {
+      return new Verdict(
+          null,
+          FallbackLog.Cause.UNPUBLISHED_MAP_OUTPUT,
+          "executor " + executorId + ": " + bad.getMessage());
+    }
+    if (m.transport() != me.transport()) {
+      return new Verdict(
+          null,
+          FallbackLog.Cause.OTHER_TRANSPORT,
+          "executor "
+              + executorId
+              + " serves over "
+              + m.transport()
+              + ", this executor runs "
+              + me.transport());
+    }
+    return new Verdict(ownerOf(m, self), null, null);
+  }
+
   /** The owner a map status's location names, or null when this task can't READ from it. */
   private BlockFetcher.Owner owner(BlockManagerId address, String what) {
     String text = address.topologyInfo().isDefined() ? address.topologyInfo().get() : null;
@@ -102,41 +141,13 @@ final class ReadSources {
     if (known != null) {
       return known;
     }
-    if (!OwnerMarker.isOurs(text)) {
-      fallbacks.record(
-          FallbackLog.Cause.UNPUBLISHED_MAP_OUTPUT,
-          what,
-          "map outputs of executor "
-              + address.executorId()
-              + " carry no rdma-shuffle marker"
-              + " (not published, or migrated by Spark)");
+    Verdict v =
+        judge(text, address.executorId(), node.marker(), node.runtime().transport().localAddress());
+    if (v.owner() == null) {
+      fallbacks.record(v.cause(), what, v.why());
       return null;
     }
-    OwnerMarker m;
-    try {
-      m = OwnerMarker.parse(text);
-    } catch (IllegalArgumentException bad) {
-      fallbacks.record(
-          FallbackLog.Cause.UNPUBLISHED_MAP_OUTPUT,
-          what,
-          "executor " + address.executorId() + ": " + bad.getMessage());
-      return null;
-    }
-    OwnerMarker me = node.marker();
-    if (m.transport() != me.transport()) {
-      fallbacks.record(
-          FallbackLog.Cause.OTHER_TRANSPORT,
-          what,
-          "executor "
-              + address.executorId()
-              + " serves over "
-              + m.transport()
-              + ", this executor runs "
-              + me.transport());
-      return null;
-    }
-    BlockFetcher.Owner owner = ownerOf(m, node.runtime().transport().localAddress());
-    owners.put(text, owner);
-    return owner;
+    owners.put(text, v.owner());
+    return v.owner();
   }
 }
