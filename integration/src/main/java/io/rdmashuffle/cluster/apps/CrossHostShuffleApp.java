@@ -7,12 +7,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -20,7 +18,6 @@ import org.apache.spark.executor.ShuffleReadMetrics;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerExecutorAdded;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
-import scala.Tuple2;
 
 /**
  * A Spark application for the cluster harness's tests: waits until {@code executors} executors
@@ -76,13 +73,13 @@ public final class CrossHostShuffleApp {
                   }
                 }
               });
-      awaitExecutors(sc, executors);
+      AppData.awaitExecutors(sc, executors);
       List<String> results = new ArrayList<>();
       int parts = 2 * executors;
       add(
           results,
           "groupByKey",
-          pairs(sc, 60_000, 2000, parts)
+          AppData.pairs(sc, 60_000, 2000, parts)
               .groupByKey(parts)
               .map(
                   t -> {
@@ -96,7 +93,7 @@ public final class CrossHostShuffleApp {
       add(
           results,
           "reduceByKey",
-          pairs(sc, 100_000, 5000, parts)
+          AppData.pairs(sc, 100_000, 5000, parts)
               .reduceByKey(Long::sum, parts)
               .map(t -> t._1() + "=" + t._2())
               .collect(),
@@ -104,14 +101,15 @@ public final class CrossHostShuffleApp {
       add(
           results,
           "sortByKey",
-          pairs(sc, 50_000, 100_000, parts)
+          AppData.pairs(sc, 50_000, 100_000, parts)
               .sortByKey(true, parts)
               .keys()
               .map(k -> "" + k)
               .collect(),
           false);
-      JavaPairRDD<Integer, Long> left = pairs(sc, 20_000, 3000, parts);
-      JavaPairRDD<Integer, Long> right = pairs(sc, 10_000, 3000, parts).mapValues(v -> v * 7);
+      JavaPairRDD<Integer, Long> left = AppData.pairs(sc, 20_000, 3000, parts);
+      JavaPairRDD<Integer, Long> right =
+          AppData.pairs(sc, 10_000, 3000, parts).mapValues(v -> v * 7);
       add(
           results,
           "join",
@@ -133,21 +131,6 @@ public final class CrossHostShuffleApp {
     }
   }
 
-  private static void awaitExecutors(JavaSparkContext sc, int n) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 180_000;
-    while (sc.sc().getExecutorIds().size() < n) {
-      if (System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException(
-            "only "
-                + sc.sc().getExecutorIds().size()
-                + " of "
-                + n
-                + " executors registered within 180 s");
-      }
-      Thread.sleep(200);
-    }
-  }
-
   private static void add(List<String> results, String name, List<String> rows, boolean sort)
       throws IOException {
     List<String> r = new ArrayList<>(rows);
@@ -157,19 +140,5 @@ public final class CrossHostShuffleApp {
     for (String row : r) {
       results.add(name + "\t" + row);
     }
-  }
-
-  private static JavaPairRDD<Integer, Long> pairs(JavaSparkContext sc, int n, int keys, int maps) {
-    List<Integer> seeds = IntStream.range(0, maps).boxed().collect(Collectors.toList());
-    return sc.parallelize(seeds, maps)
-        .flatMapToPair(
-            seed -> {
-              Random r = new Random(seed);
-              List<Tuple2<Integer, Long>> out = new ArrayList<>();
-              for (int i = 0; i < n / maps; i++) {
-                out.add(new Tuple2<>(r.nextInt(keys), r.nextLong() % 1_000_000));
-              }
-              return out.iterator();
-            });
   }
 }

@@ -5,11 +5,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
@@ -17,7 +14,6 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.executor.ShuffleReadMetrics;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
-import scala.Tuple2;
 
 /**
  * A Spark application for dynamic allocation tests: runs a shuffle (reduceByKey) once, waits until
@@ -68,7 +64,8 @@ public final class ShuffleAfterExecutorsLeftApp {
                 }
               });
       int maps = 6;
-      JavaPairRDD<Integer, Long> sums = pairs(sc, 300_000, 20_000, maps).reduceByKey(Long::sum, 4);
+      JavaPairRDD<Integer, Long> sums =
+          AppData.pairs(sc, 300_000, 20_000, maps).reduceByKey(Long::sum, 4);
       JavaRDD<String> rows = sums.map(t -> t._1() + "=" + t._2());
       List<String> first = sorted(rows.collect());
       sc.sc().listenerBus().waitUntilEmpty(60_000);
@@ -106,19 +103,5 @@ public final class ShuffleAfterExecutorsLeftApp {
     List<String> r = new ArrayList<>(rows);
     Collections.sort(r);
     return r;
-  }
-
-  private static JavaPairRDD<Integer, Long> pairs(JavaSparkContext sc, int n, int keys, int maps) {
-    List<Integer> seeds = IntStream.range(0, maps).boxed().collect(Collectors.toList());
-    return sc.parallelize(seeds, maps)
-        .flatMapToPair(
-            seed -> {
-              Random r = new Random(seed);
-              List<Tuple2<Integer, Long>> out = new ArrayList<>();
-              for (int i = 0; i < n / maps; i++) {
-                out.add(new Tuple2<>(r.nextInt(keys), r.nextLong() % 1_000_000));
-              }
-              return out.iterator();
-            });
   }
 }

@@ -1,5 +1,6 @@
 package io.rdmashuffle.cluster.bench;
 
+import io.rdmashuffle.cluster.apps.AppData;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.ByteBuffer;
@@ -47,7 +48,7 @@ public final class NetworkPathApp {
     ReduceStageListener listener = new ReduceStageListener(markers);
     try (JavaSparkContext sc = new JavaSparkContext(new SparkConf())) {
       sc.sc().addSparkListener(listener);
-      awaitExecutors(sc, executors);
+      AppData.awaitExecutors(sc, executors);
       markers.put(Markers.READY, sc.sc().applicationId());
       markers.awaitAck(Markers.READY, ACK_SECONDS);
 
@@ -113,21 +114,6 @@ public final class NetworkPathApp {
     }
     try (Writer w = Files.newBufferedWriter(file)) {
       p.store(w, "NetworkPathApp");
-    }
-  }
-
-  private static void awaitExecutors(JavaSparkContext sc, int n) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 180_000;
-    while (sc.sc().getExecutorIds().size() < n) {
-      if (System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException(
-            "only "
-                + sc.sc().getExecutorIds().size()
-                + " of "
-                + n
-                + " executors registered within 180 s");
-      }
-      Thread.sleep(200);
     }
   }
 
