@@ -130,7 +130,8 @@ public final class ServerConfig {
           .unit("threads")
           .doc(
               "Threads that answer calls (never the I/O threads); started when needed, ended"
-                  + " after a minute idle.")
+                  + " after a minute idle. The MapReduce NodeManager service answers its locate"
+                  + " requests (HTTP, on the shuffle port) with as many threads.")
           .side(ConfigEntry.Side.SERVING)
           .build();
 
@@ -141,7 +142,9 @@ public final class ServerConfig {
           .unit("calls")
           .doc(
               "Calls waiting for a call worker; a call beyond it is answered busy at once (the"
-                  + " caller retries later), logged and counted.")
+                  + " caller retries later), logged and counted. The MapReduce NodeManager service"
+                  + " keeps as many locate requests waiting, before they are authenticated; beyond"
+                  + " it a reducer is answered 429 and tries that node again later.")
           .side(ConfigEntry.Side.SERVING)
           .build();
 

@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
 final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(MapOutputsRequestHandler.class);
 
+  /** How long a reducer told the service is busy waits before it asks again. */
+  static final long RETRY_AFTER_MILLIS = 1000;
+
   private final RdmaShuffleHandler service;
 
   MapOutputsRequestHandler(RdmaShuffleHandler service) {
@@ -90,7 +93,13 @@ final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
       ReferenceCountUtil.release(msg);
     }
     try {
-      service.answerLater(() -> respond(ctx, service.answer(request)));
+      if (!service.answerLater(() -> respond(ctx, service.answer(request)))) {
+        respond(
+            ctx,
+            Response.error(
+                HttpResponseStatus.TOO_MANY_REQUESTS,
+                "rdma-shuffle service busy: more than call.queue requests waiting"));
+      }
     } catch (RejectedExecutionException e) {
       respond(
           ctx,
@@ -137,6 +146,10 @@ final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
             HttpVersion.HTTP_1_1, r.status(), Unpooled.wrappedBuffer(r.body()));
     resp.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
     resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    if (r.status().equals(HttpResponseStatus.TOO_MANY_REQUESTS)) {
+      // milliseconds, as the stock handler sends it and the reduce side reads it
+      resp.headers().set("Retry-After", Long.toString(RETRY_AFTER_MILLIS));
+    }
     if (r.replyHash() != null) {
       resp.headers()
           .set(

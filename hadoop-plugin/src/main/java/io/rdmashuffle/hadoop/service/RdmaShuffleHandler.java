@@ -2,6 +2,7 @@ package io.rdmashuffle.hadoop.service;
 
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.hadoop.HadoopConf;
 import io.rdmashuffle.hadoop.HadoopVersions;
 import io.rdmashuffle.hadoop.JobSecrets;
@@ -17,8 +18,8 @@ import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -94,7 +95,7 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   @Override
   protected void serviceStart() throws Exception {
     super.serviceStart();
-    answering = answeringThreads();
+    answering = answeringThreads(rdmaConf);
     startServing();
   }
 
@@ -136,20 +137,27 @@ public class RdmaShuffleHandler extends ShuffleHandler {
         ShuffleHandlerShim.port(handlerContext));
   }
 
-  private static ExecutorService answeringThreads() {
+  /**
+   * Threads that check and answer locate requests: {@code call.workers} of them, and at most {@code
+   * call.queue} requests waiting (not yet authenticated, so bounded); a request beyond is told to
+   * come back later (429), as the stock handler tells a reducer over its connection limit.
+   */
+  private static ExecutorService answeringThreads(RdmaConf conf) {
     AtomicInteger n = new AtomicInteger();
+    int workers = conf.get(ServerConfig.CALL_WORKERS);
     ThreadPoolExecutor e =
         new ThreadPoolExecutor(
-            4,
-            4,
+            workers,
+            workers,
             60,
             TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
+            new ArrayBlockingQueue<>(conf.get(ServerConfig.CALL_QUEUE)),
             r -> {
               Thread t = new Thread(r, "rdma-shuffle-locate-" + n.incrementAndGet());
               t.setDaemon(true);
               return t;
-            });
+            },
+            new ThreadPoolExecutor.AbortPolicy());
     e.allowCoreThreadTimeOut(true);
     return e;
   }
@@ -244,13 +252,26 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     }
   }
 
-  /** Runs an answer on the service's own threads (registration may take a while). */
-  void answerLater(Runnable task) {
+  /**
+   * Runs an answer on the service's own threads (registration may take a while).
+   *
+   * @return false when the answer queue is full (the request should come back later)
+   * @throws RejectedExecutionException when the service is not running
+   */
+  boolean answerLater(Runnable task) {
     ExecutorService e = answering;
-    if (e == null) {
+    if (e == null || e.isShutdown()) {
       throw new RejectedExecutionException("not started");
     }
-    e.execute(task);
+    try {
+      e.execute(task);
+      return true;
+    } catch (RejectedExecutionException full) {
+      if (e.isShutdown()) {
+        throw full;
+      }
+      return false;
+    }
   }
 
   /** Counters of this node's transport (bytes and READs served, failures, registered memory). */

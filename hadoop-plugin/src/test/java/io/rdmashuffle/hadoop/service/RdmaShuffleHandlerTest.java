@@ -435,4 +435,56 @@ class RdmaShuffleHandlerTest {
     refusing.refuse(false);
     assertEquals(Status.OK, ask(JOB_A, 0, key(tokenA), m1).answer().maps().get(0).status());
   }
+
+  @Test
+  void requestsBeyondTheBoundedAnswerQueueAreToldToComeBackNotQueuedUnauthenticated()
+      throws Exception {
+    service.stop();
+    service =
+        start(
+            Map.of(
+                "mapreduce.shuffle.rdma.call.workers",
+                "1",
+                "mapreduce.shuffle.rdma.call.queue",
+                "2"));
+    service.initializeApplication(JobTokens.init(JOB_A, USER, tokenA));
+    TaskAttemptID m0 = FakeMapOutputs.map(JOB_A, 0);
+    FakeMapOutputs.write(dirs.dirs().get(0), JOB_A, USER, m0, 20, 100, 200);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    RdmaShuffleHandler.afterAnswer(
+        s -> {
+          try {
+            release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+    java.util.concurrent.ExecutorService callers =
+        java.util.concurrent.Executors.newFixedThreadPool(6);
+    try {
+      List<java.util.concurrent.Future<MapOutputsCall>> calls = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        // unsigned: the queue bound holds before anything is authenticated
+        calls.add(callers.submit(() -> ask(JOB_A, 0, null, m0)));
+        Thread.sleep(100);
+      }
+      // one answering, two waiting: the rest are told to come back at once
+      int busy = 0;
+      for (java.util.concurrent.Future<MapOutputsCall> f : calls.subList(3, 6)) {
+        MapOutputsCall c = f.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(429, c.status(), c.text());
+        busy++;
+      }
+      assertEquals(3, busy);
+      release.countDown();
+      for (java.util.concurrent.Future<MapOutputsCall> f : calls.subList(0, 3)) {
+        assertEquals(401, f.get(30, java.util.concurrent.TimeUnit.SECONDS).status());
+      }
+    } finally {
+      release.countDown();
+      RdmaShuffleHandler.afterAnswer(null);
+      callers.shutdownNow();
+    }
+    assertEquals(Status.OK, ask(JOB_A, 0, key(tokenA), m0).answer().maps().get(0).status());
+  }
 }
