@@ -4,6 +4,7 @@ import io.rdmashuffle.config.ConfigException;
 import io.rdmashuffle.config.ConfigSchema;
 import io.rdmashuffle.config.ConfigSource;
 import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.transport.Availability;
 import io.rdmashuffle.transport.TransportSelector;
@@ -34,12 +35,14 @@ public final class Doctor {
   /** Runs the doctor; returns the exit status. */
   public static int run(ConfigSchema schema, String[] args, PrintStream out) {
     Map<String, String> settings = new TreeMap<>();
+    String nodeService = null;
     try {
       Path file = defaultConfFile();
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
           case "doctor" -> {}
           case "--conf" -> file = Paths.get(args[++i]);
+          case "--node-service" -> nodeService = args[++i];
           case "--set" -> {
             String kv = args[++i];
             int eq = kv.indexOf('=');
@@ -68,11 +71,19 @@ public final class Doctor {
       }
       merged.putAll(settings);
       RdmaConf conf = RdmaConf.load(schema, ConfigSource.of(merged));
-      return report(conf, out);
+      int status = report(conf, out);
+      if (nodeService != null) {
+        NodeServiceProbe.Outcome o = probeNodeService(nodeService, conf);
+        out.println("node service " + o.line());
+        if (!o.answering()) {
+          status = 1;
+        }
+      }
+      return status;
     } catch (ConfigException e) {
       out.println("bad setting: " + e.getMessage());
       return 2;
-    } catch (IOException | ArrayIndexOutOfBoundsException e) {
+    } catch (IOException | ArrayIndexOutOfBoundsException | IllegalArgumentException e) {
       out.println("doctor failed: " + e);
       return 2;
     }
@@ -93,6 +104,27 @@ public final class Doctor {
     }
     out.println("chosen: " + c.kind().name().toLowerCase(Locale.ROOT) + " (" + c.reason() + ")");
     return c.probes().get(c.kind()).available() ? 0 : 1;
+  }
+
+  /**
+   * Probes a node service at {@code hostPort}; without a port, the schema's {@code
+   * nodeService.port} (Spark's) where it declares one.
+   */
+  private static NodeServiceProbe.Outcome probeNodeService(String hostPort, RdmaConf conf) {
+    int colon = hostPort.lastIndexOf(':');
+    int port;
+    String host;
+    if (colon > 0) {
+      host = hostPort.substring(0, colon);
+      port = Integer.parseInt(hostPort.substring(colon + 1));
+    } else if (conf.schema().declares(RdmaShuffleConfig.SPARK_NODE_SERVICE_PORT)) {
+      host = hostPort;
+      port = conf.get(RdmaShuffleConfig.SPARK_NODE_SERVICE_PORT);
+    } else {
+      throw new IllegalArgumentException("--node-service " + hostPort + ": needs HOST:PORT");
+    }
+    long millis = conf.get(RdmaShuffleConfig.CONNECT_TIMEOUT).toMillis();
+    return NodeServiceProbe.probe(host, port, (int) Math.min(Integer.MAX_VALUE, millis));
   }
 
   private static Path defaultConfFile() {

@@ -59,4 +59,57 @@ class DoctorTest {
         r[1].contains("chosen: verbs (forced by spark.shuffle.rdma.transport but unavailable: "),
         r[1]);
   }
+
+  @Test
+  void theNodeServiceCheckTellsOurServerFromNothingAndFromAnotherProtocol() throws Exception {
+    io.rdmashuffle.transport.Transport server =
+        io.rdmashuffle.transport.tcp.TcpTransport.start(
+            new io.rdmashuffle.transport.TransportContext(
+                io.rdmashuffle.config.RdmaConf.of(
+                    ConfigSchema.core("Spark", "spark.shuffle.rdma."),
+                    java.util.Map.of("spark.shuffle.rdma.transport", "tcp")),
+                io.rdmashuffle.transport.ApplicationSecrets.of(
+                    "app-doctor", "doctor-secret-0123456789".getBytes(StandardCharsets.UTF_8)),
+                "127.0.0.1",
+                new io.rdmashuffle.metrics.TransportMetrics()));
+    try (java.net.ServerSocket silent = new java.net.ServerSocket(0)) {
+      String[] ok =
+          run(
+              "doctor",
+              "--set",
+              "spark.shuffle.rdma.transport=tcp",
+              "--node-service",
+              "127.0.0.1:" + server.localAddress().port());
+      assertEquals("0", ok[0], ok[1]);
+      assertTrue(ok[1].contains("an rdma-shuffle connection server answers"), ok[1]);
+
+      // something that accepts and never speaks: no answer within the connect timeout
+      String[] mute =
+          run(
+              "doctor",
+              "--set",
+              "spark.shuffle.rdma.transport=tcp",
+              "--set",
+              "spark.shuffle.rdma.connect.timeout=300ms",
+              "--node-service",
+              "127.0.0.1:" + silent.getLocalPort());
+      assertEquals("1", mute[0], mute[1]);
+      assertTrue(mute[1].contains("no answer within 300 ms"), mute[1]);
+    } finally {
+      server.close();
+    }
+    int free;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      free = s.getLocalPort();
+    }
+    String[] none =
+        run(
+            "doctor",
+            "--set",
+            "spark.shuffle.rdma.transport=tcp",
+            "--node-service",
+            "127.0.0.1:" + free);
+    assertEquals("1", none[0], none[1]);
+    assertTrue(none[1].contains("not reachable"), none[1]);
+  }
 }
