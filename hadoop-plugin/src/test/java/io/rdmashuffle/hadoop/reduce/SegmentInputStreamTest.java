@@ -3,15 +3,13 @@ package io.rdmashuffle.hadoop.reduce;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.rdmashuffle.config.RdmaConf;
-import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.hadoop.MapReduceConfig;
+import io.rdmashuffle.hadoop.testing.ForwardingTransport;
 import io.rdmashuffle.memory.BufferPool;
-import io.rdmashuffle.memory.MemoryRegistrar;
 import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.transport.ApplicationSecrets;
-import io.rdmashuffle.transport.CallHandler;
 import io.rdmashuffle.transport.ConnectionPool;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadChannel;
@@ -27,7 +25,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -201,36 +198,20 @@ class SegmentInputStreamTest {
   }
 
   /** The client's transport, with some READs posted by someone else (later). */
-  private static final class DelayingTransport implements Transport {
-    private final Transport t;
+  private static final class DelayingTransport extends ForwardingTransport {
     private final Predicate<ReadOp> delayed;
     private final BiConsumer<ReadChannel, ReadOp> postLater;
 
     DelayingTransport(
         Transport t, Predicate<ReadOp> delayed, BiConsumer<ReadChannel, ReadOp> postLater) {
-      this.t = t;
+      super(t);
       this.delayed = delayed;
       this.postLater = postLater;
     }
 
     @Override
-    public TransportKind kind() {
-      return t.kind();
-    }
-
-    @Override
-    public PeerAddress localAddress() {
-      return t.localAddress();
-    }
-
-    @Override
-    public MemoryRegistrar registrar() {
-      return t.registrar();
-    }
-
-    @Override
     public ReadChannel connect(PeerAddress peer, String application) throws TransportException {
-      ReadChannel c = t.connect(peer, application);
+      ReadChannel c = delegate.connect(peer, application);
       return new ReadChannel() {
         @Override
         public PeerAddress peer() {
@@ -282,27 +263,6 @@ class SegmentInputStreamTest {
           c.close();
         }
       };
-    }
-
-    @Override
-    public TransportMetrics metrics() {
-      return t.metrics();
-    }
-
-    @Override
-    public void serveCalls(int service, CallHandler handler) {
-      t.serveCalls(service, handler);
-    }
-
-    @Override
-    public CompletableFuture<ByteBuffer> call(
-        PeerAddress peer, String application, int service, ByteBuffer request) {
-      return t.call(peer, application, service, request);
-    }
-
-    @Override
-    public void close() {
-      t.close();
     }
   }
 }

@@ -8,21 +8,14 @@ import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.MemoryRegistrar;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.memory.RegistrationException;
-import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.Availability;
-import io.rdmashuffle.transport.CallHandler;
-import io.rdmashuffle.transport.PeerAddress;
-import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.Transport;
 import io.rdmashuffle.transport.TransportContext;
-import io.rdmashuffle.transport.TransportException;
 import io.rdmashuffle.transport.TransportProvider;
 import io.rdmashuffle.transport.TransportSelector;
 import io.rdmashuffle.transport.TransportStartException;
 import io.rdmashuffle.transport.tcp.TcpTransportProvider;
-import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -81,12 +74,11 @@ public final class RefusingTransports {
             }));
   }
 
-  private final class Refusing implements Transport {
-    private final Transport t;
+  private final class Refusing extends ForwardingTransport {
     private final MemoryRegistrar registrar;
 
     Refusing(Transport t) {
-      this.t = t;
+      super(t);
       MemoryRegistrar real = t.registrar();
       this.registrar =
           new MemoryRegistrar() {
@@ -109,49 +101,8 @@ public final class RefusingTransports {
     }
 
     @Override
-    public TransportKind kind() {
-      return t.kind();
-    }
-
-    @Override
-    public PeerAddress localAddress() {
-      return t.localAddress();
-    }
-
-    @Override
     public MemoryRegistrar registrar() {
       return registrar;
-    }
-
-    @Override
-    public ReadChannel connect(PeerAddress peer, String application) throws TransportException {
-      return t.connect(peer, application);
-    }
-
-    @Override
-    public TransportMetrics metrics() {
-      return t.metrics();
-    }
-
-    @Override
-    public void serveCalls(int service, CallHandler handler) {
-      t.serveCalls(service, handler);
-    }
-
-    @Override
-    public CompletableFuture<ByteBuffer> call(
-        PeerAddress peer, String application, int service, ByteBuffer request) {
-      return t.call(peer, application, service, request);
-    }
-
-    @Override
-    public void withdrawApplication(String application) {
-      t.withdrawApplication(application);
-    }
-
-    @Override
-    public void close() {
-      t.close();
     }
   }
 }
