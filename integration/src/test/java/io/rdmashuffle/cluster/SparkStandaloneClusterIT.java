@@ -50,9 +50,13 @@ class SparkStandaloneClusterIT {
   }
 
   private static SparkApplication app(String name, Path out) {
+    return app(name, APP, out);
+  }
+
+  private static SparkApplication app(String name, String mainClass, Path out) {
     return cluster
         .spark()
-        .application(name, APP)
+        .application(name, mainClass)
         .conf("spark.executor.memory", "512m")
         .conf("spark.ui.enabled", "false")
         .conf("spark.metrics.conf.executor.sink.csv.class", "org.apache.spark.metrics.sink.CsvSink")
@@ -117,6 +121,54 @@ class SparkStandaloneClusterIT {
       assertEquals(0L, x.getOrDefault("checksumMismatches", -1L), e.getKey() + ": " + x);
     }
     System.out.println("daemon memory after both applications: " + ClusterTesting.memory(cluster));
+  }
+
+  /**
+   * Speculation across hosts (Spark never launches a copy on the host of the attempt it copies, so
+   * one host can't show it): map task 0 and reduce task 0 straggle in their first attempt, their
+   * speculative copies run on other hosts and win, the stragglers are killed. The reducers read the
+   * winning map attempt's output through our transport and the sums are right.
+   */
+  @Test
+  void speculativeCopiesOfAMapAndAReduceTaskWinOnOtherHostsAndTheSumsAreRight() throws Exception {
+    Path out = cluster.shared().resolve("spark-speculation");
+    Files.createDirectories(out.resolve("metrics"));
+    SparkApplication.Outcome run =
+        app("spark-speculation", "io.rdmashuffle.cluster.apps.SpeculationApp", out)
+            .withRdmaShuffle()
+            .conf("spark.shuffle.rdma.transport", "tcp")
+            .conf("spark.speculation", "true")
+            .conf("spark.speculation.interval", "200ms")
+            .conf("spark.speculation.quantile", "0.5")
+            .conf("spark.speculation.multiplier", "1.5")
+            .run(600);
+    assertTrue(run.ok(), "the speculation application failed: " + run.tail());
+    List<String> expected = Files.readAllLines(out.resolve("expected.txt"));
+    assertTrue(expected.size() > 2000, "expected " + expected.size() + " keys");
+    assertEquals(expected, Files.readAllLines(out.resolve("results.txt")), "sums differ");
+
+    Map<String, Long> outcomes = new TreeMap<>();
+    for (String l : Files.readAllLines(out.resolve("outcomes.txt"))) {
+      outcomes.put(l.substring(0, l.indexOf('=')), Long.parseLong(l.substring(l.indexOf('=') + 1)));
+    }
+    System.out.println("speculation: task outcomes " + outcomes);
+    assertTrue(outcomes.getOrDefault("map.speculativeSucceeded", 0L) >= 1, outcomes.toString());
+    assertTrue(outcomes.getOrDefault("reduce.speculativeSucceeded", 0L) >= 1, outcomes.toString());
+    for (String bad :
+        List.of("map.fetchFailed", "reduce.fetchFailed", "map.failed", "reduce.failed")) {
+      assertFalse(outcomes.containsKey(bad), bad + ": " + outcomes);
+    }
+
+    Map<String, Map<String, Long>> m = metrics(out.resolve("metrics"));
+    System.out.println("speculation: rdmaShuffle per executor " + m);
+    assertEquals(3, m.size(), "executors with an rdmaShuffle source: " + m.keySet());
+    assertTrue(
+        m.values().stream().mapToLong(x -> x.getOrDefault("blocksRemote", 0L)).sum() > 0,
+        "no block was read from another host: " + m);
+    for (Map.Entry<String, Map<String, Long>> e : m.entrySet()) {
+      assertEquals(0L, e.getValue().getOrDefault("fallbacks", -1L), e.getKey() + ": " + e);
+      assertEquals(0L, e.getValue().getOrDefault("checksumMismatches", -1L), e.getKey() + ": " + e);
+    }
   }
 
   /** Executor id to host, as the application's listener saw them. */
