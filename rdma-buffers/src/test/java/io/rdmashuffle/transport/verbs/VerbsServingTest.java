@@ -35,8 +35,8 @@ import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * The verbs serving side's own rules, on real verbs in the Soft-RoCE guest: an application's served
- * queue pairs go when it is withdrawn, and the caps on served queue pairs refuse a peer beyond
- * them.
+ * queue pairs go when it is withdrawn or their reader goes away, and the caps on served queue pairs
+ * refuse a peer beyond them.
  */
 @EnabledIf("io.rdmashuffle.transport.verbs.VerbsTransportTest#verbsAvailable")
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
@@ -115,6 +115,42 @@ class VerbsServingTest {
         pool.close();
       }
       assertEquals(0, server.registrar().accounting().registeredRegions());
+    }
+  }
+
+  /**
+   * A reader that goes away (its transport closes, as when its process ends: the kernel destroys
+   * its RDMA-CM ids, which disconnects them) frees the queue pair served to it without waiting for
+   * its application to be withdrawn.
+   */
+  @Test
+  void aReaderThatGoesAwayFreesItsServedQueuePair() throws Exception {
+    try (Transport server = start(SERVER, Map.of())) {
+      ByteBuffer memory = DirectMemory.allocate(1 << 20);
+      Patterns.fill(memory, 0, 5);
+      RegisteredRegion region =
+          server.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> {});
+      try {
+        try (Transport client = start(CLIENT, Map.of())) {
+          BufferPool pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
+          PooledBuffer b = pool.allocate(4096, 10, TimeUnit.SECONDS);
+          try {
+            ReadChannel c = client.connect(server.localAddress(), APP);
+            assertEquals(java.util.List.of(), readOnce(c, region, b).failures());
+            assertEquals(1, served(server));
+          } finally {
+            b.release();
+            pool.close();
+          }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        while (served(server) > 0 && System.nanoTime() < deadline) {
+          Thread.sleep(50);
+        }
+        assertEquals(0, served(server), "the queue pair served to the closed reader is gone");
+      } finally {
+        region.close();
+      }
     }
   }
 
