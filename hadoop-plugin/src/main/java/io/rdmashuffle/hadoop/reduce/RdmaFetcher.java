@@ -47,9 +47,9 @@ import org.slf4j.LoggerFactory;
  *       a failure of the map.
  * </ul>
  *
- * <p>Owned by {@link RdmaShuffleConsumer}.
+ * <p>Runs as the task's user ({@link TaskUserThread}). Owned by {@link RdmaShuffleConsumer}.
  */
-final class RdmaFetcher<K, V> extends Thread {
+final class RdmaFetcher<K, V> extends TaskUserThread {
   private static final Logger LOG = LoggerFactory.getLogger(RdmaFetcher.class);
 
   private final int id;
@@ -98,7 +98,7 @@ final class RdmaFetcher<K, V> extends Thread {
   }
 
   @Override
-  public void run() {
+  protected void work() {
     try {
       while (!stopped && !isInterrupted()) {
         MapHost host = null;
