@@ -14,10 +14,11 @@ import org.slf4j.LoggerFactory;
  * Learns map completions as the stock shuffle does: polls the AM over the task's umbilical for new
  * map completion events and hands each to the shuffle scheduler ({@code resolve}: succeeded maps
  * become fetchable at their host, obsolete and failed ones are dropped, failed tasks are given up
- * on). Hadoop's own EventFetcher does the same but is package-private. Daemon thread; owned by
- * {@link RdmaShuffleConsumer}, stopped by {@link #shutDown()}.
+ * on). Hadoop's own EventFetcher does the same but is package-private. Daemon thread, as the task's
+ * user ({@link TaskUserThread}); owned by {@link RdmaShuffleConsumer}, stopped by {@link
+ * #shutDown()}.
  */
-final class MapCompletionEvents extends Thread {
+final class MapCompletionEvents extends TaskUserThread {
   private static final Logger LOG = LoggerFactory.getLogger(MapCompletionEvents.class);
   private static final long POLL_MILLIS = 1000;
   private static final long RETRY_MILLIS = 5000;
@@ -47,7 +48,7 @@ final class MapCompletionEvents extends Thread {
   }
 
   @Override
-  public void run() {
+  protected void work() {
     int failures = 0;
     try {
       while (!stopped) {

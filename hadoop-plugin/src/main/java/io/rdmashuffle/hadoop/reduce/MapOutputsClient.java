@@ -79,7 +79,12 @@ final class MapOutputsClient implements NodeLocator {
       c.setReadTimeout(readTimeout);
       c.setUseCaches(false);
       c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, hash);
-      int status = c.getResponseCode();
+      int status;
+      try {
+        status = c.getResponseCode();
+      } catch (IOException e) {
+        throw new Unusable("no answer: " + e, e, true);
+      }
       if (status == TOO_MANY_REQUESTS) {
         long backoff = c.getHeaderFieldLong(RETRY_AFTER, RETRY_AFTER_DEFAULT_MILLIS);
         throw new TryLater(

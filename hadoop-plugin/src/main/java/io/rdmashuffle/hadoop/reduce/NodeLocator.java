@@ -21,9 +21,23 @@ interface NodeLocator {
   /** The node can't serve READs for us now; the message says why. Never a fetch failure. */
   final class Unusable extends IOException {
     private static final long serialVersionUID = 1L;
+    private final boolean unreachable;
 
     Unusable(String message, Throwable cause) {
+      this(message, cause, false);
+    }
+
+    /**
+     * @param unreachable the node gave no answer at all (refused, timed out, closed the
+     *     connection): not running now, perhaps restarting
+     */
+    Unusable(String message, Throwable cause, boolean unreachable) {
       super(message, cause);
+      this.unreachable = unreachable;
+    }
+
+    boolean unreachable() {
+      return unreachable;
     }
   }
 

@@ -36,6 +36,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>bad bytes (checksum, decompression) or a map the node can't serve: the map's;
  *   <li>a node that is busy (429): penalized and asked again later, as Hadoop does;
+ *   <li>a node that can't be reached while Hadoop's fetch retry is on (a NodeManager restarting,
+ *       {@link FetchRetry}): tried again every retry interval until the retry timeout, then as the
+ *       next;
  *   <li>a node that can't serve READs (no service, refused, a different transport): fetched over
  *       HTTP from now on ({@code fetch.httpFallback}), else a connect failure of its maps;
  *   <li>READs of one map that fail in the transport, or a map the node can't register now: that map
@@ -44,9 +47,9 @@ import org.slf4j.LoggerFactory;
  *       a failure of the map.
  * </ul>
  *
- * <p>Owned by {@link RdmaShuffleConsumer}.
+ * <p>Runs as the task's user ({@link TaskUserThread}). Owned by {@link RdmaShuffleConsumer}.
  */
-final class RdmaFetcher<K, V> extends Thread {
+final class RdmaFetcher<K, V> extends TaskUserThread {
   private static final Logger LOG = LoggerFactory.getLogger(RdmaFetcher.class);
 
   private final int id;
@@ -95,7 +98,7 @@ final class RdmaFetcher<K, V> extends Thread {
   }
 
   @Override
-  public void run() {
+  protected void work() {
     try {
       while (!stopped && !isInterrupted()) {
         MapHost host = null;
@@ -162,7 +165,9 @@ final class RdmaFetcher<K, V> extends Thread {
       SchedulerPenalty.penalize(scheduler, host, e.backoffMillis());
       return;
     } catch (NodeLocator.Unusable e) {
-      unusable(round, maps, e.getMessage());
+      if (!(e.unreachable() && side.retry.tryAgainLater(scheduler, host, e.getMessage()))) {
+        unusable(round, maps, e.getMessage());
+      }
       return;
     } finally {
       side.count(RdmaShuffleCounter.MAP_OUTPUTS_REQUEST_MILLIS, Time.monotonicNow() - asked);
@@ -298,6 +303,7 @@ final class RdmaFetcher<K, V> extends Thread {
     }
     long end = Time.monotonicNow();
     scheduler.copySucceeded(mapId, host, length, start, end, out);
+    side.retry.progress(host);
     metrics.successFetch();
     side.count(RdmaShuffleCounter.MAPS_READ, 1);
     side.count(RdmaShuffleCounter.BYTES_READ, length);
@@ -332,6 +338,10 @@ final class RdmaFetcher<K, V> extends Thread {
             mapId,
             rae.reason());
         return Outcome.ASK_AGAIN;
+      }
+      if (why instanceof PeerUnreachableException
+          && side.retry.tryAgainLater(scheduler, round.host(), why.toString())) {
+        return Outcome.STOP;
       }
       metrics.failedFetch();
       if (side.httpFallback) {

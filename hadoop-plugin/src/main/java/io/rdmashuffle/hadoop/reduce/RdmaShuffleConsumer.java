@@ -114,7 +114,14 @@ public class RdmaShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     try {
       side =
           ReadSide.start(
-              conf, jobId, reduceId.getTaskID().getId(), secret, client, fetchers(), reporter);
+              conf,
+              jobId,
+              reduceId.getTaskID().getId(),
+              secret,
+              client,
+              FetchRetry.of(jobConf),
+              fetchers(),
+              reporter);
     } catch (IOException e) {
       throw new IllegalStateException(
           "rdma-shuffle: no transport for "

@@ -43,6 +43,9 @@ final class ReadSide implements AutoCloseable {
   final ConnectionPool connections;
   final NodeLocator client;
 
+  /** Hadoop's fetch retry for a node that can't be reached (a NodeManager restarting). */
+  final FetchRetry retry;
+
   /** How long a READ waits for a pooled buffer before it is this task's shortage. */
   final long allocationWaitMillis;
 
@@ -63,6 +66,7 @@ final class ReadSide implements AutoCloseable {
       NodeRuntime runtime,
       String noTransport,
       NodeLocator client,
+      FetchRetry retry,
       int fetchers,
       long allocationWaitMillis,
       Reporter reporter) {
@@ -72,6 +76,7 @@ final class ReadSide implements AutoCloseable {
     this.runtime = runtime;
     this.noTransport = noTransport;
     this.client = client;
+    this.retry = retry;
     this.allocationWaitMillis = allocationWaitMillis;
     this.reporter = reporter;
     this.httpFallback = conf.get(MapReduceConfig.FETCH_HTTP_FALLBACK);
@@ -93,6 +98,7 @@ final class ReadSide implements AutoCloseable {
       int reduce,
       SecretKey shuffleSecret,
       NodeLocator client,
+      FetchRetry retry,
       int fetchers,
       Reporter reporter)
       throws TransportStartException {
@@ -120,12 +126,22 @@ final class ReadSide implements AutoCloseable {
           null,
           e.getMessage(),
           client,
+          retry,
           fetchers,
           ALLOCATION_WAIT_MILLIS,
           reporter);
     }
     return new ReadSide(
-        conf, jobId, reduce, runtime, null, client, fetchers, ALLOCATION_WAIT_MILLIS, reporter);
+        conf,
+        jobId,
+        reduce,
+        runtime,
+        null,
+        client,
+        retry,
+        fetchers,
+        ALLOCATION_WAIT_MILLIS,
+        reporter);
   }
 
   /** Whether this task fetches from {@code host} over the stock HTTP shuffle. */

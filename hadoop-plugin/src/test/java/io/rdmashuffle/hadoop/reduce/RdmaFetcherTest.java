@@ -83,6 +83,9 @@ class RdmaFetcherTest {
   private final FakeMerger merger = new FakeMerger();
   private final FakeHttp http = new FakeHttp();
 
+  /** Hadoop's fetch retry as the task reads it from its job: off unless a test sets it. */
+  private FetchRetry retry = FetchRetry.of(new JobConf(false));
+
   @BeforeAll
   static void metrics() {
     DefaultMetricsSystem.setMiniClusterMode(true);
@@ -161,6 +164,7 @@ class RdmaFetcherTest {
             runtime,
             withTransport ? null : "none (test)",
             locator.apply(server),
+            retry,
             1,
             300,
             reporter);
@@ -293,6 +297,164 @@ class RdmaFetcherTest {
     assertEquals(List.of(map(0).toString()), http.fetched);
     assertEquals(List.of(), failures(), "HTTP copies it: not a failure of the map");
     assertFalse(side.usesHttp(host), "the next round READs again");
+  }
+
+  private static int deadPort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** The job's fetch retry settings, as a reduce task reads them. */
+  private static FetchRetry retrySettings(String... keysAndValues) {
+    JobConf job = new JobConf(false);
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      job.set(keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return FetchRetry.of(job);
+  }
+
+  /** A real locate request to {@code host}, refused while nothing listens on its port. */
+  private static MapOutputsClient locateClient() {
+    return new MapOutputsClient(
+        new JobConf(false),
+        JOB.toString(),
+        0,
+        JobTokenSecretManager.createSecretKey(SHUFFLE_SECRET));
+  }
+
+  /** Runs the fetcher's own loop until {@code maps} are committed or 20 s have passed. */
+  private void runUntilCommitted(RdmaFetcher<Object, Object> f, int maps) throws Exception {
+    f.start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (merger.committed.size() < maps && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    f.shutDown();
+  }
+
+  @Test
+  void whileItsNodeManagerRestartsARefusingNodeIsAskedAgainAfterTheIntervalAndNoMapFails()
+      throws Exception {
+    // NodeManager recovery on: Hadoop's fetch retry defaults to on
+    retry =
+        retrySettings(
+            "yarn.nodemanager.recovery.enabled", "true",
+            "mapreduce.reduce.shuffle.fetch.retry.interval-ms", "50");
+    assertTrue(retry.enabled());
+    MapOutputsClient refused = locateClient();
+    AtomicInteger asked = new AtomicInteger();
+    RdmaFetcher<Object, Object> f =
+        fetcher(
+            Map.of(),
+            s -> {
+              NodeLocator restarted = answering(s.localAddress(), 0, 1);
+              return (h, m) ->
+                  asked.incrementAndGet() <= 3 ? refused.request(h, m) : restarted.request(h, m);
+            },
+            true);
+    String node = "127.0.0.1:" + deadPort();
+    for (TaskAttemptID m : List.of(map(0), map(1))) {
+      scheduler.addKnownMapOutput(node, "http://" + node + "/mapOutput?job=" + JOB, m);
+    }
+
+    runUntilCommitted(f, 2);
+
+    assertEquals(
+        Set.of(map(0).toString(), map(1).toString()),
+        merger.committed.keySet(),
+        String.valueOf(scheduler.events));
+    assertEquals(List.of(), failures(), "no map is reported while the node restarts");
+    assertEquals(0, count("hostFailed"));
+    assertEquals(0, http.rounds.get(), "nor is the node fetched over HTTP");
+    assertEquals(4, asked.get(), "refused three times, then answered");
+  }
+
+  @Test
+  void whileItsNodeManagerRestartsReadsThatCantConnectAreTriedAgainNotFetchedOverHttp()
+      throws Exception {
+    retry =
+        retrySettings(
+            "mapreduce.reduce.shuffle.fetch.retry.enabled", "true",
+            "mapreduce.reduce.shuffle.fetch.retry.interval-ms", "50");
+    int dead = deadPort();
+    AtomicInteger asked = new AtomicInteger();
+    RdmaFetcher<Object, Object> f =
+        fetcher(
+            Map.of(),
+            s -> {
+              NodeLocator down = answering(new PeerAddress("127.0.0.1", dead), 0);
+              NodeLocator up = answering(s.localAddress(), 0);
+              return (h, m) -> asked.incrementAndGet() <= 2 ? down.request(h, m) : up.request(h, m);
+            },
+            true);
+    scheduler.addKnownMapOutput("node-r:13562", "http://node-r:13562/mapOutput", map(0));
+
+    runUntilCommitted(f, 1);
+
+    assertEquals(Set.of(map(0).toString()), merger.committed.keySet());
+    assertEquals(List.of(), failures(), String.valueOf(scheduler.events));
+    assertEquals(0, http.rounds.get());
+    assertEquals(3, asked.get());
+  }
+
+  @Test
+  void withFetchRetryOffARefusingNodeIsAConnectFailureOfEachMapAtOnce() throws Exception {
+    retry = retrySettings("mapreduce.reduce.shuffle.fetch.retry.enabled", "false");
+    assertFalse(retry.enabled());
+    RdmaFetcher<Object, Object> f =
+        fetcher(
+            Map.of("mapreduce.shuffle.rdma.fetch.httpFallback", "false"),
+            s -> locateClient(),
+            true);
+    MapHost host = host("127.0.0.1:" + deadPort(), map(0), map(1));
+
+    f.copyFromHost(host);
+
+    assertEquals(
+        List.of(
+            "copyFailed " + map(0) + " read=false connect=true",
+            "copyFailed " + map(1) + " read=false connect=true"),
+        failures());
+    assertEquals(1, count("hostFailed"));
+    assertEquals(2, host.getNumKnownMapOutputs());
+  }
+
+  @Test
+  void aNodeStillRefusingAfterTheRetryTimeoutIsTreatedAsUnreachable() throws Exception {
+    retry =
+        retrySettings(
+            "mapreduce.reduce.shuffle.fetch.retry.enabled", "true",
+            "mapreduce.reduce.shuffle.fetch.retry.interval-ms", "50",
+            "mapreduce.reduce.shuffle.fetch.retry.timeout-ms", "400");
+    MapOutputsClient refused = locateClient();
+    AtomicInteger asked = new AtomicInteger();
+    RdmaFetcher<Object, Object> f =
+        fetcher(
+            Map.of("mapreduce.shuffle.rdma.fetch.httpFallback", "false"),
+            s ->
+                (h, m) -> {
+                  asked.incrementAndGet();
+                  return refused.request(h, m);
+                },
+            true);
+    String node = "127.0.0.1:" + deadPort();
+    scheduler.addKnownMapOutput(node, "http://" + node + "/mapOutput", map(0));
+    long t0 = System.nanoTime();
+    f.start();
+    long deadline = t0 + TimeUnit.SECONDS.toNanos(20);
+    while (failures().isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    f.shutDown();
+
+    assertEquals(
+        "copyFailed " + map(0) + " read=false connect=true",
+        failures().get(0),
+        String.valueOf(scheduler.events));
+    assertTrue(millis >= 400, "reported after " + millis + " ms, before the retry timeout");
+    assertTrue(asked.get() > 2, "asked " + asked.get() + " times");
   }
 
   @Test

@@ -1,4 +1,4 @@
-package io.rdmashuffle.hadoop.bench;
+package io.rdmashuffle.bench.hadoop;
 
 import io.rdmashuffle.hadoop.reduce.RdmaShuffleCounter;
 import io.rdmashuffle.hadoop.testing.RdmaMiniCluster;
@@ -38,7 +38,7 @@ import org.apache.hadoop.util.ToolRunner;
  * ShuffleHandler's code) against ours, alternating runs, medians. Reports the job time and the
  * reduce tasks' shuffle phase (attempt start to shuffle finish, from the job history), checks every
  * run sorted the same bytes, and writes the results with the machine they ran on. Not a test:
- * {@code integration/bin/bench-hadoop-sort} runs it.
+ * {@code integration/bin/bench-hadoop-sort} runs it, on Hadoop's class path only.
  *
  * <pre>SortBenchmark [--bytes 1536m] [--rounds 3] [--reducers 4] [--split 256m] [--slowstart 1.0]
  *     [--out FILE]</pre>
