@@ -1,16 +1,9 @@
 package io.rdmashuffle.bench;
 
 import java.io.RandomAccessFile;
-import java.lang.reflect.Constructor;
-import java.lang.reflect.Method;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Random;
 
 /**
@@ -31,8 +24,7 @@ public final class TransportAbBenchmark {
   public static void main(String[] args) throws Exception {
     String deps = System.getProperty("bench.dependencies", "");
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 9;
-    Object[] side = new Object[2];
-    Method[] fetch = new Method[2];
+    FetchSide[] side = new FetchSide[2];
     Path dir = Files.createTempDirectory("rdma-bench-ab");
     Path file = dir.resolve("blocks");
     long size = 256L << 20;
@@ -44,14 +36,7 @@ public final class TransportAbBenchmark {
       }
     }
     for (int i = 0; i < 2; i++) {
-      ClassLoader l =
-          new URLClassLoader(urls(args[i] + ":" + deps), ClassLoader.getPlatformClassLoader());
-      Class<?> c = l.loadClass(OursTcpFetcher.class.getName());
-      Constructor<?> k = c.getDeclaredConstructor(Path.class);
-      k.setAccessible(true);
-      side[i] = k.newInstance(file);
-      fetch[i] = c.getMethod("fetchAll", int.class, int.class, int.class, int.class);
-      fetch[i].setAccessible(true);
+      side[i] = new OtherBuildFetcher(i == 0 ? "old" : "new", args[i], deps, file);
     }
     StringBuilder out =
         new StringBuilder(Machine.describe())
@@ -69,7 +54,7 @@ public final class TransportAbBenchmark {
         for (int k = 0; k < 2; k++) {
           int s = Math.floorMod(r + k, 2); // each round starts with the other build
           long t0 = System.nanoTime();
-          long bytes = (long) fetch[s].invoke(side[s], block, blocks, passes, window);
+          long bytes = side[s].fetchAll(block, blocks, passes, window);
           double x = bytes / ((System.nanoTime() - t0) / 1e9) / 1e6;
           if (r >= 0) {
             mbps[s][r] = x;
@@ -94,16 +79,6 @@ public final class TransportAbBenchmark {
     }
     System.out.print(out);
     System.exit(0); // the fetchers' transports are left to the process
-  }
-
-  private static URL[] urls(String path) throws Exception {
-    List<URL> u = new ArrayList<>();
-    for (String p : path.split(":")) {
-      if (!p.isEmpty()) {
-        u.add(Paths.get(p).toUri().toURL());
-      }
-    }
-    return u.toArray(new URL[0]);
   }
 
   private static double median(double[] x) {

@@ -17,8 +17,13 @@ import java.util.Random;
  * same window of requests in flight: Spark's default {@code spark.reducer.maxSizeInFlight} (48m)
  * divided by the block size.
  *
+ * <p>With {@code --compare NAME=CLASS_DIRS} a fourth side is our tcp transport of another build
+ * ({@link OtherBuildFetcher}; {@code CLASS_DIRS} is {@code
+ * integration-classes:rdma-buffers-classes} of that build), so an earlier build's ratio against
+ * Spark is measured in the same run.
+ *
  * <pre>integration/bin/bench-transport [--sizes 64k,256k,1m,4m] [--file 256m] [--rounds 7]
- *     [--bytes-per-round 1g] [--out FILE]</pre>
+ *     [--bytes-per-round 1g] [--compare NAME=CLASS_DIRS] [--out FILE]</pre>
  */
 public final class TransportReadBenchmark {
   private TransportReadBenchmark() {}
@@ -30,6 +35,7 @@ public final class TransportReadBenchmark {
     int rounds = 7;
     int warmup = 2;
     Path out = null;
+    String compare = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--sizes" ->
@@ -42,6 +48,7 @@ public final class TransportReadBenchmark {
         case "--rounds" -> rounds = Integer.parseInt(args[++i]);
         case "--warmup" -> warmup = Integer.parseInt(args[++i]);
         case "--out" -> out = Paths.get(args[++i]);
+        case "--compare" -> compare = args[++i];
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -65,8 +72,13 @@ public final class TransportReadBenchmark {
         .append(" window: 48 MiB in flight\n\n");
     try (FetchSide ours = new OursTcpFetcher(file);
         FetchSide spark = new SparkNetworkFetcher(file);
-        FetchSide raw = new RawSendfileFetcher(file)) {
-      FetchSide[] sides = {ours, spark, raw};
+        FetchSide raw = new RawSendfileFetcher(file);
+        FetchSide other = compare == null ? null : otherBuild(compare, file)) {
+      StringBuilder roundRatios = new StringBuilder();
+      FetchSide[] sides =
+          other == null
+              ? new FetchSide[] {ours, spark, raw}
+              : new FetchSide[] {ours, spark, raw, other};
       report
           .append("| block | ")
           .append(ours.name())
@@ -74,8 +86,14 @@ public final class TransportReadBenchmark {
           .append(spark.name())
           .append(" MB/s | ")
           .append(raw.name())
-          .append(" MB/s | ratio | ours / bare |")
-          .append("\n| --- | --- | --- | --- | --- | --- |\n");
+          .append(" MB/s | ratio | ours / bare |");
+      if (other != null) {
+        report.append(" ").append(other.name()).append(" MB/s | its ratio |");
+      }
+      report
+          .append("\n| --- | --- | --- | --- | --- | --- |")
+          .append(other == null ? "" : " --- | --- |")
+          .append('\n');
       for (long size : sizes) {
         int blockSize = (int) size;
         int blocks = (int) (fileSize / blockSize);
@@ -98,7 +116,7 @@ public final class TransportReadBenchmark {
         String row =
             String.format(
                 "| %s | %.0f (%.0f..%.0f) | %.0f (%.0f..%.0f)"
-                    + " | %.0f (%.0f..%.0f) | %.2f | %.2f |%n",
+                    + " | %.0f (%.0f..%.0f) | %.2f | %.2f |",
                 human(blockSize),
                 ma,
                 min(mbps[0]),
@@ -111,9 +129,26 @@ public final class TransportReadBenchmark {
                 max(mbps[2]),
                 ma / mb,
                 ma / mc);
+        if (other != null) {
+          double md = median(mbps[3]);
+          row +=
+              String.format(" %.0f (%.0f..%.0f) | %.2f |", md, min(mbps[3]), max(mbps[3]), md / mb);
+        }
+        row += System.lineSeparator();
         report.append(row);
         System.out.print(row);
+        roundRatios.append(perRoundRow(human(blockSize), mbps, other != null));
       }
+      report
+          .append("\nThe same rounds as ratios taken within each round (sides that ran")
+          .append(" back to back see about the same load): median (each round)\n\n")
+          .append("| block | ours / Spark |")
+          .append(
+              other == null ? "" : " " + other.name() + " / Spark | ours / " + other.name() + " |")
+          .append("\n| --- | --- |")
+          .append(other == null ? "" : " --- | --- |")
+          .append('\n')
+          .append(roundRatios);
     } finally {
       Files.deleteIfExists(file);
       Files.deleteIfExists(dir);
@@ -122,7 +157,14 @@ public final class TransportReadBenchmark {
         "\nMB/s = 10^6 bytes per second, median (min..max) of the rounds; ratio = ours /"
             + " Spark. The bare loop (RawSendfileFetcher) is a request/sendfile loop on one connection"
             + " with no protocol, reading each block into a block-sized buffer: what the bytes cost"
-            + " without any shuffle stack.\n");
+            + " without any shuffle stack."
+            + (compare == null
+                ? ""
+                : " "
+                    + compare.substring(0, compare.indexOf('='))
+                    + ": our tcp transport of that build, in the same rounds; its ratio = it /"
+                    + " Spark.")
+            + "\n");
     System.out.println();
     System.out.println(report);
     if (out != null) {
@@ -132,6 +174,40 @@ public final class TransportReadBenchmark {
     }
     // Netty's and our daemon threads must not keep the JVM up
     System.exit(0);
+  }
+
+  /** Per-round ratios of side 0 and (with {@code other}) side 3 to Spark, and of 0 to 3. */
+  private static String perRoundRow(String block, double[][] mbps, boolean other) {
+    StringBuilder row = new StringBuilder("| ").append(block).append(" |");
+    row.append(ratios(mbps[0], mbps[1]));
+    if (other) {
+      row.append(ratios(mbps[3], mbps[1])).append(ratios(mbps[0], mbps[3]));
+    }
+    return row.append(System.lineSeparator()).toString();
+  }
+
+  /** " median (r0 r1 ...) |" of a[r] / b[r]. */
+  private static String ratios(double[] a, double[] b) {
+    double[] q = new double[a.length];
+    StringBuilder each = new StringBuilder();
+    for (int r = 0; r < a.length; r++) {
+      q[r] = a[r] / b[r];
+      each.append(r == 0 ? "" : " ").append(String.format("%.2f", q[r]));
+    }
+    return String.format(" %.2f (%s) |", median(q), each);
+  }
+
+  /** {@code NAME=CLASS_DIRS}: that build's side, with the dependencies the script passes. */
+  private static FetchSide otherBuild(String spec, Path file) throws Exception {
+    int eq = spec.indexOf('=');
+    if (eq <= 0) {
+      throw new IllegalArgumentException("--compare NAME=CLASS_DIRS, not " + spec);
+    }
+    return new OtherBuildFetcher(
+        spec.substring(0, eq),
+        spec.substring(eq + 1),
+        System.getProperty("bench.dependencies", ""),
+        file);
   }
 
   static long window(int blockSize, long bytesInFlight) {

@@ -1,8 +1,8 @@
 package io.rdmashuffle.fetch;
 
+import io.rdmashuffle.memory.CountedResource;
 import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.memory.RefCount;
-import io.rdmashuffle.memory.RefCounted;
 import java.nio.ByteBuffer;
 
 /**
@@ -11,7 +11,8 @@ import java.nio.ByteBuffer;
  * #tryRetain()}), which fails once the segment was released. The buffer goes back to the pool with
  * the last reference.
  */
-public final class FetchedSegment implements SegmentFetcher.Result, RefCounted {
+public final class FetchedSegment extends CountedResource<FetchedSegment>
+    implements SegmentFetcher.Result {
   private final SegmentRequest request;
 
   /** Told the bytes and requests given back when the last reference goes. */
@@ -19,9 +20,9 @@ public final class FetchedSegment implements SegmentFetcher.Result, RefCounted {
 
   private final PooledBuffer buffer;
   private final ByteBuffer data;
-  private final RefCount refs = RefCount.open("fetched segment");
 
   FetchedSegment(SegmentRequest request, PooledBuffer buffer, Runnable onRelease) {
+    super(RefCount.open("fetched segment"));
     this.request = request;
     this.buffer = buffer;
     this.onRelease = onRelease;
@@ -40,31 +41,12 @@ public final class FetchedSegment implements SegmentFetcher.Result, RefCounted {
     return data;
   }
 
+  /** The last reference given back: the requests are told, the buffer goes back to its pool. */
   @Override
-  public int refCnt() {
-    return refs.get();
-  }
-
-  @Override
-  public FetchedSegment retain() {
-    refs.retain();
-    return this;
-  }
-
-  @Override
-  public boolean tryRetain() {
-    return refs.tryRetain();
-  }
-
-  @Override
-  public boolean release() {
-    if (!refs.release()) {
-      return false;
-    }
+  protected void lastReleased() {
     if (buffer != null) {
       onRelease.run();
       buffer.release();
     }
-    return true;
   }
 }

@@ -13,7 +13,7 @@ import java.nio.ByteBuffer;
  * to the pool; using it afterwards is a bug. A release more than was retained throws and changes
  * nothing, even while the pool lends the buffer again (see {@link RefCounted}).
  */
-public final class PooledBuffer implements RefCounted {
+public final class PooledBuffer extends CountedResource<PooledBuffer> {
   final BufferPool pool;
   final BufferPool.Chunk chunk;
   final int slot;
@@ -21,7 +21,6 @@ public final class PooledBuffer implements RefCounted {
   private final int regionOffset;
   private final int capacity;
   private final ByteBuffer view;
-  private final RefCount refs = RefCount.freed("pooled buffer");
   private int size;
 
   /** Follows this lend in a tracking pool; guarded by the pool's lock. */
@@ -34,6 +33,7 @@ public final class PooledBuffer implements RefCounted {
       RegisteredRegion region,
       int regionOffset,
       int capacity) {
+    super(RefCount.freed("pooled buffer"));
     this.pool = pool;
     this.chunk = chunk;
     this.slot = slot;
@@ -47,7 +47,7 @@ public final class PooledBuffer implements RefCounted {
 
   void lend(int requested) {
     this.size = requested;
-    refs.revive();
+    refs().revive();
     view.clear().limit(requested);
   }
 
@@ -79,38 +79,9 @@ public final class PooledBuffer implements RefCounted {
     return view;
   }
 
+  /** The last reference given back: the buffer returns to its pool. */
   @Override
-  public int refCnt() {
-    return refs.get();
-  }
-
-  /**
-   * Takes one more reference for another holder.
-   *
-   * @throws IllegalStateException when the buffer is back in its pool
-   */
-  @Override
-  public PooledBuffer retain() {
-    refs.retain();
-    return this;
-  }
-
-  @Override
-  public boolean tryRetain() {
-    return refs.tryRetain();
-  }
-
-  /**
-   * Gives back one reference; the last one returns the buffer to its pool (and returns true).
-   *
-   * @throws IllegalStateException when the buffer is back in its pool already
-   */
-  @Override
-  public boolean release() {
-    if (refs.release()) {
-      pool.recycle(this);
-      return true;
-    }
-    return false;
+  protected void lastReleased() {
+    pool.recycle(this);
   }
 }

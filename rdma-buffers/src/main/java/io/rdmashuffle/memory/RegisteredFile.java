@@ -21,14 +21,13 @@ import java.util.List;
  * one per registered piece until the piece is deregistered, and one per holder that {@link
  * #tryRetain retained} the file to keep its mapping readable. The last release unmaps.
  */
-public final class RegisteredFile implements RefCounted, AutoCloseable {
+public final class RegisteredFile extends CountedResource<RegisteredFile> implements AutoCloseable {
   private final Path path;
   private final FileChannel channel;
   private final long length;
   private final long pieceSize;
   private final List<RegisteredRegion> pieces;
   private final List<MappedByteBuffer> mappings;
-  private final RefCount refs = RefCount.withdrawable("registered file");
 
   /** Mapped writable for a registrar that can pin nothing else; never written through. */
   private final boolean writable;
@@ -37,6 +36,7 @@ public final class RegisteredFile implements RefCounted, AutoCloseable {
 
   private RegisteredFile(
       Path path, FileChannel channel, long length, long pieceSize, boolean writable) {
+    super(RefCount.withdrawable("registered file"));
     this.writable = writable;
     this.path = path;
     this.channel = channel;
@@ -115,7 +115,7 @@ public final class RegisteredFile implements RefCounted, AutoCloseable {
           channel.map(
               writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, off, size);
       mappings.add(mapped);
-      refs.retain();
+      refs().retain();
       try {
         pieces.add(
             registrar.register(
@@ -124,7 +124,7 @@ public final class RegisteredFile implements RefCounted, AutoCloseable {
                 owner,
                 this::release));
       } catch (IOException | RuntimeException e) {
-        refs.release();
+        refs().release();
         throw e;
       }
     }
@@ -192,53 +192,15 @@ public final class RegisteredFile implements RefCounted, AutoCloseable {
     }
   }
 
-  /** References: the owner's while open, one per registered piece, one per other holder. */
-  @Override
-  public int refCnt() {
-    return refs.get();
-  }
-
-  /**
-   * Keeps the file mapped (not registered: {@link #close()} withdraws its pieces regardless) until
-   * {@link #release()}; false when the file is closed.
-   */
-  @Override
-  public boolean tryRetain() {
-    return refs.tryRetain();
-  }
-
-  @Override
-  public RegisteredFile retain() {
-    refs.retain();
-    return this;
-  }
-
-  /** Gives back a reference taken by {@link #tryRetain()}; the last one unmaps the file. */
-  @Override
-  public boolean release() {
-    if (refs.release()) {
-      unmap();
-      return true;
-    }
-    return false;
-  }
-
   /** Withdraws all pieces; unmaps when in-flight READs of them are done. Idempotent. */
   @Override
   public void close() {
-    RefCount.Close c = refs.close();
-    if (c == RefCount.Close.ALREADY_CLOSED) {
-      return;
-    }
-    for (RegisteredRegion r : pieces) {
-      r.close();
-    }
-    if (c == RefCount.Close.FREE_NOW) {
-      unmap();
-    }
+    closeCount(() -> pieces.forEach(RegisteredRegion::close));
   }
 
-  private void unmap() {
+  /** The last reference given back: unmaps the file and closes its descriptor. */
+  @Override
+  protected void lastReleased() {
     for (MappedByteBuffer m : mappings) {
       DirectMemory.free(m);
     }

@@ -11,14 +11,14 @@ package io.rdmashuffle.memory;
  * freed only when the last reference is released, so in-flight work never touches freed memory. The
  * count is a withdrawable {@link RefCount}: see {@link RefCounted}.
  */
-public abstract class RegisteredRegion implements RefCounted, AutoCloseable {
+public abstract class RegisteredRegion extends CountedResource<RegisteredRegion>
+    implements AutoCloseable {
   private final MemoryPiece memory;
   private final Access access;
   private final String owner;
   private final long address;
   private final int rkey;
   private final int lkey;
-  private final RefCount refs = RefCount.withdrawable("registered region");
   private final Runnable onFreed;
   private final LeakDetector.Tracker tracker;
 
@@ -34,6 +34,7 @@ public abstract class RegisteredRegion implements RefCounted, AutoCloseable {
       int rkey,
       int lkey,
       Runnable onFreed) {
+    super(RefCount.withdrawable("registered region"));
     this.onFreed = onFreed;
     this.memory = memory;
     this.access = access;
@@ -95,39 +96,7 @@ public abstract class RegisteredRegion implements RefCounted, AutoCloseable {
   }
 
   public final boolean isOpen() {
-    return refs.isOpen();
-  }
-
-  /** References held: the owner's while open, plus those of in-flight work. */
-  @Override
-  public final int refCnt() {
-    return refs.get();
-  }
-
-  /** Takes a reference for work touching the memory; false when the region is closed. */
-  @Override
-  public final boolean tryRetain() {
-    return refs.tryRetain();
-  }
-
-  /** Takes one more reference; the region must be open. */
-  @Override
-  public final RegisteredRegion retain() {
-    refs.retain();
-    return this;
-  }
-
-  /**
-   * Gives back a reference taken by {@link #tryRetain()}; the owner's is given back by {@link
-   * #close()}. Returns whether this freed the region.
-   */
-  @Override
-  public final boolean release() {
-    if (refs.release()) {
-      free();
-      return true;
-    }
-    return false;
+    return refs().isOpen();
   }
 
   /**
@@ -136,14 +105,7 @@ public abstract class RegisteredRegion implements RefCounted, AutoCloseable {
    */
   @Override
   public final void close() {
-    RefCount.Close c = refs.close();
-    if (c == RefCount.Close.ALREADY_CLOSED) {
-      return;
-    }
-    withdraw();
-    if (c == RefCount.Close.FREE_NOW) {
-      free();
-    }
+    closeCount(this::withdraw);
   }
 
   /** Called once, at close: stop new READs of this region from being served. */
@@ -159,7 +121,9 @@ public abstract class RegisteredRegion implements RefCounted, AutoCloseable {
     }
   }
 
-  private void free() {
+  /** Closed and no work holds a reference: deregister, then tell whoever frees the memory. */
+  @Override
+  protected final void lastReleased() {
     try {
       deregister();
     } finally {

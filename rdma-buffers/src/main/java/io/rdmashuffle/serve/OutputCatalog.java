@@ -5,18 +5,11 @@ import io.rdmashuffle.mapoutput.LocateAnswer.Status;
 import io.rdmashuffle.mapoutput.OutputId;
 import io.rdmashuffle.mapoutput.PartitionTable;
 import io.rdmashuffle.memory.MemoryRegistrar;
-import io.rdmashuffle.memory.RegisteredFile;
-import io.rdmashuffle.memory.RegistrationException;
 import io.rdmashuffle.serve.Registrations.Registered;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +33,9 @@ import org.slf4j.LoggerFactory;
  *       file is what gets registered.
  * </ul>
  *
- * <p>Thread-safe; one per serving process, closed with it.
+ * <p>Which applications are served is kept by {@link ServedApplications}, what is registered by
+ * {@link Registrations}, and how an output gets registered is {@link OutputRegistration}'s; all
+ * three are guarded by this catalog's lock. Thread-safe; one per serving process, closed with it.
  */
 public final class OutputCatalog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OutputCatalog.class);
@@ -64,21 +59,14 @@ public final class OutputCatalog implements AutoCloseable {
   /** What a local reader needs: the data file and where its partitions lie. */
   public record Described(java.nio.file.Path path, long length, PartitionTable table) {}
 
-  private final MemoryRegistrar registrar;
   private final OutputSource source;
   private final Limits limits;
-  private final ApplicationSecrets secrets;
   private final Consumer<String> onWithdraw;
   private final ServingMetrics metrics = new ServingMetrics();
-  private final Map<OutputId, Object> loading = new ConcurrentHashMap<>();
   // guarded by this
   private final Registrations registered;
-  private final Set<String> admitted = new HashSet<>();
-
-  /** Shuffles forgotten (applicaton, shuffle): a late registration for one is dropped. */
-  private final Set<List<String>> forgotten = new HashSet<>();
-
-  private boolean closed;
+  private final ServedApplications served;
+  private final OutputRegistration registration;
 
   /**
    * @param secrets the transport's application secrets, kept in step with admission
@@ -90,12 +78,12 @@ public final class OutputCatalog implements AutoCloseable {
       Limits limits,
       ApplicationSecrets secrets,
       Consumer<String> onWithdraw) {
-    this.registrar = registrar;
     this.source = source;
     this.limits = limits;
-    this.secrets = secrets;
     this.onWithdraw = onWithdraw;
     this.registered = new Registrations(limits, metrics);
+    this.served = new ServedApplications(secrets);
+    this.registration = new OutputRegistration(this, registrar, source, limits, registered, served);
   }
 
   public ServingMetrics metrics() {
@@ -110,17 +98,11 @@ public final class OutputCatalog implements AutoCloseable {
 
   /** Serves {@code application}'s outputs to peers proving {@code secret}. Idempotent. */
   public synchronized void admit(String application, byte[] secret) {
-    if (closed) {
-      return;
-    }
-    if (!admitted.contains(application) || secrets.secretOf(application) == null) {
-      secrets.put(application, secret);
-      admitted.add(application);
-    }
+    served.admit(application, secret);
   }
 
   public synchronized boolean isAdmitted(String application) {
-    return admitted.contains(application);
+    return served.isAdmitted(application);
   }
 
   /**
@@ -130,11 +112,10 @@ public final class OutputCatalog implements AutoCloseable {
   public void withdraw(String application) {
     List<Registered> gone;
     synchronized (this) {
-      admitted.remove(application);
-      secrets.remove(application);
+      served.withdraw(application);
       gone = registered.removeWhere(id -> id.application().equals(application));
     }
-    close(gone);
+    OutputRegistration.closeAll(gone);
     onWithdraw.accept(application);
     if (!gone.isEmpty()) {
       LOG.info("deregistered {} map outputs of {}, which ended", gone.size(), application);
@@ -145,23 +126,17 @@ public final class OutputCatalog implements AutoCloseable {
   public void forgetShuffle(String application, String shuffle) {
     List<Registered> gone;
     synchronized (this) {
-      forgotten.add(List.of(application, shuffle));
+      served.forgetShuffle(application, shuffle);
       gone =
           registered.removeWhere(
               id -> id.application().equals(application) && id.shuffle().equals(shuffle));
     }
-    close(gone);
+    OutputRegistration.closeAll(gone);
   }
 
   /** Deregisters one output (it is being replaced, or was lost). */
   public void forget(OutputId id) {
-    Registered r;
-    synchronized (this) {
-      r = registered.remove(id);
-    }
-    if (r != null) {
-      r.file().close();
-    }
+    registration.forget(id);
   }
 
   // ------------------------------------------------------------------ serving
@@ -172,7 +147,7 @@ public final class OutputCatalog implements AutoCloseable {
    */
   public boolean offer(OutputId id) {
     try {
-      return obtain(id, false) != null;
+      return registration.obtain(id, false) != null;
     } catch (IOException | RuntimeException e) {
       LOG.debug("{} not registered at commit: {}", id, e.toString());
       return false;
@@ -200,7 +175,7 @@ public final class OutputCatalog implements AutoCloseable {
         Described d = describe(id);
         return Located.local(id.map(), d.path().toString(), slice(d.table(), start, end));
       }
-      Registered r = obtain(id, true);
+      Registered r = registration.obtain(id, true);
       return Located.ok(id.map(), r.file().descriptor(), slice(r.table(), start, end));
     } catch (NoSuchFileException e) {
       return Located.failed(id.map(), Status.NOT_FOUND, "no map output " + id + " here");
@@ -242,168 +217,6 @@ public final class OutputCatalog implements AutoCloseable {
     }
   }
 
-  /** The registered output, registering it; with {@code evict}, making room by evicting. */
-  private Registered obtain(OutputId id, boolean evict) throws IOException {
-    Registered r = lookup(id);
-    if (r != null) {
-      checkIntact(r);
-      return r;
-    }
-    Object lock = loading.computeIfAbsent(id, k -> new Object());
-    try {
-      synchronized (lock) {
-        r = lookup(id);
-        return r != null ? r : register(id, evict);
-      }
-    } finally {
-      loading.remove(id, lock);
-    }
-  }
-
-  private synchronized Registered lookup(OutputId id) {
-    return registered.get(id);
-  }
-
-  /**
-   * A registered output whose file was truncated since can't be served (a READ of the missing bytes
-   * would fail, or worse): it is deregistered and reported as damaged.
-   */
-  private void checkIntact(Registered r) throws IOException {
-    long now;
-    try {
-      now = r.file().currentLength();
-    } catch (IOException e) {
-      now = -1;
-    }
-    if (now < r.file().length()) {
-      forget(r.id());
-      throw new IOException(
-          "data file "
-              + r.file().path()
-              + " is "
-              + now
-              + " bytes long now, "
-              + r.file().length()
-              + " when registered (truncated?)");
-    }
-  }
-
-  private Registered register(OutputId id, boolean evict) throws IOException {
-    OpenedOutput o = source.open(id, registrar.needsWritableMappings());
-    long length;
-    try {
-      length = o.channel().size();
-      o.table().checkWithin(length);
-    } catch (IOException | RuntimeException e) {
-      o.close();
-      throw e;
-    }
-    long pin = registrar.pinsMemory() ? length : 0;
-    if (pin > limits.maxPinnedBytes()) {
-      o.close();
-      throw new UnavailableException(
-          "map output "
-              + id
-              + " of "
-              + length
-              + " bytes exceeds the bound on pinned bytes ("
-              + limits.maxPinnedBytes()
-              + ")",
-          null);
-    }
-    List<Registered> victims = new ArrayList<>();
-    synchronized (this) {
-      if (!registered.reserve(pin, evict, victims)) {
-        o.close();
-        return null;
-      }
-    }
-    close(victims);
-    long t0 = System.nanoTime();
-    RegisteredFile file;
-    try {
-      file = registerRetrying(id, o, length);
-    } catch (IOException | RuntimeException e) {
-      synchronized (this) {
-        registered.unreserve(pin);
-      }
-      throw e;
-    }
-    Registered r = new Registered(id, file, o.table(), pin);
-    synchronized (this) {
-      if (closed
-          || !admitted.contains(id.application())
-          || forgotten.contains(List.of(id.application(), id.shuffle()))) {
-        registered.unreserve(pin);
-        r = null;
-      } else {
-        registered.add(r, System.nanoTime() - t0);
-      }
-    }
-    if (r == null) {
-      file.close();
-      throw new RefusedException(
-          "application "
-              + id.application()
-              + " is no longer served here (or the shuffle was removed)");
-    }
-    return r;
-  }
-
-  /**
-   * Registers the opened output; when the transport refuses (memlock, device), deregisters the
-   * least recently used output and tries once more, then gives up as unavailable.
-   */
-  private RegisteredFile registerRetrying(OutputId id, OpenedOutput opened, long length)
-      throws IOException {
-    OpenedOutput o = opened;
-    for (int attempt = 0; ; attempt++) {
-      try {
-        return RegisteredFile.register(
-            o.path(),
-            o.channel(),
-            registrar.needsWritableMappings(),
-            limits.pieceSize(),
-            registrar,
-            id.application());
-      } catch (RegistrationException e) {
-        // the failed attempt closed the channel
-        Registered victim = attempt == 0 ? evictOne() : null;
-        if (victim == null) {
-          throw new UnavailableException(
-              "map output " + id + " could not be registered: " + e.getMessage(), e);
-        }
-        victim.file().close();
-        LOG.info(
-            "registering {} failed ({}); deregistered {} and trying again",
-            id,
-            e.getMessage(),
-            victim.id());
-        o = reopen(id, o.table(), length);
-      }
-    }
-  }
-
-  /** Opens an output again, the same checked way; it must not have changed meanwhile. */
-  private OpenedOutput reopen(OutputId id, PartitionTable table, long length) throws IOException {
-    OpenedOutput again = source.open(id, registrar.needsWritableMappings());
-    if (!again.table().equals(table) || again.channel().size() != length) {
-      again.close();
-      throw new IOException("map output " + id + " changed while being registered");
-    }
-    return again;
-  }
-
-  private synchronized Registered evictOne() {
-    return registered.evictOne();
-  }
-
-  private static void close(List<Registered> gone) {
-    for (Registered r : gone) {
-      r.file().close();
-    }
-  }
-
   /** Map outputs registered now. */
   public synchronized int registeredOutputs() {
     return registered.size();
@@ -413,14 +226,10 @@ public final class OutputCatalog implements AutoCloseable {
   @Override
   public void close() {
     List<Registered> all;
-    List<String> apps;
     synchronized (this) {
-      closed = true;
+      served.close();
       all = registered.removeWhere(id -> true);
-      apps = new ArrayList<>(admitted);
-      admitted.clear();
-      apps.forEach(secrets::remove);
     }
-    close(all);
+    OutputRegistration.closeAll(all);
   }
 }

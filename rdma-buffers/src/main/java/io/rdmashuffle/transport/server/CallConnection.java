@@ -3,7 +3,6 @@ package io.rdmashuffle.transport.server;
 import static io.rdmashuffle.transport.server.CallFrameLayout.*;
 
 import io.rdmashuffle.transport.AuthenticationException;
-import io.rdmashuffle.transport.CallRefusedException;
 import io.rdmashuffle.transport.ClientHandshake;
 import io.rdmashuffle.transport.ConnectionLostException;
 import io.rdmashuffle.transport.FrameMac;
@@ -20,12 +19,8 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -37,8 +32,9 @@ import java.util.concurrent.TimeUnit;
  * connect.timeout} fails its calls as unreachable; a call without answer by {@code read.timeout}
  * fails as timed out and closes the connection (the peer is stalled), failing the others as lost.
  * Idle for half of {@code server.idleTimeout}, it closes itself, before the server would: a call
- * never meets a connection the server is closing. Driven by one {@link IoLoop}; {@link #submit}
- * from any thread.
+ * never meets a connection the server is closing. The calls in flight are kept by {@link
+ * InFlightCalls}, answers reassembled by {@link AnswerReader}. Driven by one {@link IoLoop}; {@link
+ * #submit} from any thread.
  */
 final class CallConnection extends LoopConnection {
   private enum State {
@@ -66,12 +62,9 @@ final class CallConnection extends LoopConnection {
   private ClientHandshake handshake;
   private FrameMac requests;
   private FrameMac answers;
-  private final Map<Integer, PendingCall> inFlight = new HashMap<>();
-  private int nextId;
+  private final InFlightCalls inFlight = new InFlightCalls();
   private final ArrayDeque<ByteBuffer> out = new ArrayDeque<>();
-  private final ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
-  private ByteBuffer frame;
-  private Header current;
+  private final AnswerReader answerReader;
 
   CallConnection(CallClient client, CallClient.Key key, byte[] secret) {
     super(open());
@@ -80,6 +73,7 @@ final class CallConnection extends LoopConnection {
     this.secret = secret;
     this.limits = client.server().limits();
     this.connectDeadline = System.nanoTime() + limits.handshakeTimeoutNanos();
+    this.answerReader = new AnswerReader(limits.maxCallAnswerBytes());
     this.home = client.server().nextLoop();
     home.register(this);
   }
@@ -221,8 +215,7 @@ final class CallConnection extends LoopConnection {
     }
     PendingCall c;
     while ((c = submitted.poll()) != null) {
-      int id = nextId++;
-      inFlight.put(id, c);
+      int id = inFlight.add(c);
       out.addLast(
           ByteBuffer.wrap(encode(id, c.service(), c.request(), 0, c.request().length, requests)));
     }
@@ -250,7 +243,7 @@ final class CallConnection extends LoopConnection {
 
   private void readAnswers() throws IOException {
     while (!closed) {
-      ByteBuffer into = frame == null ? header : frame;
+      ByteBuffer into = answerReader.into();
       int n = loop.buffers().read(ch, into);
       if (n < 0) {
         close(new ConnectionLostException("peer closed the call connection", peer(), null, null));
@@ -263,50 +256,20 @@ final class CallConnection extends LoopConnection {
       if (into.hasRemaining()) {
         continue;
       }
-      if (frame == null) {
-        try {
-          current = decodeHeader(header.array(), limits.maxCallAnswerBytes(), Integer.MAX_VALUE);
-        } catch (IllegalArgumentException e) {
-          close(
-              new ConnectionLostException(
-                  "peer sent a malformed answer: " + e.getMessage(), peer(), null, null));
-          return;
-        }
-        frame = ByteBuffer.allocate(frameBytes(current.length())).put(header.array());
-        header.clear();
-      } else {
-        answered(frame.array(), current);
-        frame = null;
+      AnswerReader.Answer a;
+      try {
+        a = answerReader.filled();
+      } catch (IllegalArgumentException e) {
+        close(
+            new ConnectionLostException(
+                "peer sent a malformed answer: " + e.getMessage(), peer(), null, null));
+        return;
       }
-    }
-  }
-
-  private void answered(byte[] f, Header h) {
-    if (!verify(f, h.length(), answers)) {
-      close(
-          new ConnectionLostException(
-              "an answer failed its authentication tag (forged,"
-                  + " replayed or altered on the way)",
-              peer(),
-              null,
-              null));
-      return;
-    }
-    PendingCall c = inFlight.remove(h.id());
-    if (c == null) {
-      close(
-          new ConnectionLostException(
-              "peer answered call " + h.id() + ", which is not in" + " flight",
-              peer(),
-              null,
-              null));
-      return;
-    }
-    if (h.code() == STATUS_OK) {
-      c.future().complete(ByteBuffer.wrap(f, HEADER_BYTES, h.length()).slice());
-    } else {
-      String why = new String(f, HEADER_BYTES, h.length(), StandardCharsets.UTF_8);
-      fail(c, new CallRefusedException(h.code(), why, peer()));
+      String wrong = a == null ? null : inFlight.answered(a, answers, peer(), this::fail);
+      if (wrong != null) {
+        close(new ConnectionLostException(wrong, peer(), null, null));
+        return;
+      }
     }
   }
 
@@ -325,13 +288,7 @@ final class CallConnection extends LoopConnection {
       }
       return;
     }
-    PendingCall late = null;
-    for (PendingCall c : inFlight.values()) {
-      if (now - c.deadlineNanos() > 0) {
-        late = c;
-        break;
-      }
-    }
+    PendingCall late = inFlight.removeLate(now);
     if (late != null) {
       ReadTimeoutException e =
           new ReadTimeoutException(
@@ -341,7 +298,6 @@ final class CallConnection extends LoopConnection {
               peer(),
               null,
               null);
-      inFlight.values().remove(late);
       // closed first: a caller woken by the timeout must not find this connection in the pool
       close(
           new ConnectionLostException(
@@ -398,8 +354,7 @@ final class CallConnection extends LoopConnection {
     if (first) {
       client.closed(this);
     }
-    List<PendingCall> all = new ArrayList<>(inFlight.values());
-    inFlight.clear();
+    List<PendingCall> all = inFlight.removeAll();
     PendingCall c;
     while ((c = submitted.poll()) != null) {
       all.add(c);

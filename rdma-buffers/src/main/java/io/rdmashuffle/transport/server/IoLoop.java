@@ -16,9 +16,9 @@ import java.util.function.Consumer;
 /**
  * One I/O thread of the connection server: a selector loop that drives its share of the connections
  * (handshakes, requests, sends, calls in both directions) without blocking, checks their deadlines
- * every tick, and runs tasks handed to it by other threads. It survives any error: an error while
- * handling a connection closes that connection, any other is logged, counted and the loop goes on.
- * Owned by {@link ConnectionServer}.
+ * every tick, and runs tasks handed to it by other threads, each before the ready keys it comes
+ * ahead of. It survives any error: an error while handling a connection closes that connection, any
+ * other is logged, counted and the loop goes on. Owned by {@link ConnectionServer}.
  */
 final class IoLoop implements Runnable, Executor {
   private final ConnectionServer server;
@@ -107,6 +107,11 @@ final class IoLoop implements Runnable, Executor {
   }
 
   private void dispatch(SelectionKey k) {
+    if (!tasks.isEmpty()) {
+      // a task handed over before this key became ready (a withdrawal closing connections) goes
+      // before what the connection sent after it
+      runTasks();
+    }
     LoopConnection c = (LoopConnection) k.attachment();
     try {
       if (k.isValid() && !c.closed) {

@@ -44,6 +44,30 @@ class TcpTransportTest extends TransportContractTest {
     return "127.0.0.1";
   }
 
+  /**
+   * A READ posted after {@code withdrawApplication} returned is never served: the I/O thread runs
+   * the withdrawal before it handles what became ready with it. Repeated, because the READ's
+   * request and the withdrawal reach the I/O thread in one wake-up only some of the time.
+   */
+  @Test
+  void aReadPostedAfterTheWithdrawalIsNeverServed() throws Exception {
+    RegisteredRegion mine = serveMemory(MIB, 16, APP);
+    for (int i = 0; i < 40; i++) {
+      ReadChannel a = client.connect(server.localAddress(), APP);
+      Outcome before = readOnce(a, mine.address(), mine.rkey(), 100);
+      assertNull(before.failure());
+      before.buffer().release();
+      server.withdrawApplication(APP);
+      Outcome after = readOnce(a, mine.address(), mine.rkey(), 100);
+      try {
+        assertNotNull(after.failure(), "round " + i + ": a READ after the withdrawal was served");
+      } finally {
+        after.buffer().release();
+        a.close();
+      }
+    }
+  }
+
   @Test
   void aClientThatSendsGarbageGetsNoByteAndIsDisconnected() throws Exception {
     RegisteredRegion r = serveMemory(4096, 20, APP);

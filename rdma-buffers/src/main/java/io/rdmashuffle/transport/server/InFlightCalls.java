@@ -1,0 +1,81 @@
+package io.rdmashuffle.transport.server;
+
+import static io.rdmashuffle.transport.server.CallFrameLayout.*;
+
+import io.rdmashuffle.transport.CallRefusedException;
+import io.rdmashuffle.transport.FrameMac;
+import io.rdmashuffle.transport.PeerAddress;
+import io.rdmashuffle.transport.TransportException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+
+/**
+ * The calls a {@link CallConnection} sent and awaits answers to: numbers them, matches each answer
+ * (its tag checked) to its call and completes the call with it, finds a call past its deadline, and
+ * hands them all over when the connection closes. Loop thread only.
+ */
+final class InFlightCalls {
+  private final Map<Integer, PendingCall> calls = new HashMap<>();
+  private int nextId;
+
+  /** Takes {@code c} in flight; the id its frame carries. */
+  int add(PendingCall c) {
+    int id = nextId++;
+    calls.put(id, c);
+    return id;
+  }
+
+  boolean isEmpty() {
+    return calls.isEmpty();
+  }
+
+  /** A call whose deadline passed at {@code now}, no longer in flight; or null. */
+  PendingCall removeLate(long now) {
+    for (Map.Entry<Integer, PendingCall> e : calls.entrySet()) {
+      if (now - e.getValue().deadlineNanos() > 0) {
+        return calls.remove(e.getKey());
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Completes the call {@code a} answers: with its payload, or for a refusal through {@code fail}
+   * with a {@link CallRefusedException}. Returns null, or why the connection can't be trusted any
+   * more and must close (the tag failed, or no such call is in flight).
+   */
+  String answered(
+      AnswerReader.Answer a,
+      FrameMac answers,
+      PeerAddress peer,
+      BiConsumer<PendingCall, TransportException> fail) {
+    byte[] f = a.frame();
+    Header h = a.header();
+    if (!verify(f, h.length(), answers)) {
+      return "an answer failed its authentication tag (forged, replayed or altered on the way)";
+    }
+    PendingCall c = calls.remove(h.id());
+    if (c == null) {
+      return "peer answered call " + h.id() + ", which is not in flight";
+    }
+    if (h.code() == STATUS_OK) {
+      c.future().complete(ByteBuffer.wrap(f, HEADER_BYTES, h.length()).slice());
+    } else {
+      String why = new String(f, HEADER_BYTES, h.length(), StandardCharsets.UTF_8);
+      fail.accept(c, new CallRefusedException(h.code(), why, peer));
+    }
+    return null;
+  }
+
+  /** Every call in flight, none in flight any more. */
+  List<PendingCall> removeAll() {
+    List<PendingCall> all = new ArrayList<>(calls.values());
+    calls.clear();
+    return all;
+  }
+}
