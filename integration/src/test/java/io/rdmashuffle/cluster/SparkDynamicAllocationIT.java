@@ -87,10 +87,9 @@ class SparkDynamicAllocationIT {
     }
   }
 
-  private static SparkApplication app(String name, Path out) {
-    return cluster
-        .yarn()
-        .sparkApplication(name, APP)
+  private static SparkApplication app(String name, Path out) throws IOException {
+    return ClusterTesting.withExecutorMetrics(
+            cluster.yarn().sparkApplication(name, APP), out.resolve("metrics"))
         .conf("spark.shuffle.service.enabled", "true")
         .conf("spark.dynamicAllocation.enabled", "true")
         .conf("spark.dynamicAllocation.minExecutors", "0")
@@ -101,17 +100,13 @@ class SparkDynamicAllocationIT {
         .conf("spark.executor.memory", "512m")
         .conf("spark.executor.cores", "2")
         .conf("spark.ui.enabled", "false")
-        .conf("spark.metrics.conf.executor.sink.csv.class", "org.apache.spark.metrics.sink.CsvSink")
-        .conf("spark.metrics.conf.executor.sink.csv.period", "1")
-        .conf("spark.metrics.conf.executor.sink.csv.directory", out.resolve("metrics").toString())
         .args(out.toString());
   }
 
   @Test
   @Order(1)
   void theReduceStageAfterItsMapExecutorsLeftReadsFromTheNodeServices() throws Exception {
-    Path stockOut =
-        Files.createDirectories(cluster.shared().resolve("dynalloc-stock/metrics")).getParent();
+    Path stockOut = cluster.shared().resolve("dynalloc-stock");
     SparkApplication.Outcome stock = app("dynalloc-stock", stockOut).run(900);
     assertTrue(stock.ok(), "stock run failed: " + stock.tail());
     expected = Files.readAllLines(stockOut.resolve("first.txt"));
@@ -120,8 +115,7 @@ class SparkDynamicAllocationIT {
     long locatedBefore = located();
     assertEquals(0, locatedBefore, "the stock run located map outputs at the node services");
 
-    Path oursOut =
-        Files.createDirectories(cluster.shared().resolve("dynalloc-ours/metrics")).getParent();
+    Path oursOut = cluster.shared().resolve("dynalloc-ours");
     SparkApplication.Outcome ours =
         app("dynalloc-ours", oursOut)
             .withRdmaShuffle()
@@ -137,8 +131,7 @@ class SparkDynamicAllocationIT {
   @Order(2)
   void restartedNodeManagersRecoverTheApplicationAndItsExecutors() throws Exception {
     assertNotNull(expected, "the first test ran the stock shuffle");
-    Path out =
-        Files.createDirectories(cluster.shared().resolve("dynalloc-recovery/metrics")).getParent();
+    Path out = cluster.shared().resolve("dynalloc-recovery");
     SparkApplication a =
         app("dynalloc-recovery", out)
             .withRdmaShuffle()
@@ -203,7 +196,7 @@ class SparkDynamicAllocationIT {
     both.retainAll(secondExecutors);
     assertTrue(both.isEmpty(), "executors of both runs: " + both);
 
-    Map<String, Map<String, Long>> m = SparkStandaloneClusterIT.metrics(out.resolve("metrics"));
+    Map<String, Map<String, Long>> m = ClusterTesting.executorMetrics(out.resolve("metrics"));
     for (String e : secondExecutors) {
       Map<String, Long> x = m.get(e);
       assertNotNull(x, "no rdmaShuffle metrics of executor " + e + ": " + m.keySet());
