@@ -3,6 +3,7 @@ package io.rdmashuffle.cluster;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.rdmashuffle.cluster.spark.SparkApplication;
+import io.rdmashuffle.cluster.yarn.JobReport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -38,6 +41,7 @@ import org.junit.jupiter.api.Timeout;
 class SparkDynamicAllocationIT {
   static final String APP = "io.rdmashuffle.cluster.apps.ShuffleAfterExecutorsLeftApp";
   static final String SERVICE = "io.rdmashuffle.hadoop.spark.SparkShuffleService";
+  static final String GROUP = "rdma-shuffle";
   static Cluster cluster;
 
   /** The stock shuffle's result. */
@@ -170,6 +174,175 @@ class SparkDynamicAllocationIT {
     SparkApplication.Outcome o = run.get();
     assertTrue(o.ok(), "rdma-shuffle run with restarted NodeManagers failed: " + o.tail());
     checkReadFromTheNodeServices(out, locatedBefore);
+  }
+
+  /**
+   * Both engines on the same NodeManagers at once: a MapReduce sort (rdma-shuffle's consumer, the
+   * service {@code mapreduce_shuffle}) and the dynamic allocation application (the service {@code
+   * spark_shuffle}) run at the same time; each result equals its stock shuffle's, containers of
+   * both ran on one host at least, both services served READs, and once both ended each service's
+   * last words are that nothing of theirs is admitted or registered any more.
+   */
+  @Test
+  @Order(3)
+  void mapReduceAndSparkAtOnceOnTheSameNodeManagersUseBothServices() throws Exception {
+    assertNotNull(expected, "the first test ran the stock shuffle");
+    Path input = MapReduceJobsIT.lines(cluster.shared().resolve("in/sort"), 6, 6_000, 1);
+    JobReport stock =
+        cluster.yarn().job("both-sort-stock", "sort").input(input).reducers(3).run(600);
+    assertTrue(stock.succeeded(), stock.describe());
+    Map<String, Map<String, Long>> before = serviceEnds();
+
+    Path out = cluster.shared().resolve("both-spark");
+    SparkApplication spark =
+        app("both-spark", out).withRdmaShuffle().conf("spark.shuffle.rdma.transport", "tcp");
+    long t0 = System.nanoTime();
+    CompletableFuture<SparkApplication.Outcome> s =
+        CompletableFuture.supplyAsync(() -> spark.run(900));
+    // the MapReduce job once the application's executors run
+    Probes.await(
+        "the Spark application's executors",
+        300,
+        () -> s.isDone() || metricsFiles(out.resolve("metrics")) > 0,
+        List.of());
+    assertFalse(s.isDone(), () -> "the Spark application ended early: " + s.join().tail());
+    JobReport mr =
+        cluster
+            .yarn()
+            .job("both-sort-ours", "sort")
+            .input(input)
+            .reducers(3)
+            .withRdmaShuffle()
+            .run(600);
+    boolean sparkStillRan = !s.isDone();
+    SparkApplication.Outcome o = s.get(900, TimeUnit.SECONDS);
+    System.out.printf(
+        "both engines at once: MapReduce sort %.1f s (stock alone %.1f s), Spark application %.1f"
+            + " s, both %.1f s%n",
+        mr.seconds(), stock.seconds(), o.seconds(), (System.nanoTime() - t0) / 1e9);
+    assertTrue(sparkStillRan, "the Spark application ended before the MapReduce job");
+    assertTrue(o.ok(), "the Spark application failed: " + o.tail());
+    assertTrue(mr.succeeded(), mr.describe());
+    assertArrayEquals(stock.output(), mr.output(), "the sort's output differs from the stock one");
+    assertEquals(18, mr.counter(GROUP, "MAPS_READ"), mr.describe());
+    assertEquals(0, mr.counter(GROUP, "FALLBACK_FETCHES"), mr.describe());
+    assertEquals(expected, Files.readAllLines(out.resolve("first.txt")));
+    assertEquals(expected, Files.readAllLines(out.resolve("second.txt")));
+
+    Set<String> sparkHosts =
+        Files.readAllLines(out.resolve("tasks.tsv")).stream()
+            .map(l -> l.split("\t")[4])
+            .map(SparkDynamicAllocationIT::hostName)
+            .collect(Collectors.toCollection(TreeSet::new));
+    Set<String> shared = new TreeSet<>(mr.hosts("MAP"));
+    shared.addAll(mr.hosts("REDUCE"));
+    shared.retainAll(sparkHosts);
+    assertFalse(
+        shared.isEmpty(),
+        "no host ran both: MapReduce " + mr.hosts("MAP") + ", Spark " + sparkHosts);
+
+    // every application a NodeManager saw ends at each of its two services, which then log
+    Probes.await(
+        "every application's end at both services of every NodeManager",
+        120,
+        () -> {
+          for (int i = 1; i <= cluster.spec().hosts(); i++) {
+            String log = sinceLastStart(cluster.yarn().nodeManager(i));
+            long apps = count(STARTED, log);
+            if (count(ENDED_MAPREDUCE, log) < apps || count(ENDED_SPARK, log) < apps) {
+              return false;
+            }
+          }
+          return true;
+        },
+        List.of());
+    Map<String, Map<String, Long>> ends = serviceEnds();
+    long mrReads = 0;
+    long sparkReads = 0;
+    for (int i = 1; i <= cluster.spec().hosts(); i++) {
+      String h = "rs-h" + i;
+      Map<String, Long> m = last(ends, h + " MapReduce");
+      Map<String, Long> sp = last(ends, h + " Spark");
+      System.out.printf("%s after both ended: MapReduce service %s, Spark service %s%n", h, m, sp);
+      for (Map<String, Long> x : List.of(m, sp)) {
+        assertFalse(x.isEmpty(), h + ": a service logged no application's end");
+        assertEquals(0L, x.get("stillAdmitted"), h + ": " + x);
+        assertEquals(0L, x.get("registeredOutputs"), h + ": " + x);
+        assertEquals(0L, x.get("registeredRegions"), h + ": " + x);
+      }
+      mrReads +=
+          m.get("readsServed") - last(before, h + " MapReduce").getOrDefault("readsServed", 0L);
+      sparkReads +=
+          sp.get("readsServed") - last(before, h + " Spark").getOrDefault("readsServed", 0L);
+    }
+    assertTrue(mrReads > 0, "the MapReduce services served no READ");
+    assertTrue(sparkReads > 0, "the Spark services served no READ");
+  }
+
+  private static long metricsFiles(Path dir) {
+    try (var files = Files.list(dir)) {
+      return files.filter(f -> f.getFileName().toString().contains(".rdmaShuffle.")).count();
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  /** A host's name from what Spark calls it (a name, or the host's address). */
+  private static String hostName(String host) {
+    return cluster.hosts().stream()
+        .filter(h -> h.address().equals(host) || h.name().equals(host))
+        .map(Host::name)
+        .findFirst()
+        .orElse(host);
+  }
+
+  private static final Pattern STARTED =
+      Pattern.compile("Application application_\\S+ transitioned from NEW to INITING");
+  private static final Pattern ENDED_MAPREDUCE =
+      Pattern.compile("rdma-shuffle MapReduce service: job \\S+ ended");
+  private static final Pattern ENDED_SPARK =
+      Pattern.compile("rdma-shuffle Spark service: application \\S+ ended");
+
+  private static long count(Pattern p, String text) {
+    return p.matcher(text).results().count();
+  }
+
+  private static final Pattern ENDED =
+      Pattern.compile(
+          "rdma-shuffle (MapReduce|Spark) service: (?:job|application) (\\S+) ended;.*after its"
+              + " withdrawal: \\{([^}]*)\\}");
+
+  /**
+   * What the services of every running NodeManager logged at each application's end, by {@code
+   * "rs-hN MapReduce|Spark application"}, in log order.
+   */
+  private static Map<String, Map<String, Long>> serviceEnds() {
+    Map<String, Map<String, Long>> ends = new java.util.LinkedHashMap<>();
+    for (int i = 1; i <= cluster.spec().hosts(); i++) {
+      Matcher mt = ENDED.matcher(sinceLastStart(cluster.yarn().nodeManager(i)));
+      while (mt.find()) {
+        Map<String, Long> m = new java.util.LinkedHashMap<>();
+        for (String kv : mt.group(3).split(", ")) {
+          String[] f = kv.split("=");
+          m.put(f[0], Long.parseLong(f[1]));
+        }
+        ends.put("rs-h" + i + " " + mt.group(1) + " " + mt.group(2), m);
+      }
+    }
+    return ends;
+  }
+
+  /**
+   * The last of {@code ends} whose key starts with {@code prefix} ("rs-h2 Spark"); empty if none.
+   */
+  private static Map<String, Long> last(Map<String, Map<String, Long>> ends, String prefix) {
+    Map<String, Long> last = Map.of();
+    for (Map.Entry<String, Map<String, Long>> e : ends.entrySet()) {
+      if (e.getKey().startsWith(prefix + " ")) {
+        last = e.getValue();
+      }
+    }
+    return last;
   }
 
   /**
