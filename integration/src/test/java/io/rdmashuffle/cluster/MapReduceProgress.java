@@ -8,8 +8,8 @@ import java.util.Optional;
 /**
  * Where a running MapReduce job of the cluster's YARN is, as its ResourceManager and its
  * ApplicationMaster (through the ResourceManager's web proxy) answer: which application it is, on
- * which host its AM runs, how many maps completed, which reduce attempts are still shuffling and
- * where. Every answer is "not known now" (empty) while a REST call fails.
+ * which host its AM runs, how many maps completed and where, which reduce attempts are still
+ * shuffling and where. Every answer is "not known now" (empty) while a REST call fails.
  */
 final class MapReduceProgress {
   private final Cluster cluster;
@@ -23,13 +23,22 @@ final class MapReduceProgress {
   /** A reduce attempt as the AM sees it. */
   record ReduceAttempt(String id, String state, String host, boolean shuffling) {}
 
-  /** The job's counts and its reduce attempts, at one moment. */
+  /** A map's successful attempt and where it ran. */
+  record MapAttempt(String id, String host) {}
+
+  /** The job's counts, its reduce attempts and its maps' successful attempts, at one moment. */
   record Snapshot(
       String application,
       String amHost,
       int mapsTotal,
       int mapsCompleted,
-      List<ReduceAttempt> reduces) {
+      List<ReduceAttempt> reduces,
+      List<MapAttempt> completedMaps) {
+
+    /** The successful map attempts of {@code host}. */
+    List<String> completedOn(String host) {
+      return completedMaps.stream().filter(m -> m.host().equals(host)).map(MapAttempt::id).toList();
+    }
 
     /** Reduce attempts RUNNING that have not finished their shuffle. */
     List<ReduceAttempt> shuffling() {
@@ -46,7 +55,9 @@ final class MapReduceProgress {
           + "/"
           + mapsTotal
           + ", reduces "
-          + reduces;
+          + reduces
+          + ", completed maps "
+          + completedMaps;
     }
   }
 
@@ -94,13 +105,35 @@ final class MapReduceProgress {
                 a.path("shuffleFinishTime").asLong(0) == 0));
       }
     }
+    JsonNode maps = cluster.yarn().rest(am + "/" + jobId + "/tasks?type=m");
+    if (maps == null) {
+      return Optional.empty();
+    }
+    List<MapAttempt> completed = new ArrayList<>();
+    for (JsonNode task : maps.path("tasks").path("task")) {
+      String attempt = task.path("successfulAttempt").asText("");
+      if (!task.path("state").asText().equals("SUCCEEDED") || attempt.isEmpty()) {
+        continue;
+      }
+      JsonNode a =
+          cluster
+              .yarn()
+              .rest(
+                  am + "/" + jobId + "/tasks/" + task.path("id").asText() + "/attempts/" + attempt);
+      if (a == null) {
+        return Optional.empty();
+      }
+      completed.add(
+          new MapAttempt(attempt, host(a.path("taskAttempt").path("nodeHttpAddress").asText())));
+    }
     return Optional.of(
         new Snapshot(
             application,
             amHost,
             job.path("mapsTotal").asInt(),
             job.path("mapsCompleted").asInt(),
-            reduces));
+            reduces,
+            completed));
   }
 
   /** {@code rs-h2:8042} or {@code http://rs-h2:8042} to {@code rs-h2}. */
