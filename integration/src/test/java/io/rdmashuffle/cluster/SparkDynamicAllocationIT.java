@@ -34,7 +34,9 @@ import org.junit.jupiter.api.Timeout;
  * answers counted in the NodeManagers' logs, none by a fallback), and both runs' results equal
  * those of the stock shuffle, which Spark's own handler in the same service serves. Then the same
  * with every NodeManager restarted (recovery on) while the application has no executors: the
- * restarted services recovered the application and its executors and serve the second read.
+ * restarted services recovered the application and its executors and serve the second read. Last, a
+ * MapReduce sort on rdma-shuffle runs while the application runs, on the same NodeManagers: both
+ * services serve READs, and after both ended neither keeps anything of them.
  */
 @Timeout(1800)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
