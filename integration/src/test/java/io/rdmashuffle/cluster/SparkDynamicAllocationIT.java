@@ -182,8 +182,9 @@ class SparkDynamicAllocationIT {
    * Both engines on the same NodeManagers at once: a MapReduce sort (rdma-shuffle's consumer, the
    * service {@code mapreduce_shuffle}) and the dynamic allocation application (the service {@code
    * spark_shuffle}) run at the same time; each result equals its stock shuffle's, containers of
-   * both ran on one host at least, both services served READs, and once both ended each service's
-   * last words are that nothing of theirs is admitted or registered any more.
+   * both ran on one host at least, both services served READs (one NodeManager at least READs of
+   * both), and once both ended each service's last words are that nothing of theirs is admitted or
+   * registered any more.
    */
   @Test
   @Order(3)
@@ -261,6 +262,7 @@ class SparkDynamicAllocationIT {
     Map<String, Map<String, Long>> ends = serviceEnds();
     long mrReads = 0;
     long sparkReads = 0;
+    Set<String> servedBoth = new TreeSet<>();
     for (int i = 1; i <= cluster.spec().hosts(); i++) {
       String h = "rs-h" + i;
       Map<String, Long> m = last(ends, h + " MapReduce");
@@ -272,13 +274,19 @@ class SparkDynamicAllocationIT {
         assertEquals(0L, x.get("registeredOutputs"), h + ": " + x);
         assertEquals(0L, x.get("registeredRegions"), h + ": " + x);
       }
-      mrReads +=
+      long mrHere =
           m.get("readsServed") - last(before, h + " MapReduce").getOrDefault("readsServed", 0L);
-      sparkReads +=
+      long sparkHere =
           sp.get("readsServed") - last(before, h + " Spark").getOrDefault("readsServed", 0L);
+      if (mrHere > 0 && sparkHere > 0) {
+        servedBoth.add(h);
+      }
+      mrReads += mrHere;
+      sparkReads += sparkHere;
     }
     assertTrue(mrReads > 0, "the MapReduce services served no READ");
     assertTrue(sparkReads > 0, "the Spark services served no READ");
+    assertFalse(servedBoth.isEmpty(), "no NodeManager served READs of both engines");
   }
 
   private static long metricsFiles(Path dir) {
