@@ -3,12 +3,21 @@ package io.rdmashuffle.cluster;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.rdmashuffle.cluster.net.Root;
+import io.rdmashuffle.cluster.spark.SparkApplication;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 
-/** What the cluster harness's tests share: the root check, the paths, a TCP sink to probe with. */
+/**
+ * What the cluster harness's tests share: the root check, the paths, a TCP sink to probe with, the
+ * executors' metrics of a Spark application.
+ */
 final class ClusterTesting {
   private ClusterTesting() {}
 
@@ -63,5 +72,45 @@ final class ClusterTesting {
       }
     }
     return b.toString();
+  }
+
+  /**
+   * {@code app} with its executors' metrics written by Spark's CSV sink into {@code dir} every
+   * second, read back with {@link #executorMetrics}. Creates {@code dir}.
+   */
+  static SparkApplication withExecutorMetrics(SparkApplication app, Path dir) throws IOException {
+    Files.createDirectories(dir);
+    return app.conf(
+            "spark.metrics.conf.executor.sink.csv.class", "org.apache.spark.metrics.sink.CsvSink")
+        .conf("spark.metrics.conf.executor.sink.csv.period", "1")
+        .conf("spark.metrics.conf.executor.sink.csv.unit", "seconds")
+        .conf("spark.metrics.conf.executor.sink.csv.directory", dir.toString());
+  }
+
+  /**
+   * The last value of every {@code rdmaShuffle} gauge per executor, from the CSV sink's files of
+   * {@link #withExecutorMetrics} ({@code <app id>.<executor id>.rdmaShuffle.<name>.csv}, lines
+   * {@code t,value}).
+   */
+  static Map<String, Map<String, Long>> executorMetrics(Path dir) throws IOException {
+    Map<String, Map<String, Long>> m = new TreeMap<>();
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path f : files.toList()) {
+        String name = f.getFileName().toString();
+        int at = name.indexOf(".rdmaShuffle.");
+        if (at < 0 || !name.endsWith(".csv")) {
+          continue;
+        }
+        String executor = name.substring(name.lastIndexOf('.', at - 1) + 1, at);
+        String gauge = name.substring(at + ".rdmaShuffle.".length(), name.length() - 4);
+        List<String> lines = Files.readAllLines(f);
+        String last = lines.get(lines.size() - 1);
+        String value = last.substring(last.indexOf(',') + 1);
+        if (value.matches("-?\\d+")) {
+          m.computeIfAbsent(executor, k -> new HashMap<>()).put(gauge, Long.parseLong(value));
+        }
+      }
+    }
+    return m;
   }
 }

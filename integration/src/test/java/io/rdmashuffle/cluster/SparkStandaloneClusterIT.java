@@ -6,14 +6,12 @@ import io.rdmashuffle.cluster.spark.SparkApplication;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,20 +47,15 @@ class SparkStandaloneClusterIT {
     }
   }
 
-  private static SparkApplication app(String name, Path out) {
+  private static SparkApplication app(String name, Path out) throws IOException {
     return app(name, APP, out);
   }
 
-  private static SparkApplication app(String name, String mainClass, Path out) {
-    return cluster
-        .spark()
-        .application(name, mainClass)
+  private static SparkApplication app(String name, String mainClass, Path out) throws IOException {
+    return ClusterTesting.withExecutorMetrics(
+            cluster.spark().application(name, mainClass), out.resolve("metrics"))
         .conf("spark.executor.memory", "512m")
         .conf("spark.ui.enabled", "false")
-        .conf("spark.metrics.conf.executor.sink.csv.class", "org.apache.spark.metrics.sink.CsvSink")
-        .conf("spark.metrics.conf.executor.sink.csv.period", "1")
-        .conf("spark.metrics.conf.executor.sink.csv.unit", "seconds")
-        .conf("spark.metrics.conf.executor.sink.csv.directory", out.resolve("metrics").toString())
         .args(out.toString(), Integer.toString(cluster.hosts().size()));
   }
 
@@ -70,8 +63,6 @@ class SparkStandaloneClusterIT {
   void ourShuffleAcrossThreeHostsReturnsTheStockResultsAndReadsAcrossHosts() throws Exception {
     Path stockOut = cluster.shared().resolve("spark-stock");
     Path oursOut = cluster.shared().resolve("spark-ours");
-    Files.createDirectories(stockOut.resolve("metrics"));
-    Files.createDirectories(oursOut.resolve("metrics"));
     SparkApplication.Outcome stock = app("spark-stock", stockOut).run(600);
     assertTrue(stock.ok(), "the stock application failed: " + stock.tail());
     SparkApplication.Outcome ours =
@@ -106,7 +97,7 @@ class SparkStandaloneClusterIT {
           out + ": no reduce task fetched a block from another executor");
     }
 
-    Map<String, Map<String, Long>> m = metrics(oursOut.resolve("metrics"));
+    Map<String, Map<String, Long>> m = ClusterTesting.executorMetrics(oursOut.resolve("metrics"));
     System.out.println("rdmaShuffle per executor: " + m);
     assertEquals(3, m.size(), "executors with an rdmaShuffle source: " + m.keySet());
     for (Map.Entry<String, Map<String, Long>> e : m.entrySet()) {
@@ -132,7 +123,6 @@ class SparkStandaloneClusterIT {
   @Test
   void speculativeCopiesOfAMapAndAReduceTaskWinOnOtherHostsAndTheSumsAreRight() throws Exception {
     Path out = cluster.shared().resolve("spark-speculation");
-    Files.createDirectories(out.resolve("metrics"));
     SparkApplication.Outcome run =
         app("spark-speculation", "io.rdmashuffle.cluster.apps.SpeculationApp", out)
             .withRdmaShuffle()
@@ -159,7 +149,7 @@ class SparkStandaloneClusterIT {
       assertFalse(outcomes.containsKey(bad), bad + ": " + outcomes);
     }
 
-    Map<String, Map<String, Long>> m = metrics(out.resolve("metrics"));
+    Map<String, Map<String, Long>> m = ClusterTesting.executorMetrics(out.resolve("metrics"));
     System.out.println("speculation: rdmaShuffle per executor " + m);
     assertEquals(3, m.size(), "executors with an rdmaShuffle source: " + m.keySet());
     assertTrue(
@@ -177,32 +167,6 @@ class SparkStandaloneClusterIT {
     for (String l : Files.readAllLines(out.resolve("executors.txt"))) {
       String[] f = l.split("\t");
       m.put(f[0], f[1]);
-    }
-    return m;
-  }
-
-  /**
-   * The last value of every {@code rdmaShuffle} gauge per executor, from the CSV sink's files
-   * ({@code <app id>.<executor id>.rdmaShuffle.<name>.csv}, lines {@code t,value}).
-   */
-  static Map<String, Map<String, Long>> metrics(Path dir) throws IOException {
-    Map<String, Map<String, Long>> m = new TreeMap<>();
-    try (Stream<Path> files = Files.list(dir)) {
-      for (Path f : files.toList()) {
-        String name = f.getFileName().toString();
-        int at = name.indexOf(".rdmaShuffle.");
-        if (at < 0 || !name.endsWith(".csv")) {
-          continue;
-        }
-        String executor = name.substring(name.lastIndexOf('.', at - 1) + 1, at);
-        String gauge = name.substring(at + ".rdmaShuffle.".length(), name.length() - 4);
-        List<String> lines = Files.readAllLines(f);
-        String last = lines.get(lines.size() - 1);
-        String value = last.substring(last.indexOf(',') + 1);
-        if (value.matches("-?\\d+")) {
-          m.computeIfAbsent(executor, k -> new HashMap<>()).put(gauge, Long.parseLong(value));
-        }
-      }
     }
     return m;
   }

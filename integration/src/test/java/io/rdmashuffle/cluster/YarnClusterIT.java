@@ -121,11 +121,10 @@ class YarnClusterIT {
   @Order(2)
   void sparkOnYarnWithOurShuffleReadsAcrossHosts() throws Exception {
     Path out = cluster.shared().resolve("spark-on-yarn");
-    Files.createDirectories(out.resolve("metrics"));
     SparkApplication.Outcome o =
-        cluster
-            .yarn()
-            .sparkApplication("spark-on-yarn-ours", SparkStandaloneClusterIT.APP)
+        ClusterTesting.withExecutorMetrics(
+                cluster.yarn().sparkApplication("spark-on-yarn-ours", SparkStandaloneClusterIT.APP),
+                out.resolve("metrics"))
             .withRdmaShuffle()
             .conf("spark.shuffle.rdma.transport", "tcp")
             // one executor per host: a host has room for one beside the AM, and not for two
@@ -133,12 +132,6 @@ class YarnClusterIT {
             .conf("spark.executor.memory", "512m")
             .conf("spark.executor.cores", "2")
             .conf("spark.ui.enabled", "false")
-            .conf(
-                "spark.metrics.conf.executor.sink.csv.class",
-                "org.apache.spark.metrics.sink.CsvSink")
-            .conf("spark.metrics.conf.executor.sink.csv.period", "1")
-            .conf(
-                "spark.metrics.conf.executor.sink.csv.directory", out.resolve("metrics").toString())
             .args(out.toString(), "2")
             .run(600);
     assertTrue(o.ok(), "Spark on YARN failed: " + o.tail());
@@ -149,7 +142,7 @@ class YarnClusterIT {
         new TreeSet<>(hosts.stream().map(l -> l.split("\t")[1]).toList()).size(),
         "executors not on two hosts: " + hosts);
     assertTrue(Files.readAllLines(out.resolve("results.txt")).size() > 100_000);
-    var m = SparkStandaloneClusterIT.metrics(out.resolve("metrics"));
+    var m = ClusterTesting.executorMetrics(out.resolve("metrics"));
     assertEquals(2, m.size(), "executors with an rdmaShuffle source: " + m.keySet());
     m.forEach(
         (executor, x) -> {

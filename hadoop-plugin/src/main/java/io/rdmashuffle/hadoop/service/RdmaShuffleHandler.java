@@ -3,6 +3,7 @@ package io.rdmashuffle.hadoop.service;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.ServerConfig;
+import io.rdmashuffle.hadoop.ApplicationEnd;
 import io.rdmashuffle.hadoop.HadoopConf;
 import io.rdmashuffle.hadoop.HadoopVersions;
 import io.rdmashuffle.hadoop.JobSecrets;
@@ -215,6 +216,10 @@ public class RdmaShuffleHandler extends ShuffleHandler {
       String job = jobIdOf(context.getApplicationId());
       r.catalog().withdraw(job);
       r.transport().withdrawApplication(job);
+      LOG.info(
+          "rdma-shuffle MapReduce service: job {} ended; after its withdrawal: {}",
+          job,
+          ApplicationEnd.of(r, job));
     }
   }
 

@@ -1,6 +1,7 @@
 package io.rdmashuffle.hadoop.spark;
 
 import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.hadoop.ApplicationEnd;
 import io.rdmashuffle.node.NodeRuntime;
 import io.rdmashuffle.serve.ServingMetrics;
 import io.rdmashuffle.transport.SparkTransportSecret;
@@ -169,9 +170,11 @@ public class SparkShuffleService extends AuxiliaryService {
       executors.removeApplication(app);
     }
     LOG.info(
-        "rdma-shuffle Spark service: application {} ended; served so far: {}",
+        "rdma-shuffle Spark service: application {} ended; served so far: {}; after its"
+            + " withdrawal: {}",
         app,
-        servingMetrics());
+        servingMetrics(),
+        ApplicationEnd.of(runtime, app));
   }
 
   @Override

@@ -96,6 +96,26 @@ public final class JobReport {
     return out;
   }
 
+  /**
+   * Every attempt of maps ({@code MAP}) or reduces that ran on {@code host}, whatever its end, as
+   * {@code "attempt_... STATUS"} ({@code SUCCEEDED}, {@code KILLED}, {@code OBSOLETE}, ...).
+   */
+  public List<String> attempts(String type, String host) {
+    List<String> out = new ArrayList<>();
+    for (String k : report.stringPropertyNames()) {
+      if (k.startsWith("task.")) {
+        String[] v = report.getProperty(k).split(" ");
+        if (v.length == 3
+            && v[0].equals(type)
+            && v[2].replaceFirst("^https?://", "").replaceFirst(":\\d+$", "").equals(host)) {
+          out.add(k.substring("task.".length()) + " " + v[1]);
+        }
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
   /** The job's output: its part files in name order, concatenated. */
   public byte[] output() {
     try (Stream<Path> s = Files.list(output)) {
