@@ -151,6 +151,15 @@ final class RdmaFetcher<K, V> extends TaskUserThread {
     }
   }
 
+  /** Whether {@code host}, unreachable, is tried again later (NodeManager restart retry). */
+  private boolean tryAgainLater(MapHost host, String why) {
+    if (!side.retry.tryAgainLater(scheduler, host, why)) {
+      return false;
+    }
+    side.count(RdmaShuffleCounter.NODE_RETRIES, 1);
+    return true;
+  }
+
   /** Copies what it can of {@code maps}, all of {@code round}. */
   private void copy(FetchRound round, List<TaskAttemptID> maps, boolean mayAskAgain)
       throws IOException {
@@ -165,7 +174,7 @@ final class RdmaFetcher<K, V> extends TaskUserThread {
       SchedulerPenalty.penalize(scheduler, host, e.backoffMillis());
       return;
     } catch (NodeLocator.Unusable e) {
-      if (!(e.unreachable() && side.retry.tryAgainLater(scheduler, host, e.getMessage()))) {
+      if (!(e.unreachable() && tryAgainLater(host, e.getMessage()))) {
         unusable(round, maps, e.getMessage());
       }
       return;
@@ -339,8 +348,7 @@ final class RdmaFetcher<K, V> extends TaskUserThread {
             rae.reason());
         return Outcome.ASK_AGAIN;
       }
-      if (why instanceof PeerUnreachableException
-          && side.retry.tryAgainLater(scheduler, round.host(), why.toString())) {
+      if (why instanceof PeerUnreachableException && tryAgainLater(round.host(), why.toString())) {
         return Outcome.STOP;
       }
       metrics.failedFetch();

@@ -26,6 +26,11 @@ public enum RdmaShuffleCounter {
   /** Map outputs whose READs failed in the transport, fetched over HTTP in that round. */
   READ_RETRIED_OVER_HTTP,
   /**
+   * Times a node that could not be reached was left to be tried again later, its maps not reported
+   * (the fetch retry for a NodeManager that restarts).
+   */
+  NODE_RETRIES,
+  /**
    * Reduce tasks that ran the stock shuffle for the whole job (SSL shuffle, encrypted spills, local
    * runner).
    */

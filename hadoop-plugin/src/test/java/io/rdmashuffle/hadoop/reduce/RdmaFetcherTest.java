@@ -80,6 +80,7 @@ class RdmaFetcherTest {
   private RegisteredFile file;
   private ReadSide side;
   private RecordingScheduler scheduler;
+  private Counters counters;
   private final FakeMerger merger = new FakeMerger();
   private final FakeHttp http = new FakeHttp();
 
@@ -154,7 +155,7 @@ class RdmaFetcherTest {
                     .secrets(ApplicationSecrets.of(JOB.toString(), transportSecret()))
                     .reading(true))
             : null;
-    Counters counters = new Counters();
+    counters = new Counters();
     Reporter reporter = reporter(counters);
     side =
         new ReadSide(
@@ -368,6 +369,7 @@ class RdmaFetcherTest {
     assertEquals(0, count("hostFailed"));
     assertEquals(0, http.rounds.get(), "nor is the node fetched over HTTP");
     assertEquals(4, asked.get(), "refused three times, then answered");
+    assertEquals(3, counters.getCounter(RdmaShuffleCounter.NODE_RETRIES), "each wait counted");
   }
 
   @Test
@@ -396,6 +398,7 @@ class RdmaFetcherTest {
     assertEquals(List.of(), failures(), String.valueOf(scheduler.events));
     assertEquals(0, http.rounds.get());
     assertEquals(3, asked.get());
+    assertEquals(2, counters.getCounter(RdmaShuffleCounter.NODE_RETRIES));
   }
 
   @Test

@@ -17,6 +17,7 @@ import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.api.AuxiliaryService;
 
 /**
  * A MiniMRYarnCluster whose NodeManagers run rdma-shuffle's service as {@code mapreduce_shuffle},
@@ -36,19 +37,23 @@ public final class RdmaMiniCluster implements AutoCloseable {
   private final MiniMRYarnCluster cluster;
   private final Path work;
 
-  /** Puts our service where MiniMRYarnCluster puts the stock one. */
+  /** Puts our service (or {@code service}) where MiniMRYarnCluster puts the stock one. */
   static final class OurShuffleService extends YarnConfiguration {
     private static final String KEY =
         String.format(
             YarnConfiguration.NM_AUX_SERVICE_FMT, ShuffleHandler.MAPREDUCE_SHUFFLE_SERVICEID);
 
+    private final String service;
+
+    OurShuffleService(Class<? extends AuxiliaryService> service) {
+      this.service = service.getName();
+    }
+
     @Override
     public void set(String name, String value, String source) {
       super.set(
           name,
-          KEY.equals(name) && ShuffleHandler.class.getName().equals(value)
-              ? RdmaShuffleHandler.class.getName()
-              : value,
+          KEY.equals(name) && ShuffleHandler.class.getName().equals(value) ? service : value,
           source);
     }
   }
@@ -60,7 +65,19 @@ public final class RdmaMiniCluster implements AutoCloseable {
 
   /** Starts {@code nodeManagers} NodeManagers; {@code settings} go to every NodeManager. */
   public static RdmaMiniCluster start(String name, int nodeManagers, String... settings) {
-    YarnConfiguration conf = new OurShuffleService();
+    return start(name, nodeManagers, RdmaShuffleHandler.class, settings);
+  }
+
+  /**
+   * Starts {@code nodeManagers} NodeManagers running {@code service} as {@code mapreduce_shuffle};
+   * {@code settings} go to every NodeManager.
+   */
+  public static RdmaMiniCluster start(
+      String name,
+      int nodeManagers,
+      Class<? extends AuxiliaryService> service,
+      String... settings) {
+    YarnConfiguration conf = new OurShuffleService(service);
     conf.setInt(YarnConfiguration.NM_PMEM_MB, 2048);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 128);
     // stop in 2 s instead of 34 s (the NodeManager waits for container processes otherwise)
