@@ -110,8 +110,8 @@ text += ["", "Per round (bandwidth MB/s, typical latency µs):", ""]
 for r in range(rounds):
     parts = []
     for size in sizes:
-        parts.append(f"{name(size)}: bw ours {ours[r].get(f'ours.read_bw.{size}.bw_avg_MBps','?')} / poll {perf[r].get(f'ib_read_bw.{size}.bw_avg_MBps','?')} / event {perf[r].get(f'ib_read_bw.event.{size}.bw_avg_MBps','?')}, "
-                     f"lat ours {ours[r].get(f'ours.read_lat_parked.{size}.t_typical_us','?')} / poll {perf[r].get(f'ib_read_lat.{size}.t_typical_us','?')} / event {perf[r].get(f'ib_read_lat.event.{size}.t_typical_us','?')}")
+        parts.append(f"{name(size)}: bw ours {ours[r].get(f'ours.read_bw.{size}.bw_avg_MBps','?')} / poll {perf[r].get(f'ib_read_bw.poll.{size}.bw_avg_MBps','?')} / event {perf[r].get(f'ib_read_bw.event.{size}.bw_avg_MBps','?')}, "
+                     f"lat ours {ours[r].get(f'ours.read_lat_parked.{size}.t_typical_us','?')} / poll {perf[r].get(f'ib_read_lat.poll.{size}.t_typical_us','?')} / event {perf[r].get(f'ib_read_lat.event.{size}.t_typical_us','?')}")
     text.append(f"- round {r+1}: " + "; ".join(parts) + f"; rxe retries {perf[r].get('rxe.completer_retry_err','?')}")
 os.makedirs(results, exist_ok=True)
 path = f"{results}/verbs-vs-perftest-{date}.md"

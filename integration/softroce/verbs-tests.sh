@@ -12,7 +12,8 @@
 # 6.1, whose rxe has no on-demand paging (memory is pinned), and trixie-backports' 7.x, whose rxe
 # has it. Every kernel runs even when an earlier one failed. Reports land in
 # integration/target/softroce-verbs/KERNEL/ (JUnit XML, console log). Exit status: 0 when every
-# kernel's run passed, else the first failing run's status.
+# kernel's run passed, else the first failing run's status. VERBS_JAVA_OPTS: more JVM options for
+# the test JVM (-Drdma.test.odp=true runs VerbsOdpTransportTest, the contract on on-demand pages).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 harness="${SOFTROCE_HARNESS:-$repo/integration/softroce/run-in-guest.sh}"
@@ -52,13 +53,15 @@ run_kernel() {
   rm -rf "$dir"
   mkdir -p "$dir"
   SOFTROCE_KERNEL="$1" SOFTROCE_OUT_DIR="$dir" "$harness" -- \
-    env VERBS_PROBE="${VERBS_PROBE:-}" VERBS_LOG_LEVEL="${VERBS_LOG_LEVEL:-info}" bash -c '
+    env VERBS_PROBE="${VERBS_PROBE:-}" VERBS_LOG_LEVEL="${VERBS_LOG_LEVEL:-info}" \
+    VERBS_JAVA_OPTS="${VERBS_JAVA_OPTS:-}" bash -c '
   set -u
   ulimit -l unlimited
   if [ -n "${VERBS_PROBE:-}" ]; then
     java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -cp "$1" $VERBS_PROBE 2>&1 | grep -v "INFO com.ibm"
   fi
-  java -Xcheck:jni --add-exports java.base/sun.nio.ch=ALL-UNNAMED -XX:MaxDirectMemorySize=1g \
+  # shellcheck disable=SC2086 # VERBS_JAVA_OPTS: words, e.g. -Drdma.test.odp=true
+  java -Xcheck:jni --add-exports java.base/sun.nio.ch=ALL-UNNAMED -XX:MaxDirectMemorySize=1g $VERBS_JAVA_OPTS \
     -XX:ErrorFile="$GUEST_OUT/hs_err_pid%p.log" \
     -Dorg.slf4j.simpleLogger.log.com.ibm.disni=warn \
     -Dorg.slf4j.simpleLogger.log.io.rdmashuffle.transport.verbs=$VERBS_LOG_LEVEL \

@@ -151,10 +151,16 @@ EXTRAS(jint, moveQpToError)(JNIEnv *env UNUSED, jclass cls UNUSED, jlong qp_id)
 	return rc > 0 ? -rc : rc;
 }
 
+/* The vendor id Soft-RoCE (rxe) reports (the kernel's RXE_VENDOR_ID). */
+#define SOFT_ROCE_VENDOR_ID 0xFFFFFF
+/* Set in odp_caps' result for a Soft-RoCE device (OdpSupport.SOFT_ROCE). */
+#define CAPS_SOFT_ROCE (1LL << 62)
+
 /*
- * On-demand paging capabilities of one device context: general_caps in the high 32 bits,
- * rc_odp_caps in the low 32; 0 when the device has no ODP (or the query is not supported), a
- * negative errno when the query failed otherwise.
+ * On-demand paging capabilities of one device context: general_caps in bits 32..61 (the kernel
+ * defines three), rc_odp_caps in the low 32, bit 62 set when the device is Soft-RoCE (whose
+ * on-demand READs return the wrong bytes, see OdpSupport); 0 when the device has no ODP (or the
+ * query is not supported), a negative errno when the query failed otherwise.
  */
 static jlong odp_caps(struct ibv_context *ctx)
 {
@@ -169,8 +175,9 @@ static jlong odp_caps(struct ibv_context *ctx)
 		return -(jlong)(rc > 0 ? rc : -rc);
 	if (!(attr.odp_caps.general_caps & IBV_ODP_SUPPORT))
 		return 0;
-	return ((jlong)attr.odp_caps.general_caps << 32) |
-	       (jlong)attr.odp_caps.per_transport_caps.rc_odp_caps;
+	return ((jlong)(attr.odp_caps.general_caps & 0x3fffffff) << 32) |
+	       (jlong)attr.odp_caps.per_transport_caps.rc_odp_caps |
+	       (attr.orig_attr.vendor_id == SOFT_ROCE_VENDOR_ID ? CAPS_SOFT_ROCE : 0);
 }
 
 EXTRAS(jlong, odpCaps)(JNIEnv *env UNUSED, jclass cls UNUSED, jlong context)

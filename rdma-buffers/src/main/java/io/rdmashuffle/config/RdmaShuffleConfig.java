@@ -223,12 +223,13 @@ public final class RdmaShuffleConfig {
               "How verbs registers served memory (map output files): pinned pins it (RLIMIT_MEMLOCK"
                   + " must allow serve.maxPinnedBytes); auto uses on-demand paging"
                   + " (IBV_ACCESS_ON_DEMAND: nothing pinned, pages faulted in when READ, prefetched"
-                  + " when published) where the device supports it for RC READ, else pins; odp"
-                  + " requires on-demand paging and the transport does not start without it. The"
-                  + " default pins: on Soft-RoCE's on-demand paging (Linux 7.3) served bytes were"
-                  + " read as zeros once another application's queue pairs had been dropped, so"
+                  + " when published) where the device supports it for RC READ, except on"
+                  + " Soft-RoCE, else pins; odp requires on-demand paging and the transport does"
+                  + " not start without it. The default pins: Soft-RoCE's on-demand paging (Linux"
+                  + " 6.14 to at least 7.3) answers a READ with the bytes at the start of the page"
+                  + " instead of those asked for, and no other device could be tried here, so"
                   + " on-demand paging is opt-in until proven on the operator's devices (checksums"
-                  + " turn such bytes into fetch failures, never wrong results). The doctor shows"
+                  + " turn wrong bytes into fetch failures, never wrong results). The doctor shows"
                   + " which runs and why.")
           .build();
 

@@ -47,8 +47,9 @@ final class NativeExtras {
   static native int moveQpToError(long qp);
 
   /**
-   * On-demand paging capabilities of a device context: {@code general_caps << 32 | rc_odp_caps}, 0
-   * when the device has none, a negative errno when the query failed.
+   * On-demand paging capabilities of a device context: {@code general_caps << 32 | rc_odp_caps},
+   * with {@link OdpSupport#SOFT_ROCE} set for a Soft-RoCE device; 0 when the device has none, a
+   * negative errno when the query failed.
    */
   static native long odpCaps(long context);
 

@@ -8,6 +8,12 @@ import io.rdmashuffle.config.VerbsRegistration;
  * caps, through {@link NativeExtras#odpCaps}): on-demand needs ODP for RC with READ (the device
  * answers READs from pages it faults in). {@link #describe} says which and why, for the log and the
  * doctor.
+ *
+ * <p>{@code auto} never picks on-demand paging on Soft-RoCE: Linux's rxe (6.14 to at least 7.3)
+ * answers an on-demand READ with the bytes at the start of each page instead of those at the
+ * address asked for (it ignores the offset within the page; see {@code
+ * integration/softroce/odp-read-repro.c}). {@code odp} still registers on demand there, for a
+ * kernel that has the fix.
  */
 record OdpSupport(VerbsRegistration setting, String device, long caps, boolean servedOnDemand) {
   /** ODP general support ({@code IBV_ODP_SUPPORT}) in the high word of the caps. */
@@ -15,6 +21,9 @@ record OdpSupport(VerbsRegistration setting, String device, long caps, boolean s
 
   /** {@code IBV_ODP_SUPPORT_READ} in {@code rc_odp_caps} (the low word). */
   static final long RC_READ = 1L << 3;
+
+  /** Set by {@link NativeExtras#odpCaps} when the device is Soft-RoCE (its vendor id). */
+  static final long SOFT_ROCE = 1L << 62;
 
   /** Whether the caps say RC READ can be served from on-demand pages. */
   static boolean rcRead(long caps) {
@@ -36,7 +45,13 @@ record OdpSupport(VerbsRegistration setting, String device, long caps, boolean s
         setting,
         device,
         caps,
-        setting == VerbsRegistration.ODP || (setting == VerbsRegistration.AUTO && can));
+        setting == VerbsRegistration.ODP
+            || (setting == VerbsRegistration.AUTO && can && !softRoce(caps)));
+  }
+
+  /** Whether the device is Soft-RoCE, whose on-demand READs return the wrong bytes. */
+  static boolean softRoce(long caps) {
+    return caps > 0 && (caps & SOFT_ROCE) != 0;
   }
 
   private static String lacks(long caps) {
@@ -51,18 +66,32 @@ record OdpSupport(VerbsRegistration setting, String device, long caps, boolean s
         + ")";
   }
 
+  private static final String SOFT_ROCE_DEFECT =
+      "whose on-demand READs return the bytes at the start of the page instead of those asked for"
+          + " (a Linux rxe defect)";
+
   /** One line: which registration runs and why. */
   String describe() {
     String mode = servedOnDemand ? "on-demand paging" : "pinned";
     return switch (setting) {
       case PINNED -> mode + " (verbs.registration=pinned)";
-      case ODP -> mode + " (verbs.registration=odp; " + device + " supports RC READ on demand)";
+      case ODP ->
+          mode
+              + " (verbs.registration=odp; "
+              + device
+              + " supports RC READ on demand"
+              + (softRoce(caps) ? "; but it is Soft-RoCE, " + SOFT_ROCE_DEFECT : "")
+              + ")";
       case AUTO ->
           mode
               + " (verbs.registration=auto; "
               + device
               + " "
-              + (servedOnDemand ? "supports RC READ on demand" : lacks(caps))
+              + (servedOnDemand
+                  ? "supports RC READ on demand"
+                  : rcRead(caps) && softRoce(caps)
+                      ? "is Soft-RoCE, " + SOFT_ROCE_DEFECT
+                      : lacks(caps))
               + ")";
     };
   }

@@ -2,7 +2,6 @@ package io.rdmashuffle.transport.verbs.disni;
 
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.RdmaCmId;
-import com.ibm.disni.verbs.RdmaEventChannel;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.ServerConfig;
@@ -25,7 +24,6 @@ import io.rdmashuffle.transport.verbs.AnnouncementService;
 import io.rdmashuffle.transport.verbs.ConnectExpectations;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -35,16 +33,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One-sided READs with RDMA verbs through DiSNI. This class holds the parts together and owns their
- * lifetime: the RDMA-CM event loop ({@link CmEventLoop}) and listening id, the RDMA-CM
- * announcements served as calls on the process's connection server ({@link AnnouncementService}: a
- * queue pair is created only for a peer that proved its application's secret there and announced
- * the RDMA-CM source it connects from), the device's resources and READ engine ({@link
- * VerbsDevice}), the reading side's connection setup ({@link VerbsConnector}) and the serving side
- * ({@link VerbsResponder}). It closes them, and releases everything when the device is removed.
+ * lifetime: the RDMA-CM event loop and listening id ({@link CmListener}), the RDMA-CM announcements
+ * served as calls on the process's connection server ({@link AnnouncementService}: a queue pair is
+ * created only for a peer that proved its application's secret there and announced the RDMA-CM
+ * source it connects from), the device's resources and READ engine ({@link VerbsDevice}), the
+ * reading side's connection setup ({@link VerbsConnector}) and the serving side ({@link
+ * VerbsResponder}). It closes them, and releases everything when the device is removed.
  *
  * <p>The responder's address is the connection server's; the RDMA-CM listening port has the same
- * number where it is free (the two port spaces are distinct), else any, and the announcement's
- * answer tells readers which.
+ * number where it is free, else any, and the announcement's answer tells readers which.
  *
  * <p>Every connection step has a deadline (DiSNI's own endpoint classes are known to wait forever
  * on address and route errors; they are not used).
@@ -59,16 +56,14 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
   private final long connectTimeoutMillis;
   private final ConnectExpectations expectations;
 
-  private RdmaEventChannel cmChannel;
+  private CmListener listener;
   private CmEventLoop cm;
-  private RdmaCmId listenId;
   private ConnectionServer server;
 
   /** Whether close() closes the server: from a successful start on. */
   private boolean ownsServer;
 
   private AnnouncementService announcements;
-  private volatile int cmPort;
   private VerbsDevice device;
   private VerbsConnector connector;
   private VerbsResponder responder;
@@ -112,19 +107,13 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
 
   private void open() throws IOException {
     InetAddress ip = InetAddress.getByName(host);
-    cmChannel = RdmaEventChannel.createEventChannel();
-    cm = new CmEventLoop(cmChannel, this);
-    cm.start();
-    listenId = cm.createId(connectTimeoutMillis);
-    int serverPort = server.address().port();
+    listener = new CmListener(connectTimeoutMillis);
+    IbvContext context;
     try {
-      bindListener(ip, serverPort);
-    } catch (IOException e) {
-      LOG.info("RDMA-CM port {} is taken ({}); listening on another", serverPort, e.getMessage());
-      bindListener(ip, 0);
+      context = listener.open(ip, server.address().port(), this);
+    } finally {
+      cm = listener.loop();
     }
-    cmPort = ((InetSocketAddress) cm.call(listenId::getSource, connectTimeoutMillis)).getPort();
-    IbvContext context = cm.call(() -> listenId.getVerbs(), connectTimeoutMillis);
     if (context == null) {
       throw new IOException(host + " is not the address of an RDMA device");
     }
@@ -154,13 +143,8 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
             metrics,
             conf.get(RdmaShuffleConfig.VERBS_SERVED_QUEUE_PAIRS),
             conf.get(RdmaShuffleConfig.VERBS_SERVED_QUEUE_PAIRS_PER_PEER));
-    cm.call(
-        () -> {
-          listenId.listen(128);
-          return null;
-        },
-        connectTimeoutMillis);
-    announcements = new AnnouncementService(expectations, () -> cmPort);
+    listener.listen();
+    announcements = new AnnouncementService(expectations, listener::port);
     server.serveCalls(CallServices.VERBS_ANNOUNCE, announcements);
     address = server.address();
     LOG.info(
@@ -168,15 +152,6 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
         address,
         device.cqEntries,
         device.registrationMode());
-  }
-
-  private void bindListener(InetAddress ip, int port) throws IOException {
-    cm.call(
-        () -> {
-          listenId.bindAddr(new InetSocketAddress(ip, port));
-          return null;
-        },
-        connectTimeoutMillis);
   }
 
   @Override
@@ -333,8 +308,7 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     connector.cmParked = false;
     connector.destroyRemaining();
     device.release(engineEnded);
-    CmEventLoop.destroyNow(listenId);
-    listenId = null;
+    listener.destroyListener();
     // reading channels were broken above; their ids are destroyed by queued commands: run them
     // now, then let librdmacm notice the device is gone and close its context of it
     cm.later(
@@ -375,7 +349,7 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     boolean engineEnded = device == null || unusable != null || device.stopEngine();
     // the queued id destructions (reading channels) run now, the listening id stays: it keeps
     // librdmacm's device context open until every verbs resource on it is released
-    boolean cmEnded = cm == null || cm.stop();
+    boolean cmEnded = listener == null || listener.stop();
     if (!engineEnded || !cmEnded) {
       LOG.error(
           "verbs transport on {}: the {} thread did not stop; its resources are left to the"
@@ -386,19 +360,8 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     if (device != null && unusable == null) {
       device.release(engineEnded);
     }
-    if (!cmEnded) {
-      return;
-    }
-    if (listenId != null) {
-      CmEventLoop.destroyNow(listenId); // the loop thread has ended: no concurrent CM use
-      listenId = null;
-    }
-    if (cmChannel != null) {
-      try {
-        cmChannel.destroyEventChannel();
-      } catch (IOException | RuntimeException e) {
-        LOG.debug("destroying the RDMA-CM event channel failed", e);
-      }
+    if (cmEnded && listener != null) {
+      listener.close();
     }
   }
 }

@@ -9,7 +9,6 @@ import io.rdmashuffle.transport.engine.ConnectionTable;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,9 +28,7 @@ import org.slf4j.LoggerFactory;
  * the channel's work request ring, so a late completion of an ended channel, or of a READ already
  * ended, matches nothing.
  *
- * <p>Completion queue room: a channel reserves its depth of completion queue entries when it is
- * registered (a queue pair in error completes every posted READ, signalled or not), so the queue
- * can't overflow; the reservation is returned when its queue pair is gone.
+ * <p>The channels and the completion queue room they reserve are a {@link ChannelRoom}'s.
  */
 public final class VerbsAgent {
   private static final Logger LOG = LoggerFactory.getLogger(VerbsAgent.class);
@@ -42,14 +39,8 @@ public final class VerbsAgent {
   private final long timeoutNanos;
   private final long checkIntervalNanos;
   private final Consumer<VerbsReadChannel> onEnded;
-  private final ConnectionTable<VerbsReadChannel> channels;
-  private final int maxDepth;
-
-  /** Guards the completion queue room and the channel table's changes. */
-  private final ReentrantLock roomLock = new ReentrantLock();
-
+  private final ChannelRoom channels;
   private final AgentCommands commands;
-  private int entriesLeft;
 
   // ---- agent thread only
   private final Completions completions = new Completions(POLL_BATCH);
@@ -78,10 +69,7 @@ public final class VerbsAgent {
             TimeUnit.MILLISECONDS.toNanos(1),
             Math.min(TimeUnit.MILLISECONDS.toNanos(100), timeoutNanos / 10));
     this.onEnded = onEnded;
-    this.entriesLeft = cqEntries;
-    this.maxDepth = maxDepth;
-    this.channels =
-        new ConnectionTable<>(Math.min(ConnectionTable.MAX_CAPACITY, Math.max(1, cqEntries)));
+    this.channels = new ChannelRoom(cqEntries, maxDepth);
     this.ended = new EndedReads(maxDepth);
     this.outcomes = new ReadOutcomes(metrics);
     this.commands = new AgentCommands(cq);
@@ -98,12 +86,7 @@ public final class VerbsAgent {
 
   /** The deepest send queue a new channel can get now (0: the completion queue is full). */
   public int depthAvailable(int wanted) {
-    roomLock.lock();
-    try {
-      return Math.min(Math.min(wanted, maxDepth), entriesLeft);
-    } finally {
-      roomLock.unlock();
-    }
+    return channels.depthAvailable(wanted);
   }
 
   /**
@@ -113,28 +96,7 @@ public final class VerbsAgent {
    * @throws IOException when the completion queue has no room left for it
    */
   public void register(VerbsReadChannel ch) throws IOException {
-    roomLock.lock();
-    try {
-      if (ch.isBroken()) {
-        throw new IOException("the connection ended while it was being set up");
-      }
-      if (ch.depth() > entriesLeft || ch.depth() > maxDepth) {
-        throw new IOException(
-            "the completion queue has room for "
-                + Math.min(entriesLeft, maxDepth)
-                + " more READs, a channel of depth "
-                + ch.depth()
-                + " does not fit");
-      }
-      int key = channels.add(ch);
-      if (key < 0) {
-        throw new IOException("too many reading channels (" + channels.capacity() + ")");
-      }
-      entriesLeft -= ch.depth();
-      ch.key(key);
-    } finally {
-      roomLock.unlock();
-    }
+    channels.register(ch);
   }
 
   // ------------------------------------------------------------ any thread
@@ -359,32 +321,11 @@ public final class VerbsAgent {
   /** The channel has no READ left: forget it; its completion queue room is free once it is gone. */
   private void finish(VerbsReadChannel ch, boolean queuePairGone) {
     ch.draining = false;
-    roomLock.lock();
-    try {
-      int key = ch.key();
-      if (key >= 0) { // registered: it reserved its depth of the completion queue
-        channels.remove(key);
-        if (queuePairGone) {
-          entriesLeft += ch.depth();
-        }
-      }
-    } finally {
-      roomLock.unlock();
-    }
+    channels.remove(ch, queuePairGone);
     if (!queuePairGone) {
       metrics.queuePairLeaked();
     }
     onEnded.accept(ch);
-  }
-
-  private boolean anyDraining() {
-    for (int i = 0; i < channels.capacity(); i++) {
-      VerbsReadChannel ch = channels.at(i);
-      if (ch != null && ch.draining) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Breaks every channel (the transport closes) and runs what was submitted. Agent thread. */
@@ -398,7 +339,7 @@ public final class VerbsAgent {
     }
     // queue pairs in the error state: wait a little for their flushes, then leak what is left
     long deadline = System.nanoTime() + Math.min(timeoutNanos, TimeUnit.SECONDS.toNanos(2));
-    while (anyDraining() && System.nanoTime() - deadline < 0) {
+    while (channels.anyDraining() && System.nanoTime() - deadline < 0) {
       if (poll() == 0) {
         Thread.onSpinWait();
       }

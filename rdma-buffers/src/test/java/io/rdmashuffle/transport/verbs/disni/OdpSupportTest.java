@@ -39,6 +39,20 @@ class OdpSupportTest {
   }
 
   @Test
+  void autoPinsOnSoftRoceWhoseOnDemandReadsReturnTheWrongBytes() {
+    long softRoce = RC_READ_ODP | OdpSupport.SOFT_ROCE;
+    OdpSupport auto = OdpSupport.decide(VerbsRegistration.AUTO, "rxe0", softRoce, "k");
+    OdpSupport odp = OdpSupport.decide(VerbsRegistration.ODP, "rxe0", softRoce, "k");
+
+    assertFalse(auto.servedOnDemand());
+    assertTrue(
+        auto.describe().startsWith("pinned (verbs.registration=auto; rxe0 is Soft-RoCE, whose"),
+        auto.describe());
+    assertTrue(odp.servedOnDemand(), "odp is the operator's explicit choice");
+    assertTrue(odp.describe().contains("but it is Soft-RoCE"), odp.describe());
+  }
+
+  @Test
   void pinnedPinsEvenWhereOdpWorks() {
     OdpSupport odp = OdpSupport.decide(VerbsRegistration.PINNED, "rxe0", RC_READ_ODP, "k");
 
