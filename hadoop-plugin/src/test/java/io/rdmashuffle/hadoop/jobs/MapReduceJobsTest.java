@@ -37,10 +37,8 @@ import org.apache.hadoop.io.compress.DefaultCodec;
 import org.apache.hadoop.mapred.IndexRecord;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.SpillRecord;
-import org.apache.hadoop.mapreduce.Cluster;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.Job;
-import org.apache.hadoop.mapreduce.JobStatus;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.Reducer;
 import org.apache.hadoop.mapreduce.TaskCompletionEvent;
@@ -188,7 +186,7 @@ class MapReduceJobsTest {
               new String[] {
                 "-D" + MRJobConfig.NUM_REDUCES + "=3", gen.toString(), out.toString()
               }));
-      Counters counters = lastJob("TeraSort").getCounters();
+      Counters counters = cluster.lastJob("TeraSort").getCounters();
       if (ours) {
         assertAllRead(counters);
       } else {
@@ -199,19 +197,6 @@ class MapReduceJobsTest {
     }
     assertEquals(200_000 * 100, outputs[0].length);
     assertArrayEquals(outputs[0], outputs[1], "terasort outputs differ");
-  }
-
-  private static Job lastJob(String name) throws Exception {
-    Cluster c = new Cluster(cluster.yarn().getConfig());
-    JobStatus newest = null;
-    for (JobStatus s : c.getAllJobStatuses()) {
-      if (s.getJobName().equals(name)
-          && (newest == null || s.getStartTime() > newest.getStartTime())) {
-        newest = s;
-      }
-    }
-    assertNotNull(newest, "no job named " + name);
-    return c.getJob(newest.getJobID());
   }
 
   @Test

@@ -14,6 +14,9 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapred.ShuffleHandler;
+import org.apache.hadoop.mapreduce.Cluster;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.JobStatus;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -103,6 +106,25 @@ public final class RdmaMiniCluster implements AutoCloseable {
 
   public MiniMRYarnCluster yarn() {
     return cluster;
+  }
+
+  /**
+   * The newest job named {@code name} that ran on this cluster (jobs Hadoop's tools submit, such as
+   * TeraSort, are only known by name).
+   */
+  public Job lastJob(String name) throws IOException, InterruptedException {
+    Cluster c = new Cluster(cluster.getConfig());
+    JobStatus newest = null;
+    for (JobStatus s : c.getAllJobStatuses()) {
+      if (s.getJobName().equals(name)
+          && (newest == null || s.getStartTime() > newest.getStartTime())) {
+        newest = s;
+      }
+    }
+    if (newest == null) {
+      throw new IllegalStateException("no job named " + name + " ran on " + cluster.getName());
+    }
+    return c.getJob(newest.getJobID());
   }
 
   /** A folder for a job's input or output, under target/. */

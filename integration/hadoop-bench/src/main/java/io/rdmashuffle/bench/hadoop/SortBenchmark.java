@@ -21,10 +21,8 @@ import org.apache.hadoop.examples.terasort.TeraSort;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.mapreduce.Cluster;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.Job;
-import org.apache.hadoop.mapreduce.JobStatus;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskCounter;
 import org.apache.hadoop.mapreduce.TaskType;
@@ -170,7 +168,7 @@ public final class SortBenchmark {
               "-D" + MRJobConfig.NUM_REDUCES + "=" + reducers, in.toString(), outDir.toString()
             }));
     double seconds = (System.nanoTime() - t0) / 1e9;
-    Job job = lastJob(cluster, "TeraSort");
+    Job job = cluster.lastJob("TeraSort");
     Counters c = job.getCounters();
     double[] shuffle = shuffleSeconds(cluster, job);
     long crc = crc(cluster.fs(), outDir);
@@ -215,18 +213,6 @@ public final class SortBenchmark {
       n++;
     }
     return new double[] {n == 0 ? Double.NaN : sum / n, max};
-  }
-
-  private static Job lastJob(RdmaMiniCluster cluster, String name) throws Exception {
-    Cluster c = new Cluster(cluster.yarn().getConfig());
-    JobStatus newest = null;
-    for (JobStatus s : c.getAllJobStatuses()) {
-      if (s.getJobName().equals(name)
-          && (newest == null || s.getStartTime() > newest.getStartTime())) {
-        newest = s;
-      }
-    }
-    return c.getJob(newest.getJobID());
   }
 
   private static long crc(FileSystem fs, Path dir) throws IOException {
