@@ -109,7 +109,9 @@ public final class ItCluster {
     if (master.startsWith("local-cluster")) {
       int executors =
           Integer.parseInt(master.substring(master.indexOf('[') + 1, master.indexOf(',')).trim());
-      long deadline = System.currentTimeMillis() + 180_000;
+      // an emulated machine (the Soft-RoCE guest) needs longer: rdma.it.executorWaitSeconds
+      long waitSeconds = Long.getLong("rdma.it.executorWaitSeconds", 180);
+      long deadline = System.currentTimeMillis() + waitSeconds * 1000;
       while (s.sparkContext().getExecutorIds().size() < executors) {
         if (System.currentTimeMillis() > deadline) {
           String logs;
@@ -124,7 +126,9 @@ public final class ItCluster {
           }
           s.stop();
           throw new IllegalStateException(
-              "executors did not register within 180 s; an"
+              "executors did not register within "
+                  + waitSeconds
+                  + " s; an"
                   + " executor's log ends with:\n"
                   + logs);
         }
