@@ -91,6 +91,10 @@ final class MapOutputsClient implements NodeLocator {
             "HTTP 429: " + base.getHost() + " has too many shuffle connections",
             backoff < 0 ? RETRY_AFTER_DEFAULT_MILLIS : backoff);
       }
+      if (status == HttpURLConnection.HTTP_UNAVAILABLE && c.getHeaderField(RETRY_AFTER) != null) {
+        // the service is starting or stopping: away for now, as a node that refuses connections
+        throw new Unusable(describe(status, c), null, true);
+      }
       if (status != HttpURLConnection.HTTP_OK) {
         throw new Unusable(describe(status, c), null);
       }

@@ -49,14 +49,41 @@ final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
   /** A parsed request, not yet authenticated: the core's locate request for one partition. */
   record Request(String uri, String jobId, LocateRequest locate, String urlHash) {}
 
-  /** The answer to send: status, body, and the reply hash when the request was authenticated. */
-  record Response(HttpResponseStatus status, byte[] body, String contentType, String replyHash) {
+  /**
+   * The answer to send: status, body, the reply hash when the request was authenticated, and
+   * whether it carries {@code Retry-After} (a busy service, 429, or one that is starting or
+   * stopping, 503).
+   */
+  record Response(
+      HttpResponseStatus status,
+      byte[] body,
+      String contentType,
+      String replyHash,
+      boolean retryLater) {
+    Response(HttpResponseStatus status, byte[] body, String contentType, String replyHash) {
+      this(status, body, contentType, replyHash, false);
+    }
+
     static Response error(HttpResponseStatus status, String message) {
       return new Response(
           status,
           (message + "\n").getBytes(StandardCharsets.UTF_8),
           "text/plain; charset=UTF-8",
-          null);
+          null,
+          status.equals(HttpResponseStatus.TOO_MANY_REQUESTS));
+    }
+
+    /**
+     * The service is starting or stopping (a NodeManager restart): 503 with {@code Retry-After},
+     * which a reducer takes for a node that is away for now, not for one without READs.
+     */
+    static Response comeBackLater() {
+      return new Response(
+          HttpResponseStatus.SERVICE_UNAVAILABLE,
+          "rdma-shuffle service is starting or stopping\n".getBytes(StandardCharsets.UTF_8),
+          "text/plain; charset=UTF-8",
+          null,
+          true);
     }
   }
 
@@ -101,10 +128,7 @@ final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
                 "rdma-shuffle service busy: more than call.queue requests waiting"));
       }
     } catch (RejectedExecutionException e) {
-      respond(
-          ctx,
-          Response.error(
-              HttpResponseStatus.SERVICE_UNAVAILABLE, "rdma-shuffle service is stopping"));
+      respond(ctx, Response.comeBackLater());
     }
   }
 
@@ -146,7 +170,7 @@ final class MapOutputsRequestHandler extends ChannelInboundHandlerAdapter {
             HttpVersion.HTTP_1_1, r.status(), Unpooled.wrappedBuffer(r.body()));
     resp.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
     resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-    if (r.status().equals(HttpResponseStatus.TOO_MANY_REQUESTS)) {
+    if (r.retryLater()) {
       // milliseconds, as the stock handler sends it and the reduce side reads it
       resp.headers().set("Retry-After", Long.toString(RETRY_AFTER_MILLIS));
     }

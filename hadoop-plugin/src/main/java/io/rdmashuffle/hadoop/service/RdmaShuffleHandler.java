@@ -67,6 +67,13 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   private RdmaConf rdmaConf;
   private volatile ShuffleChannelHandlerContext handlerContext;
   private volatile NodeRuntime runtime;
+
+  /**
+   * Until the service has started, and from when it stops: locate requests are told to come back
+   * later (a NodeManager restarting), not that this node serves no READs.
+   */
+  private volatile boolean transitioning = true;
+
   private volatile ExecutorService answering;
 
   public RdmaShuffleHandler() {
@@ -98,6 +105,7 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     super.serviceStart();
     answering = answeringThreads(rdmaConf);
     startServing();
+    transitioning = false;
   }
 
   /**
@@ -186,6 +194,7 @@ public class RdmaShuffleHandler extends ShuffleHandler {
 
   @Override
   protected void serviceStop() throws Exception {
+    transitioning = true;
     try {
       if (closeRuntime()) {
         LOG.info("rdma-shuffle stopped serving READs: the service stops ({})", metrics.snapshot());
@@ -323,6 +332,9 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   }
 
   private MapOutputsRequestHandler.Response answerChecked(MapOutputsRequestHandler.Request req) {
+    if (transitioning && runtime == null) {
+      return MapOutputsRequestHandler.Response.comeBackLater();
+    }
     SecretKey key = tokenSecret(req.jobId());
     if (key == null) {
       LOG.info("refused a locate request for unknown job {}", req.jobId());

@@ -151,4 +151,39 @@ class MapOutputsClientTest {
       busy.stop(0);
     }
   }
+
+  /**
+   * 503 with Retry-After is what our service answers while it starts or stops (a NodeManager
+   * restarting): a node away for now, which Hadoop's fetch retry waits for; 503 without it is a
+   * node that serves no READs (its maps go over HTTP).
+   */
+  @Test
+  void aServiceStartingOrStoppingIsAwayForNowAndOneWithoutReadsIsUnusable() throws Exception {
+    for (boolean comeBack : new boolean[] {true, false}) {
+      HttpServer away = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+      away.createContext(
+          MapOutputsRequest.PATH,
+          x -> {
+            if (comeBack) {
+              x.getResponseHeaders().add("Retry-After", "1000");
+            }
+            x.sendResponseHeaders(503, -1);
+            x.close();
+          });
+      away.start();
+      try {
+        NodeLocator.Unusable e =
+            assertThrows(
+                NodeLocator.Unusable.class,
+                () ->
+                    client(JobTokens.secret(token))
+                        .request(
+                            host(away.getAddress().getPort()),
+                            List.of(FakeMapOutputs.map(JOB, 0))));
+        assertEquals(comeBack, e.unreachable(), e.getMessage());
+      } finally {
+        away.stop(0);
+      }
+    }
+  }
 }

@@ -166,6 +166,30 @@ class RdmaShuffleHandlerTest {
     return results;
   }
 
+  /**
+   * A service that has not started (or has begun to stop) tells a reducer to come back later (503
+   * with Retry-After), never that the node serves no READs: during a NodeManager restart the
+   * reducers wait for it instead of fetching its maps over HTTP.
+   */
+  @Test
+  void aServiceNotStartedYetTellsReducersToComeBackLater() {
+    RdmaShuffleHandler notStarted = new RdmaShuffleHandler();
+    MapOutputsRequestHandler.Response r =
+        notStarted.answer(
+            MapOutputsRequestHandler.parse(
+                "/mapOutputs",
+                Map.of(
+                    MapOutputsRequest.PARAM_JOB,
+                    List.of("job_1_0001"),
+                    MapOutputsRequest.PARAM_REDUCE,
+                    List.of("0"),
+                    MapOutputsRequest.PARAM_MAPS,
+                    List.of("attempt_1_0001_m_000000_0")),
+                "hash"));
+    assertEquals(503, r.status().code());
+    assertTrue(r.retryLater(), "Retry-After");
+  }
+
   @Test
   void answersWithTheIndexOffsetsAndTheSegmentsReadBackExactly() throws Exception {
     TaskAttemptID m0 = FakeMapOutputs.map(JOB_A, 0);
