@@ -9,6 +9,7 @@ import io.rdmashuffle.hadoop.testing.FakeMapOutputs;
 import io.rdmashuffle.hadoop.testing.JobTokens;
 import io.rdmashuffle.hadoop.testing.LocalDirs;
 import io.rdmashuffle.mapoutput.LocateAnswer;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -114,13 +115,7 @@ class MapOutputsClientTest {
         });
     fake.start();
     try {
-      NodeLocator.Unusable e =
-          assertThrows(
-              NodeLocator.Unusable.class,
-              () ->
-                  client(JobTokens.secret(token))
-                      .request(
-                          host(fake.getAddress().getPort()), List.of(FakeMapOutputs.map(JOB, 0))));
+      NodeLocator.Unusable e = assertThrows(NodeLocator.Unusable.class, () -> request(fake));
       assertTrue(e.getMessage().contains("Verification of the hashReply failed"), e.getMessage());
     } finally {
       fake.stop(0);
@@ -129,23 +124,9 @@ class MapOutputsClientTest {
 
   @Test
   void aBusyNodeSaysTryLaterWithItsBackoffNotUnusable() throws Exception {
-    HttpServer busy = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    busy.createContext(
-        MapOutputsRequest.PATH,
-        x -> {
-          x.getResponseHeaders().add("Retry-After", "1234");
-          x.sendResponseHeaders(429, -1);
-          x.close();
-        });
-    busy.start();
+    HttpServer busy = answering(429, "1234");
     try {
-      NodeLocator.TryLater later =
-          assertThrows(
-              NodeLocator.TryLater.class,
-              () ->
-                  client(JobTokens.secret(token))
-                      .request(
-                          host(busy.getAddress().getPort()), List.of(FakeMapOutputs.map(JOB, 0))));
+      NodeLocator.TryLater later = assertThrows(NodeLocator.TryLater.class, () -> request(busy));
       assertEquals(1234, later.backoffMillis());
     } finally {
       busy.stop(0);
@@ -159,31 +140,36 @@ class MapOutputsClientTest {
    */
   @Test
   void aServiceStartingOrStoppingIsAwayForNowAndOneWithoutReadsIsUnusable() throws Exception {
-    for (boolean comeBack : new boolean[] {true, false}) {
-      HttpServer away = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      away.createContext(
-          MapOutputsRequest.PATH,
-          x -> {
-            if (comeBack) {
-              x.getResponseHeaders().add("Retry-After", "1000");
-            }
-            x.sendResponseHeaders(503, -1);
-            x.close();
-          });
-      away.start();
+    for (String retryAfter : new String[] {"1000", null}) {
+      HttpServer away = answering(503, retryAfter);
       try {
-        NodeLocator.Unusable e =
-            assertThrows(
-                NodeLocator.Unusable.class,
-                () ->
-                    client(JobTokens.secret(token))
-                        .request(
-                            host(away.getAddress().getPort()),
-                            List.of(FakeMapOutputs.map(JOB, 0))));
-        assertEquals(comeBack, e.unreachable(), e.getMessage());
+        NodeLocator.Unusable e = assertThrows(NodeLocator.Unusable.class, () -> request(away));
+        assertEquals(retryAfter != null, e.unreachable(), e.getMessage());
       } finally {
         away.stop(0);
       }
     }
+  }
+
+  /** A node whose locate path answers {@code status}, with {@code Retry-After} unless null. */
+  private static HttpServer answering(int status, String retryAfter) throws IOException {
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        MapOutputsRequest.PATH,
+        x -> {
+          if (retryAfter != null) {
+            x.getResponseHeaders().add("Retry-After", retryAfter);
+          }
+          x.sendResponseHeaders(status, -1);
+          x.close();
+        });
+    server.start();
+    return server;
+  }
+
+  /** The locate request for map 0 to {@code node}. */
+  private LocateAnswer request(HttpServer node) throws IOException {
+    return client(JobTokens.secret(token))
+        .request(host(node.getAddress().getPort()), List.of(FakeMapOutputs.map(JOB, 0)));
   }
 }
