@@ -74,6 +74,13 @@ class VerbsServingTest {
     return (int) t.getClass().getMethod("servedQueuePairs").invoke(t);
   }
 
+  /** 1 MiB of pattern {@code seed}, registered on {@code server} for READs of {@link #APP}. */
+  private static RegisteredRegion servedRegion(Transport server, int seed) throws Exception {
+    ByteBuffer memory = DirectMemory.allocate(1 << 20);
+    Patterns.fill(memory, 0, seed);
+    return server.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> {});
+  }
+
   private static ReadResults readOnce(ReadChannel c, RegisteredRegion r, PooledBuffer b)
       throws InterruptedException {
     ReadResults results = new ReadResults(1);
@@ -87,10 +94,7 @@ class VerbsServingTest {
       throws Exception {
     try (Transport server = start(SERVER, Map.of());
         Transport client = start(CLIENT, Map.of())) {
-      ByteBuffer memory = DirectMemory.allocate(1 << 20);
-      Patterns.fill(memory, 0, 3);
-      RegisteredRegion region =
-          server.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> {});
+      RegisteredRegion region = servedRegion(server, 3);
       BufferPool pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
       PooledBuffer b = pool.allocate(4096, 10, TimeUnit.SECONDS);
       try {
@@ -126,10 +130,7 @@ class VerbsServingTest {
   @Test
   void aReaderThatGoesAwayFreesItsServedQueuePair() throws Exception {
     try (Transport server = start(SERVER, Map.of())) {
-      ByteBuffer memory = DirectMemory.allocate(1 << 20);
-      Patterns.fill(memory, 0, 5);
-      RegisteredRegion region =
-          server.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> {});
+      RegisteredRegion region = servedRegion(server, 5);
       try {
         try (Transport client = start(CLIENT, Map.of())) {
           BufferPool pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
