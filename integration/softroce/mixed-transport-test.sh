@@ -16,8 +16,9 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 harness="${SOFTROCE_HARNESS:-$repo/integration/softroce/run-in-guest.sh}"
 out="${MIXED_TESTS_OUT:-$repo/integration/target/softroce-mixed}"
-read -r -a kernels <<<"${SOFTROCE_KERNELS:-bookworm}"
-[ ${#kernels[@]} -gt 0 ] || { echo "SOFTROCE_KERNELS names no kernel" >&2; exit 125; }
+# shellcheck source=guest-tests.lib.sh
+. "$repo/integration/softroce/guest-tests.lib.sh"
+guest_kernels "bookworm"
 export SOFTROCE_MEM="${SOFTROCE_MEM:-4G}"
 
 plugin="$(ls "$repo"/shuffle-manager/target/rdma-shuffle-spark_*-SNAPSHOT.jar 2>/dev/null | head -n 1 || true)"
@@ -31,10 +32,7 @@ if [ -z "$plugin" ] || [ -z "$spark_home" ] || [ ! -f "$repo/spark-it/target/spa
 fi
 unzip -qql "$plugin" 'native/*/libdisni.so' >/dev/null 2>&1 ||
   { echo "$plugin has no native library: install libibverbs-dev librdmacm-dev and rebuild" >&2; exit 125; }
-launcher_version=1.14.1
-launcher="$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/$launcher_version/junit-platform-console-standalone-$launcher_version.jar"
-[ -f "$launcher" ] || mvn -q -B dependency:get \
-  -Dartifact=org.junit.platform:junit-platform-console-standalone:$launcher_version >&2
+launcher="$(junit_launcher)"
 tests="$repo/spark-it/target/test-classes"
 cp="$plugin:$tests:$repo/spark-it/target/classes:$(cat "$repo/spark-it/target/spark.classpath")"
 # the JVM options Spark's own launcher gives its JVMs (spark-it/pom.xml's spark.test.jvmArgs)
@@ -48,7 +46,8 @@ run_kernel() {
   # the class path in a file: the harness echoes its command
   printf %s "$cp" >"$dir/classpath.txt"
   SOFTROCE_KERNEL="$1" SOFTROCE_OUT_DIR="$dir" "$harness" -- \
-    env SPARK_HOME="$spark_home" SPARK_SCALA_VERSION=2.13 SPARK_LOCAL_IP=127.0.0.1 \
+    env SOFTROCE_TESTS_LIB="$repo/integration/softroce/guest-tests.lib.sh" \
+    SPARK_HOME="$spark_home" SPARK_SCALA_VERSION=2.13 SPARK_LOCAL_IP=127.0.0.1 \
     MIXED_EXECUTOR_WAIT="${MIXED_EXECUTOR_WAIT:-900}" bash -c '
   set -u
   ulimit -l unlimited
@@ -66,24 +65,10 @@ run_kernel() {
     "$GUEST_OUT/console.log" | cut -c1-2000 | head -n 40
   # the executors logs (the guest loses everything outside $GUEST_OUT at power-off)
   [ -d "$SPARK_HOME/work" ] && cp -r "$SPARK_HOME/work" "$GUEST_OUT/spark-work"
-  for crash in "$GUEST_OUT"/hs_err_pid*.log; do
-    [ -f "$crash" ] || continue
-    echo "JVM crash report $crash (head):" >&2
-    sed -n "1,/^Registers/p" "$crash" | head -n 80 >&2
-  done
+  . "$SOFTROCE_TESTS_LIB"
+  print_jvm_crashes "$GUEST_OUT"
   exit "$status"
 ' "$launcher" "$dir/classpath.txt" "$jvm_args" "$plugin" "$tests"
 }
 
-first_failure=0
-summary=()
-for kernel in "${kernels[@]}"; do
-  echo "mixed-transport-test: kernel $kernel" >&2
-  start=$SECONDS
-  status=0
-  run_kernel "$kernel" || status=$?
-  summary+=("$kernel: status $status, $((SECONDS - start)) s, reports in $out/$kernel")
-  [ "$status" -eq 0 ] || [ "$first_failure" -ne 0 ] || first_failure=$status
-done
-printf 'mixed-transport-test: %s\n' "${summary[@]}" >&2
-exit "$first_failure"
+run_each_kernel mixed-transport-test

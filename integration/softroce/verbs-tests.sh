@@ -19,12 +19,13 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 harness="${SOFTROCE_HARNESS:-$repo/integration/softroce/run-in-guest.sh}"
 module="$repo/rdma-buffers"
 out="${VERBS_TESTS_OUT:-$repo/integration/target/softroce-verbs}"
-read -r -a kernels <<<"${SOFTROCE_KERNELS:-bookworm trixie-backports}"
+# shellcheck source=guest-tests.lib.sh
+. "$repo/integration/softroce/guest-tests.lib.sh"
+guest_kernels "bookworm trixie-backports"
 classes=("$@")
 [ ${#classes[@]} -gt 0 ] || classes=(io.rdmashuffle.transport.verbs.VerbsTransportTest
   io.rdmashuffle.transport.verbs.VerbsFaultTest io.rdmashuffle.transport.verbs.VerbsServingTest
   io.rdmashuffle.transport.verbs.VerbsCatalogTest)
-[ ${#kernels[@]} -gt 0 ] || { echo "SOFTROCE_KERNELS names no kernel" >&2; exit 125; }
 
 jar="$(ls "$module"/target/rdma-buffers-*-SNAPSHOT.jar 2>/dev/null | grep -v -- -tests.jar | head -n 1 || true)"
 if [ -z "$jar" ] || [ ! -d "$module/target/test-classes" ] || [ -n "${REBUILD:-}" ]; then
@@ -39,10 +40,7 @@ unzip -qql "$jar" 'native/*/libdisni.so' >/dev/null 2>&1 ||
 deps="$module/target/test-classpath.txt"
 (cd "$module" && mvn -q -B dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile="$deps" >&2)
-launcher_version=1.14.1
-launcher="$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/$launcher_version/junit-platform-console-standalone-$launcher_version.jar"
-[ -f "$launcher" ] || mvn -q -B dependency:get \
-  -Dartifact=org.junit.platform:junit-platform-console-standalone:$launcher_version >&2
+launcher="$(junit_launcher)"
 cp="$jar:$module/target/test-classes:$(cat "$deps")"
 selectors=()
 for c in "${classes[@]}"; do selectors+=(--select-class "$c"); done
@@ -53,7 +51,8 @@ run_kernel() {
   rm -rf "$dir"
   mkdir -p "$dir"
   SOFTROCE_KERNEL="$1" SOFTROCE_OUT_DIR="$dir" "$harness" -- \
-    env VERBS_PROBE="${VERBS_PROBE:-}" VERBS_LOG_LEVEL="${VERBS_LOG_LEVEL:-info}" \
+    env SOFTROCE_TESTS_LIB="$repo/integration/softroce/guest-tests.lib.sh" \
+    VERBS_PROBE="${VERBS_PROBE:-}" VERBS_LOG_LEVEL="${VERBS_LOG_LEVEL:-info}" \
     VERBS_JAVA_OPTS="${VERBS_JAVA_OPTS:-}" bash -c '
   set -u
   ulimit -l unlimited
@@ -73,11 +72,8 @@ run_kernel() {
     "--config=junit.jupiter.extensions.autodetection.include=io.rdmashuffle.*" \
     --reports-dir "$GUEST_OUT/junit" --class-path "$1" "${@:2}" 2>&1 | tee "$GUEST_OUT/console.log"
   status=${PIPESTATUS[0]}
-  for crash in "$GUEST_OUT"/hs_err_pid*.log; do
-    [ -f "$crash" ] || continue
-    echo "JVM crash report $crash (head):" >&2
-    sed -n "1,/^Registers/p" "$crash" | head -n 80 >&2
-  done
+  . "$SOFTROCE_TESTS_LIB"
+  print_jvm_crashes "$GUEST_OUT"
   if grep -q "WARNING in native method" "$GUEST_OUT/console.log"; then
     echo "-Xcheck:jni reported warnings" >&2
     status=1
@@ -86,15 +82,4 @@ run_kernel() {
 ' "$launcher" "$cp" "${selectors[@]}"
 }
 
-first_failure=0
-summary=()
-for kernel in "${kernels[@]}"; do
-  echo "verbs-tests: kernel $kernel" >&2
-  start=$SECONDS
-  status=0
-  run_kernel "$kernel" || status=$?
-  summary+=("$kernel: status $status, $((SECONDS - start)) s, reports in $out/$kernel")
-  [ "$status" -eq 0 ] || [ "$first_failure" -ne 0 ] || first_failure=$status
-done
-printf 'verbs-tests: %s\n' "${summary[@]}" >&2
-exit "$first_failure"
+run_each_kernel verbs-tests
