@@ -12,6 +12,8 @@ import java.net.Socket;
 /**
  * An on-path attacker for tests: relays one TCP connection to {@code target}, records what the
  * client sent, and can inject bytes into the client-to-server stream between the client's writes.
+ * It can also stand for a server that goes away mid-stream: {@link #cutAfter} hangs up both sides
+ * once that many bytes went from the server to the client.
  */
 public final class TcpRelay implements AutoCloseable {
   private final ServerSocket listener;
@@ -20,6 +22,7 @@ public final class TcpRelay implements AutoCloseable {
   private volatile Socket client;
   private volatile Socket server;
   private final Object upstream = new Object();
+  private volatile long cutAfter = Long.MAX_VALUE;
 
   public TcpRelay(InetSocketAddress target) throws IOException {
     this.target = target;
@@ -31,6 +34,15 @@ public final class TcpRelay implements AutoCloseable {
 
   public int port() {
     return listener.getLocalPort();
+  }
+
+  /**
+   * Hangs up both sides once {@code bytes} went from the server to the client (the ones past it are
+   * not relayed), as a server that stops mid-answer. Call before the client connects.
+   */
+  public TcpRelay cutAfter(long bytes) {
+    cutAfter = bytes;
+    return this;
   }
 
   private void accept() {
@@ -52,7 +64,13 @@ public final class TcpRelay implements AutoCloseable {
               byte[] b = new byte[64 * 1024];
               try {
                 int n;
+                long down = 0;
                 while ((n = in.read(b)) >= 0) {
+                  if (!up && down + n > cutAfter) {
+                    out.write(b, 0, (int) (cutAfter - down));
+                    break;
+                  }
+                  down += up ? 0 : n;
                   if (up) {
                     synchronized (upstream) {
                       fromClient.write(b, 0, n);

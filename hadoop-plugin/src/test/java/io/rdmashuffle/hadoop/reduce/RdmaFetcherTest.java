@@ -17,7 +17,9 @@ import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.node.NodeRuntime;
 import io.rdmashuffle.testing.Patterns;
+import io.rdmashuffle.testing.TcpRelay;
 import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.transport.HandshakeLayout;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.tcp.TcpTransport;
@@ -399,6 +401,51 @@ class RdmaFetcherTest {
     assertEquals(0, http.rounds.get());
     assertEquals(3, asked.get());
     assertEquals(2, counters.getCounter(RdmaShuffleCounter.NODE_RETRIES));
+  }
+
+  /** A relay to {@code server}'s READ port, closed after the test. */
+  private TcpRelay relayTo(PeerAddress server) {
+    try {
+      TcpRelay r = new TcpRelay(new InetSocketAddress("127.0.0.1", server.port()));
+      closeAfter.add(r);
+      return r;
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void whileItsNodeManagerStopsReadsCutOffMidSegmentAreTriedAgainNotFetchedOverHttp()
+      throws Exception {
+    retry =
+        retrySettings(
+            "mapreduce.reduce.shuffle.fetch.retry.enabled", "true",
+            "mapreduce.reduce.shuffle.fetch.retry.interval-ms", "50");
+    AtomicInteger asked = new AtomicInteger();
+    RdmaFetcher<Object, Object> f =
+        fetcher(
+            Map.of(),
+            s -> {
+              // the NodeManager stops while the first READ's answer is on its way: the server
+              // hangs up after its handshake and half the segment
+              TcpRelay stopping = relayTo(s.localAddress());
+              stopping.cutAfter(
+                  HandshakeLayout.CHALLENGE_BYTES + HandshakeLayout.RESULT_BYTES + SEGMENT / 2);
+              NodeLocator cut = answering(new PeerAddress("127.0.0.1", stopping.port()), 0);
+              NodeLocator restarted = answering(s.localAddress(), 0);
+              return (h, m) ->
+                  asked.incrementAndGet() <= 1 ? cut.request(h, m) : restarted.request(h, m);
+            },
+            true);
+    scheduler.addKnownMapOutput("node-s:13562", "http://node-s:13562/mapOutput", map(0));
+
+    runUntilCommitted(f, 1);
+
+    assertEquals(Set.of(map(0).toString()), merger.committed.keySet());
+    assertEquals(List.of(), failures(), String.valueOf(scheduler.events));
+    assertEquals(0, http.rounds.get(), "a stopping node is not fetched over HTTP either");
+    assertEquals(2, asked.get());
+    assertEquals(1, counters.getCounter(RdmaShuffleCounter.NODE_RETRIES));
   }
 
   @Test
