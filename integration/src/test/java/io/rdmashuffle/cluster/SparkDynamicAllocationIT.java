@@ -28,15 +28,17 @@ import org.junit.jupiter.api.Timeout;
  * Spark on YARN with dynamic allocation, as the README's section tells operators to set it up:
  * every NodeManager runs rdma-shuffle's Spark service as {@code spark_shuffle} (the plugin jar on
  * its class path, two yarn-site.xml properties), applications set {@code
- * spark.shuffle.service.enabled} and dynamic allocation with a short idle timeout. The application
- * shuffles, waits until every executor was removed, and reads the shuffle again on new executors:
- * with rdma-shuffle the map outputs are then served by the node services alone (their locate
- * answers counted in the NodeManagers' logs, none by a fallback), and both runs' results equal
- * those of the stock shuffle, which Spark's own handler in the same service serves. Then the same
- * with every NodeManager restarted (recovery on) while the application has no executors: the
- * restarted services recovered the application and its executors and serve the second read. Last, a
- * MapReduce sort on rdma-shuffle runs while the application runs, on the same NodeManagers: both
- * services serve READs, and after both ended neither keeps anything of them.
+ * spark.shuffle.service.enabled} and dynamic allocation with a short idle timeout, and, as a
+ * secured cluster runs it, {@code spark.authenticate} on both sides (every application's own
+ * secret, which YARN hands the services and NodeManager recovery keeps). The application shuffles,
+ * waits until every executor was removed, and reads the shuffle again on new executors: with
+ * rdma-shuffle the map outputs are then served by the node services alone (their locate answers
+ * counted in the NodeManagers' logs, none by a fallback), and both runs' results equal those of the
+ * stock shuffle, which Spark's own handler in the same service serves. Then the same with every
+ * NodeManager restarted (recovery on) while the application has no executors: the restarted
+ * services recovered the application and its executors and serve the second read. Last, a MapReduce
+ * sort on rdma-shuffle runs while the application runs, on the same NodeManagers: both services
+ * serve READs, and after both ended neither keeps anything of them.
  */
 @Timeout(1800)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -60,6 +62,10 @@ class SparkDynamicAllocationIT {
                 .yarnSite("yarn.nodemanager.aux-services", "mapreduce_shuffle,spark_shuffle")
                 .yarnSite("yarn.nodemanager.aux-services.spark_shuffle.class", SERVICE)
                 .yarnSite("spark.shuffle.rdma.transport", "tcp")
+                // as a secured cluster runs it: Spark's handler and our READs authenticate each
+                // application with Spark's secret for it (which YARN hands the service, and which
+                // recovery keeps)
+                .yarnSite("spark.authenticate", "true")
                 // NodeManager recovery: restarted NodeManagers keep their containers and
                 // applications
                 .yarnSite("yarn.nodemanager.recovery.enabled", "true")
@@ -97,6 +103,7 @@ class SparkDynamicAllocationIT {
     return ClusterTesting.withExecutorMetrics(
             cluster.yarn().sparkApplication(name, APP), out.resolve("metrics"))
         .conf("spark.shuffle.service.enabled", "true")
+        .conf("spark.authenticate", "true")
         .conf("spark.dynamicAllocation.enabled", "true")
         .conf("spark.dynamicAllocation.minExecutors", "0")
         .conf("spark.dynamicAllocation.initialExecutors", "2")
@@ -112,6 +119,11 @@ class SparkDynamicAllocationIT {
   @Test
   @Order(1)
   void theReduceStageAfterItsMapExecutorsLeftReadsFromTheNodeServices() throws Exception {
+    for (int i = 1; i <= cluster.spec().hosts(); i++) {
+      assertTrue(
+          sinceLastStart(cluster.yarn().nodeManager(i)).contains("(authentication on)"),
+          "rs-h" + i + ": the Spark service does not authenticate applications");
+    }
     Path stockOut = cluster.shared().resolve("dynalloc-stock");
     SparkApplication.Outcome stock = app("dynalloc-stock", stockOut).run(900);
     assertTrue(stock.ok(), "stock run failed: " + stock.tail());
@@ -420,7 +432,8 @@ class SparkDynamicAllocationIT {
 
   private static final Pattern RECOVERED =
       Pattern.compile(
-          "rdma-shuffle Spark service: .* \\d+ applications and (\\d+) executors recovered");
+          "rdma-shuffle Spark service: .*\\(authentication on\\).* \\d+ applications and (\\d+)"
+              + " executors recovered");
   private static final Pattern LOCATED =
       Pattern.compile(
           "rdma-shuffle Spark service: application \\S+ ended; served so far: \\{[^}]*"
