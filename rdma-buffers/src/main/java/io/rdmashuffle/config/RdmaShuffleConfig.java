@@ -264,9 +264,11 @@ public final class RdmaShuffleConfig {
               "How often each served queue pair checks that its reader is still there: one"
                   + " zero-length RDMA WRITE (it writes no byte). A reader whose host vanished"
                   + " without disconnecting (power off, cable pulled, partition) does not answer;"
-                  + " after the device's retries its queue pair is dropped and its place under"
-                  + " verbs.servedQueuePairs.max and maxPerPeer freed, within this interval plus"
-                  + " the retry time (seconds).")
+                  + " after the device's retries (8 to 16 s on Soft-RoCE) its queue pair is"
+                  + " dropped and its place under verbs.servedQueuePairs.max and maxPerPeer"
+                  + " freed: within this interval plus the retries, at most this interval plus"
+                  + " max(this interval, connect.timeout). A queue pair's first probe goes out"
+                  + " max(this interval, connect.timeout) after it was accepted.")
           .build();
 
   /** Every core setting: the above, then the connection server's ({@link ServerConfig}). */
