@@ -255,6 +255,22 @@ public final class RdmaShuffleConfig {
                   + " refused, so one peer can't take every queue pair of the device.")
           .build();
 
+  public static final ConfigEntry<Duration> VERBS_SERVED_QUEUE_PAIRS_PROBE_INTERVAL =
+      ConfigEntry.builder("verbs.servedQueuePairs.probeInterval", ConfigType.DURATION)
+          .defaultValue(Duration.ofSeconds(30))
+          .range(Duration.ofMillis(100), Duration.ofHours(1))
+          .side(ConfigEntry.Side.SERVING)
+          .doc(
+              "How often each served queue pair checks that its reader is still there: one"
+                  + " zero-length RDMA WRITE (it writes no byte). A reader whose host vanished"
+                  + " without disconnecting (power off, cable pulled, partition) does not answer;"
+                  + " after the device's retries (8 to 16 s on Soft-RoCE) its queue pair is"
+                  + " dropped and its place under verbs.servedQueuePairs.max and maxPerPeer"
+                  + " freed: within this interval plus the retries, at most this interval plus"
+                  + " max(this interval, connect.timeout). A queue pair's first probe goes out"
+                  + " max(this interval, connect.timeout) after it was accepted.")
+          .build();
+
   /** Every core setting: the above, then the connection server's ({@link ServerConfig}). */
   public static final List<ConfigEntry<?>> ALL =
       concat(
@@ -279,7 +295,8 @@ public final class RdmaShuffleConfig {
               // verbs: registration and served queue pairs
               VERBS_REGISTRATION,
               VERBS_SERVED_QUEUE_PAIRS,
-              VERBS_SERVED_QUEUE_PAIRS_PER_PEER),
+              VERBS_SERVED_QUEUE_PAIRS_PER_PEER,
+              VERBS_SERVED_QUEUE_PAIRS_PROBE_INTERVAL),
           ServerConfig.ALL);
 
   private static List<ConfigEntry<?>> concat(List<ConfigEntry<?>> a, List<ConfigEntry<?>> b) {

@@ -27,6 +27,8 @@ public final class TransportMetrics {
   private final LongAdder engineErrors = new LongAdder();
   private final LongAdder readTargetsLeaked = new LongAdder();
   private final LongAdder queuePairsLeaked = new LongAdder();
+  private final LongAdder servedProbes = new LongAdder();
+  private final LongAdder servedPeersLost = new LongAdder();
   private final LatencyHistogram latency = new LatencyHistogram();
   private final MemoryAccounting memory;
 
@@ -112,6 +114,27 @@ public final class TransportMetrics {
     return queuePairsLeaked.sum();
   }
 
+  /** A served queue pair's reader answered a liveness probe. */
+  public void servedProbeAnswered() {
+    servedProbes.increment();
+  }
+
+  public long servedProbesAnswered() {
+    return servedProbes.sum();
+  }
+
+  /**
+   * A served queue pair was dropped because its reader no longer answered (its host vanished
+   * without disconnecting).
+   */
+  public void servedPeerLost() {
+    servedPeersLost.increment();
+  }
+
+  public long servedPeersLost() {
+    return servedPeersLost.sum();
+  }
+
   public long bytesRead() {
     return bytesRead.sum();
   }
@@ -169,6 +192,8 @@ public final class TransportMetrics {
     m.put("engineErrors", engineErrors());
     m.put("readTargetsLeaked", readTargetsLeaked());
     m.put("queuePairsLeaked", queuePairsLeaked());
+    m.put("servedProbesAnswered", servedProbesAnswered());
+    m.put("servedPeersLost", servedPeersLost());
     return m;
   }
 

@@ -29,14 +29,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * The verbs serving side's own rules, on real verbs in the Soft-RoCE guest: an application's served
- * queue pairs go when it is withdrawn or their reader goes away, and the caps on served queue pairs
- * refuse a peer beyond them.
+ * queue pairs go when it is withdrawn, when their reader goes away and when their reader's host
+ * vanishes without a word (the liveness probe), a live idle reader keeps its queue pair, and the
+ * caps on served queue pairs refuse a peer beyond them.
  */
 @EnabledIf("io.rdmashuffle.transport.verbs.VerbsTransportTest#verbsAvailable")
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
@@ -46,6 +48,31 @@ class VerbsServingTest {
   private static final String SERVER = System.getProperty("rdma.test.serverHost", "198.18.100.1");
   private static final String CLIENT = System.getProperty("rdma.test.clientHost", "198.18.100.2");
   private static final long TIMEOUT_SECONDS = Long.getLong("rdma.test.readTimeoutSeconds", 30);
+
+  /** The served queue pairs' probe interval in the probe tests. */
+  private static final long PROBE_SECONDS = 2;
+
+  /**
+   * The serving side's connect timeout in the probe tests: a served queue pair's first probe goes
+   * out that long after it was accepted (its reader has that long to establish the connection), and
+   * a probe unanswered for that long counts as lost even when the device still retries it.
+   */
+  private static final long FIRST_PROBE_SECONDS = 30;
+
+  /**
+   * How long the queue pair of a reader that answered a probe may outlive its host: a probe
+   * interval, then the probe's transport retries (RDMA-CM's ACK timeout on RoCE, 7 tries) or at
+   * most the answer deadline ({@link #FIRST_PROBE_SECONDS}), with room for an emulated guest on a
+   * busy host.
+   */
+  private static final long VANISHED_BOUND_SECONDS = PROBE_SECONDS + FIRST_PROBE_SECONDS + 15;
+
+  private static final Map<String, String> PROBING =
+      Map.of(
+          "spark.shuffle.rdma.verbs.servedQueuePairs.probeInterval",
+          PROBE_SECONDS + "s",
+          "spark.shuffle.rdma.connect.timeout",
+          FIRST_PROBE_SECONDS + "s");
 
   private static Transport start(String host, Map<String, String> extra) throws Exception {
     Map<String, String> settings =
@@ -87,6 +114,24 @@ class VerbsServingTest {
     c.post(new ReadOp().set(r.address(), r.rkey(), 4096, b, 0, results));
     assertTrue(results.await(4 * TIMEOUT_SECONDS, TimeUnit.SECONDS), "the READ never ended");
     return results;
+  }
+
+  /** Waits until the server's readers answered {@code n} probes: the first, then every interval. */
+  private static void awaitProbesAnswered(Transport server, long n) throws InterruptedException {
+    long deadline =
+        System.nanoTime() + TimeUnit.SECONDS.toNanos(FIRST_PROBE_SECONDS + n * PROBE_SECONDS + 30);
+    while (server.metrics().servedProbesAnswered() < n && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
+    assertTrue(
+        server.metrics().servedProbesAnswered() >= n,
+        "probes answered: " + server.metrics().servedProbesAnswered());
+  }
+
+  private static void zero(PooledBuffer b) {
+    for (int i = 0; i < 4096; i++) {
+      b.buffer().put(i, (byte) 0);
+    }
   }
 
   @Test
@@ -151,6 +196,96 @@ class VerbsServingTest {
         assertEquals(0, served(server), "the queue pair served to the closed reader is gone");
       } finally {
         region.close();
+      }
+    }
+  }
+
+  /**
+   * A reader whose host vanishes (every packet of its device dropped: no disconnect, no RDMA-CM
+   * message reaches the server) loses its served queue pair to the liveness probe while its
+   * application is still served, and the server goes on serving a new reader.
+   */
+  @Test
+  void aReaderWhoseHostVanishesLosesItsServedQueuePairToTheProbe() throws Exception {
+    Assumptions.assumeTrue(VanishedHost.possible(), "needs root in the Soft-RoCE guest (tc)");
+    try (Transport server = start(SERVER, PROBING);
+        Transport client = start(CLIENT, Map.of())) {
+      RegisteredRegion region = servedRegion(server, 7);
+      BufferPool pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
+      PooledBuffer b = pool.allocate(4096, 10, TimeUnit.SECONDS);
+      try {
+        ReadChannel c = client.connect(server.localAddress(), APP);
+        assertEquals(java.util.List.of(), readOnce(c, region, b).failures());
+        assertEquals(1, served(server));
+        awaitProbesAnswered(server, 1); // the reader was alive once probing started
+
+        long vanished = System.nanoTime();
+        long gone;
+        VanishedHost host = VanishedHost.of(CLIENT);
+        try {
+          long deadline = vanished + TimeUnit.SECONDS.toNanos(VANISHED_BOUND_SECONDS);
+          while (served(server) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+          }
+          gone = System.nanoTime();
+          assertEquals(
+              0,
+              served(server),
+              "the vanished reader's queue pair is still served after "
+                  + VANISHED_BOUND_SECONDS
+                  + " s");
+        } finally {
+          host.close();
+        }
+        System.out.printf(
+            "vanished reader's served queue pair dropped %.1f s after its host vanished"
+                + " (probe interval %d s)%n",
+            (gone - vanished) / 1e9, PROBE_SECONDS);
+        assertEquals(1, server.metrics().servedPeersLost());
+        assertEquals(1, server.registrar().accounting().registeredRegions(), "still served");
+
+        zero(b);
+        ReadChannel again = client.connect(server.localAddress(), APP);
+        assertEquals(java.util.List.of(), readOnce(again, region, b).failures());
+        assertEquals(
+            -1, Patterns.firstMismatch(b.buffer(), 0, 4096, 0, 7), "the new reader's bytes");
+        assertEquals(1, served(server), "the new reader's queue pair");
+        again.close();
+        c.close();
+      } finally {
+        b.release();
+        region.close();
+        pool.close();
+      }
+    }
+  }
+
+  /** A reader that is there but reads nothing for several probe intervals keeps its queue pair. */
+  @Test
+  void aLiveIdleReaderKeepsItsServedQueuePairAcrossProbes() throws Exception {
+    try (Transport server = start(SERVER, PROBING);
+        Transport client = start(CLIENT, Map.of())) {
+      RegisteredRegion region = servedRegion(server, 9);
+      BufferPool pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
+      PooledBuffer b = pool.allocate(4096, 10, TimeUnit.SECONDS);
+      try {
+        ReadChannel c = client.connect(server.localAddress(), APP);
+        assertEquals(java.util.List.of(), readOnce(c, region, b).failures());
+
+        awaitProbesAnswered(server, 3);
+
+        assertEquals(0, server.metrics().servedPeersLost());
+        assertEquals(1, served(server));
+        assertTrue(c.isOpen());
+        zero(b);
+        assertEquals(java.util.List.of(), readOnce(c, region, b).failures());
+        assertEquals(
+            -1, Patterns.firstMismatch(b.buffer(), 0, 4096, 0, 9), "the idle reader's bytes");
+        c.close();
+      } finally {
+        b.release();
+        region.close();
+        pool.close();
       }
     }
   }

@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * The one thread that owns the transport's RDMA-CM event channel: it waits for connection events,
  * acknowledges each at once, and routes it: connect requests to the responder, address and route
  * resolution and connection outcomes to the thread connecting that id, disconnects to the channel's
- * owner. Ids are created and destroyed on this thread only (DiSNI keeps its ids in an
- * unsynchronized map it also reads while delivering events); other threads ask with {@link #call}.
+ * owner; each round of the loop also runs the transport's {@link Events#tick}. Ids are created and
+ * destroyed on this thread only (DiSNI keeps its ids in an unsynchronized map it also reads while
+ * delivering events); other threads ask with {@link #call}.
  */
 final class CmEventLoop implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(CmEventLoop.class);
@@ -35,6 +36,9 @@ final class CmEventLoop implements Runnable {
     void disconnected(RdmaCmId id);
 
     void deviceRemoved();
+
+    /** Time-driven work, once per round of the loop: after each event, or 10 ms without one. */
+    void tick();
   }
 
   private final RdmaEventChannel channel;
@@ -171,6 +175,11 @@ final class CmEventLoop implements Runnable {
   public void run() {
     while (running) {
       runCommands();
+      try {
+        events.tick();
+      } catch (RuntimeException e) {
+        LOG.error("a round of the RDMA-CM event loop failed", e);
+      }
       RdmaCmEvent ev;
       try {
         ev = channel.getCmEvent(WAIT_MILLIS);

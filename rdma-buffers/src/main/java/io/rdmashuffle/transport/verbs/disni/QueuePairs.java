@@ -10,16 +10,25 @@ import java.io.IOException;
 
 /**
  * How every queue pair of the transport is made: the one place its attributes are written. RC, one
- * scatter/gather entry, both sides on the transport's completion queue (served queue pairs post
- * nothing, so they never fill it); a reading queue pair gets a send queue as deep as the device
- * allows up to what was asked, a served one the least there is.
+ * scatter/gather entry, both sides on one completion queue: a reading queue pair on the reading
+ * engine's, a served one on the served queue pairs' own ({@link ServedLiveness}); a reading queue
+ * pair gets a send queue as deep as the device allows up to what was asked, a served one the least
+ * there is (its only work request is its liveness probe, one at a time).
  */
 final class QueuePairs {
   /** Send queue depth below which a reading queue pair is not worth making. */
   static final int MIN_DEPTH = 16;
 
-  /** RC transport and RNR retries: the most RDMA-CM allows (7 RNR retries means "forever"). */
-  private static final byte RETRIES = 7;
+  /**
+   * RC transport retries (after each ACK timeout): 6, one less than the most. The reader's connect
+   * request carries it, and both queue pairs of the connection use it; the serving side's liveness
+   * probe relies on its bound ({@link ServedLiveness}). The InfiniBand spec makes 7 a plain count,
+   * but Soft-RoCE retries forever at 7.
+   */
+  private static final byte RETRIES = 6;
+
+  /** RNR retries: 7, "forever" (READs and probes never meet a receiver not ready). */
+  private static final byte RNR_RETRIES = 7;
 
   private QueuePairs() {}
 
@@ -65,7 +74,7 @@ final class QueuePairs {
   static RdmaConnParam connParam() throws IOException {
     RdmaConnParam param = new RdmaConnParam();
     param.setRetry_count(RETRIES);
-    param.setRnr_retry_count(RETRIES);
+    param.setRnr_retry_count(RNR_RETRIES);
     return param;
   }
 }

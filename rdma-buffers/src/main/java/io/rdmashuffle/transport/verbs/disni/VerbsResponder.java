@@ -1,6 +1,5 @@
 package io.rdmashuffle.transport.verbs.disni;
 
-import com.ibm.disni.verbs.IbvCQ;
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.RdmaCmId;
@@ -23,10 +22,11 @@ import org.slf4j.LoggerFactory;
  * ({@link ConnectExpectations}) and the caps on served queue pairs (per peer address and in all)
  * leave room; its queue pair lives in that application's protection domain.
  *
- * <p>Served queue pairs are dropped when their peer disconnects, when their application is
- * withdrawn (its job ended: then its protection domain goes too, once its regions are deregistered)
- * and when the transport closes or loses its device. RDMA-CM thread only (its events, and {@code
- * CmEventLoop.call}).
+ * <p>Served queue pairs are dropped when their peer disconnects, when their peer no longer answers
+ * the liveness probe ({@link ServedLiveness}: its host vanished without disconnecting), when their
+ * application is withdrawn (its job ended: then its protection domain goes too, once its regions
+ * are deregistered) and when the transport closes or loses its device. RDMA-CM thread only (its
+ * events, its loop's rounds, and {@code CmEventLoop.call}).
  */
 final class VerbsResponder {
   private static final Logger LOG = LoggerFactory.getLogger(VerbsResponder.class);
@@ -35,23 +35,24 @@ final class VerbsResponder {
   private record Served(IbvQP qp, String application, InetAddress peer) {}
 
   private final VerbsRegistrar registrar;
-  private final IbvCQ cq;
+  private final ServedLiveness liveness;
   private final ConnectExpectations expectations;
   private final TransportMetrics metrics;
   private final int maxServed;
   private final int maxPerPeer;
   private final Map<RdmaCmId, Served> served = new HashMap<>();
   private final Map<InetAddress, Integer> perPeer = new HashMap<>();
+  private boolean closed;
 
   VerbsResponder(
       VerbsRegistrar registrar,
-      IbvCQ cq,
+      ServedLiveness liveness,
       ConnectExpectations expectations,
       TransportMetrics metrics,
       int maxServed,
       int maxPerPeer) {
     this.registrar = registrar;
-    this.cq = cq;
+    this.liveness = liveness;
     this.expectations = expectations;
     this.metrics = metrics;
     this.maxServed = maxServed;
@@ -73,7 +74,7 @@ final class VerbsResponder {
     try {
       InetSocketAddress from = (InetSocketAddress) id.getDestination();
       app = from == null ? null : expectations.claim(from);
-      if (app == null || !open) {
+      if (app == null || !open || closed) {
         metrics.failure(FailureKind.AUTHENTICATION);
         LOG.warn(
             "refused an RDMA-CM connect from {}: not announced by an authenticated peer", from);
@@ -87,10 +88,11 @@ final class VerbsResponder {
         return;
       }
       IbvPd pd = registrar.pdOf(app);
-      IbvQP qp = QueuePairs.served(id, pd, cq);
+      IbvQP qp = QueuePairs.served(id, pd, liveness.cq());
       served.put(id, new Served(qp, app, from.getAddress()));
       perPeer.merge(from.getAddress(), 1, Integer::sum);
       id.accept(QueuePairs.connParam());
+      liveness.watch(id, qp);
     } catch (IOException | RuntimeException e) {
       LOG.warn("accepting an RDMA-CM connect for {} failed", app, e);
       drop(id);
@@ -125,6 +127,28 @@ final class VerbsResponder {
     return true;
   }
 
+  /** Probes the served queue pairs (a round of the RDMA-CM loop); drops those found lost. */
+  void tick() {
+    if (!closed) {
+      liveness.tick(this::lost);
+    }
+  }
+
+  private void lost(RdmaCmId id, String why) {
+    Served s = served.get(id);
+    if (s == null) {
+      return;
+    }
+    metrics.servedPeerLost();
+    LOG.warn(
+        "dropped the queue pair served to {} for application {}: {} (its host is gone or"
+            + " unreachable)",
+        s.peer().getHostAddress(),
+        s.application(),
+        why);
+    drop(id);
+  }
+
   /** Drops every queue pair served for {@code application}; returns how many. */
   int withdraw(String application) {
     List<RdmaCmId> ids = new ArrayList<>();
@@ -138,16 +162,25 @@ final class VerbsResponder {
     return ids.size();
   }
 
-  /** Drops every served queue pair (transport closing, device gone). */
-  void dropAll() {
+  /**
+   * Drops every served queue pair, then their completion queue (transport closing, device gone);
+   * refuses every connect request from then on.
+   */
+  void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     for (RdmaCmId id : new ArrayList<>(served.keySet())) {
       drop(id);
     }
+    liveness.close();
   }
 
   private void drop(RdmaCmId id) {
     Served s = served.remove(id);
     if (s != null) {
+      liveness.unwatch(id);
       perPeer.computeIfPresent(s.peer(), (k, n) -> n <= 1 ? null : n - 1);
       try {
         id.destroyQP();

@@ -66,7 +66,7 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
   private AnnouncementService announcements;
   private VerbsDevice device;
   private VerbsConnector connector;
-  private VerbsResponder responder;
+  private volatile VerbsResponder responder;
   private PeerAddress address;
 
   private volatile String unusable;
@@ -138,7 +138,12 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     responder =
         new VerbsResponder(
             device.registrar,
-            device.cq(),
+            ServedLiveness.open(
+                context,
+                conf.get(RdmaShuffleConfig.VERBS_SERVED_QUEUE_PAIRS),
+                conf.get(RdmaShuffleConfig.VERBS_SERVED_QUEUE_PAIRS_PROBE_INTERVAL).toNanos(),
+                TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis),
+                metrics),
             expectations,
             metrics,
             conf.get(RdmaShuffleConfig.VERBS_SERVED_QUEUE_PAIRS),
@@ -249,6 +254,14 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     }
   }
 
+  @Override
+  public void tick() {
+    VerbsResponder r = responder;
+    if (r != null) {
+      r.tick();
+    }
+  }
+
   /**
    * Drops every queue pair served for {@code application} and releases its protection domain once
    * its regions are deregistered (at once when none is left).
@@ -288,7 +301,7 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     }
     unusable = "the RDMA device of " + host + " was removed";
     LOG.error("{}: failing every READ and releasing its resources", unusable);
-    responder.dropAll();
+    responder.close();
     // this thread (RDMA-CM) now waits for the engine, which breaks every reading channel and
     // destroys its queue pair itself: with this thread parked nothing else uses RDMA-CM, and the
     // engine posts nothing on a queue pair after destroying it
@@ -336,7 +349,7 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
       try {
         cm.call(
             () -> {
-              responder.dropAll();
+              responder.close();
               return null;
             },
             10_000);
