@@ -43,7 +43,10 @@ import java.util.concurrent.locks.LockSupport;
  * average in microseconds.
  *
  * <pre>VerbsReadBenchmark [--bw-mb 16] [--bw-max-iters 20000] [--lat-iters 2000] [--window 128]
- *     [--sizes 64,4096,65536,1048576] [--out FILE]</pre>
+ *     [--sizes 64,4096,65536,1048576] [--wait-spin-micros N] [--out FILE]</pre>
+ *
+ * <p>{@code --wait-spin-micros 0}: the reader never polls, it parks at once and the engine thread
+ * finds its completion (as before readers polled).
  */
 public final class VerbsReadBenchmark {
   private static final String APP = "bench";
@@ -61,6 +64,7 @@ public final class VerbsReadBenchmark {
     String out = null;
     String server = "198.18.100.1";
     String client = "198.18.100.2";
+    String waitSpin = null; // the setting's default
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--bw-mb" -> bwMb = Integer.parseInt(args[++i]);
@@ -72,18 +76,22 @@ public final class VerbsReadBenchmark {
         case "--out" -> out = args[++i];
         case "--server" -> server = args[++i];
         case "--client" -> client = args[++i];
+        case "--wait-spin-micros" -> waitSpin = args[++i];
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    RdmaConf conf =
-        RdmaConf.of(
-            BenchSettings.SCHEMA,
+    Map<String, String> settings =
+        new java.util.HashMap<>(
             Map.of(
                 "spark.shuffle.rdma.transport", "verbs",
                 "spark.shuffle.rdma.read.timeout", "120s",
                 "spark.shuffle.rdma.connect.timeout", "120s",
                 "spark.shuffle.rdma.read.maxOutstandingBytes", "2g",
                 "spark.shuffle.rdma.buffers.maxBytes", "1g"));
+    if (waitSpin != null) {
+      settings.put("spark.shuffle.rdma.verbs.read.waitSpinMicros", waitSpin);
+    }
+    RdmaConf conf = RdmaConf.of(BenchSettings.SCHEMA, settings);
     List<String> lines = new ArrayList<>();
     try (Transport s = start(conf, server);
         Transport c = start(conf, client)) {
