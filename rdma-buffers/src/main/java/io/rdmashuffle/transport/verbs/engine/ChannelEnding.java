@@ -1,6 +1,7 @@
 package io.rdmashuffle.transport.verbs.engine;
 
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.transport.ConnectionLostException;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.ReadTimeoutException;
 import io.rdmashuffle.transport.TransportException;
@@ -115,5 +116,57 @@ final class ChannelEnding {
       metrics.queuePairLeaked();
     }
     onEnded.accept(ch);
+  }
+
+  /**
+   * Breaks every channel whose oldest READ exceeded the read timeout, and gives up on queue pairs
+   * in the error state that did not flush within it (their targets leaked, counted).
+   */
+  void checkTimeouts(long now) {
+    for (int i = 0; i < channels.capacity(); i++) {
+      VerbsReadChannel ch = channels.at(i);
+      if (ch == null) {
+        continue;
+      }
+      if (ch.draining) {
+        if (now - ch.drainDeadline > 0) {
+          LOG.warn(
+              "{}: the queue pair in the error state did not flush its READs within the read"
+                  + " timeout; their buffers are leaked rather than reused",
+              ch);
+          endAll(ch, ch.brokenBy, now, false);
+          finish(ch, false);
+        }
+        continue;
+      }
+      long oldest = ch.oldestPostedAt();
+      if (oldest != -1 && now - oldest > timeoutNanos) {
+        end(
+            ch,
+            new ReadTimeoutException(
+                "READ(s) exceeded the read timeout; queue pair closed", ch.peer(), null, null));
+      }
+    }
+  }
+
+  /** Ends every channel not already flushing (the transport closes). */
+  void endEvery(String why) {
+    for (int i = 0; i < channels.capacity(); i++) {
+      VerbsReadChannel ch = channels.at(i);
+      if (ch != null && !ch.draining) {
+        end(ch, new ConnectionLostException(why, ch.peer(), null, null));
+      }
+    }
+  }
+
+  /** Gives up on every queue pair still flushing: its READs fail, their targets leaked. */
+  void leakUnflushed(long now) {
+    for (int i = 0; i < channels.capacity(); i++) {
+      VerbsReadChannel ch = channels.at(i);
+      if (ch != null && ch.draining) {
+        endAll(ch, ch.brokenBy, now, false);
+        finish(ch, false);
+      }
+    }
   }
 }

@@ -3,7 +3,6 @@ package io.rdmashuffle.transport.verbs.engine;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.ConnectionLostException;
 import io.rdmashuffle.transport.ReadOp;
-import io.rdmashuffle.transport.ReadTimeoutException;
 import io.rdmashuffle.transport.TransportException;
 import io.rdmashuffle.transport.engine.ConnectionTable;
 import java.io.IOException;
@@ -166,7 +165,7 @@ public final class VerbsAgent {
       int work = commands.runAll() + poll();
       long now = System.nanoTime();
       if (now - nextCheck >= 0) {
-        checkTimeouts(now);
+        ending.checkTimeouts(now);
         nextCheck = now + checkIntervalNanos;
       }
       return work;
@@ -346,33 +345,6 @@ public final class VerbsAgent {
     }
   }
 
-  private void checkTimeouts(long now) {
-    for (int i = 0; i < channels.capacity(); i++) {
-      VerbsReadChannel ch = channels.at(i);
-      if (ch == null) {
-        continue;
-      }
-      if (ch.draining) {
-        if (now - ch.drainDeadline > 0) {
-          LOG.warn(
-              "{}: the queue pair in the error state did not flush its READs within the read"
-                  + " timeout; their buffers are leaked rather than reused",
-              ch);
-          ending.endAll(ch, ch.brokenBy, now, false);
-          ending.finish(ch, false);
-        }
-        continue;
-      }
-      long oldest = ch.oldestPostedAt();
-      if (oldest != -1 && now - oldest > timeoutNanos) {
-        breakChannel(
-            ch,
-            new ReadTimeoutException(
-                "READ(s) exceeded the read timeout; queue pair closed", ch.peer(), null, null));
-      }
-    }
-  }
-
   /**
    * Ends a channel: nothing more is posted on it, READs never posted fail at once, and the READs in
    * flight end once their queue pair can no longer write into their targets: at once when it is
@@ -405,12 +377,7 @@ public final class VerbsAgent {
 
   private void shutdownLocked(String why) {
     commands.runAll();
-    for (int i = 0; i < channels.capacity(); i++) {
-      VerbsReadChannel ch = channels.at(i);
-      if (ch != null && !ch.draining) {
-        breakChannel(ch, new ConnectionLostException(why, ch.peer(), null, null));
-      }
-    }
+    ending.endEvery(why);
     // queue pairs in the error state: wait a little for their flushes, then leak what is left
     long deadline = System.nanoTime() + Math.min(timeoutNanos, TimeUnit.SECONDS.toNanos(2));
     while (channels.anyDraining() && System.nanoTime() - deadline < 0) {
@@ -418,14 +385,7 @@ public final class VerbsAgent {
         Thread.onSpinWait();
       }
     }
-    long now = System.nanoTime();
-    for (int i = 0; i < channels.capacity(); i++) {
-      VerbsReadChannel ch = channels.at(i);
-      if (ch != null && ch.draining) {
-        ending.endAll(ch, ch.brokenBy, now, false);
-        ending.finish(ch, false);
-      }
-    }
+    ending.leakUnflushed(System.nanoTime());
     commands.runAll();
   }
 }
