@@ -7,7 +7,8 @@
 #
 #   integration/softroce/verbs-benchmark.sh [ROUNDS]      (default 3 rounds of each)
 #
-# Writes integration/results/verbs-vs-perftest-<date>.md (committed) and the raw figures under
+# Writes integration/results/verbs-vs-perftest-<date>.md (committed; VERBS_BENCH_RESULT names
+# another file, e.g. for a second run that day) and the raw figures under
 # integration/target/softroce-bench/.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -89,8 +90,9 @@ text = [f"# rdma-shuffle verbs READ vs perftest, Soft-RoCE guest ({date})", "",
         f"One QEMU TCG guest run ({meta.get('cpus','?')} vCPUs, kernel {meta.get('kernel','?')}, perftest {meta.get('perftest.version','?')}),",
         "server rxe0 (198.18.100.1), reader rxe1 (198.18.100.2), connections through RDMA-CM,",
         f"{rounds} alternating rounds of perftest and ours, medians. Emulation speeds: only the ratios mean anything.",
-        "Ours: READs posted by the caller, completions found by the engine thread, the reader parked until its",
-        "listener wakes it (as a fetch task waits). perftest poll: its default, one thread spinning on the",
+        "Ours: READs posted by the caller, which then waits as a fetch task does: it polls the completion queue",
+        "itself for verbs.read.waitSpinMicros (default 200 µs), then parks until the engine thread finds the",
+        "completion and its listener wakes it. perftest poll: its default, one thread spinning on the",
         "completion queue; perftest event (-e): the thread sleeps on the completion channel until the device signals.", "",
         "| measure | rdma-shuffle | perftest poll | ratio | perftest event (-e) | ratio | goal |",
         "| --- | --- | --- | --- | --- | --- | --- |"]
@@ -114,7 +116,7 @@ for r in range(rounds):
                      f"lat ours {ours[r].get(f'ours.read_lat_parked.{size}.t_typical_us','?')} / poll {perf[r].get(f'ib_read_lat.poll.{size}.t_typical_us','?')} / event {perf[r].get(f'ib_read_lat.event.{size}.t_typical_us','?')}")
     text.append(f"- round {r+1}: " + "; ".join(parts) + f"; rxe retries {perf[r].get('rxe.completer_retry_err','?')}")
 os.makedirs(results, exist_ok=True)
-path = f"{results}/verbs-vs-perftest-{date}.md"
+path = os.environ.get("VERBS_BENCH_RESULT") or f"{results}/verbs-vs-perftest-{date}.md"
 open(path, "w").write("\n".join(text) + "\n")
 print("\n".join(text)); print(f"\nwrote {path}")
 PY

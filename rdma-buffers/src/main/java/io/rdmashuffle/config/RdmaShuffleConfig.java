@@ -213,6 +213,20 @@ public final class RdmaShuffleConfig {
                   + " transport started with it.")
           .build();
 
+  public static final ConfigEntry<Integer> VERBS_READ_WAIT_SPIN_MICROS =
+      ConfigEntry.builder("verbs.read.waitSpinMicros", ConfigType.INT)
+          .defaultValue(200)
+          .range(0, 1_000_000)
+          .unit("microseconds")
+          .side(ConfigEntry.Side.FETCHING)
+          .doc(
+              "How long a reader about to block for its READs (a fetch task waiting for a block)"
+                  + " polls the completion queue itself, delivering whatever completed (its own"
+                  + " and others' READs), before it parks and leaves that to the transport's"
+                  + " thread: a READ done within it costs no thread wake-up. The waiting thread"
+                  + " spins that long at most; 0 never polls.")
+          .build();
+
   // ---- verbs: registration and served queue pairs ----
 
   public static final ConfigEntry<VerbsRegistration> VERBS_REGISTRATION =
@@ -290,6 +304,7 @@ public final class RdmaShuffleConfig {
               SERVE_MAX_OPEN_OUTPUTS,
               SERVE_MAX_PINNED_BYTES,
               VERBS_NATIVE_LIBRARY,
+              VERBS_READ_WAIT_SPIN_MICROS,
               DEBUG_LEAK_DETECTION,
 
               // verbs: registration and served queue pairs

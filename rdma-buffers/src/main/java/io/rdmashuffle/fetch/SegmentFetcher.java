@@ -61,6 +61,9 @@ public final class SegmentFetcher implements AutoCloseable {
   /** Requests posted whose READs have not all ended. Consumer thread only. */
   private int inFlight;
 
+  /** Where the last READs went: the consumer helps it find completions before it blocks. */
+  private ReadChannel lastPosted;
+
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Runnable onRetry;
   private int outstanding;
@@ -180,6 +183,11 @@ public final class SegmentFetcher implements AutoCloseable {
       long wait = Math.min(50_000_000L, Math.max(0, deadline - System.nanoTime()));
       if (!retrying.isEmpty()) {
         wait = Math.min(wait, Math.max(0, retrying.peekFirst().notBefore - System.nanoTime()));
+      }
+      if (inFlight > 0 && lastPosted != null && done.isEmpty()) {
+        // whoever waits polls (verbs): a READ that ends within the transport's wait spin is found
+        // by this thread, which then needs no wake-up
+        lastPosted.helpUntil(() -> !done.isEmpty(), wait);
       }
       Object e = done.poll(wait, TimeUnit.NANOSECONDS);
       if (e instanceof Signal s) {
@@ -317,6 +325,7 @@ public final class SegmentFetcher implements AutoCloseable {
                         .attach(e.request.tag())));
     e.parts.set(ops.size());
     inFlight++;
+    lastPosted = e.channel;
     e.channel.postAll(ops);
     return null;
   }

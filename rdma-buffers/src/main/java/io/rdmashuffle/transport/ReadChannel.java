@@ -1,6 +1,7 @@
 package io.rdmashuffle.transport;
 
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * An authenticated connection to one peer, on which READs of the peer's registered regions are
@@ -38,6 +39,18 @@ public interface ReadChannel extends AutoCloseable {
    * with only the last one signalled): {@link #post} for each, in order.
    */
   void postAll(List<ReadOp> ops);
+
+  /**
+   * For a thread about to block until READs of this channel end (its listeners make {@code ready}
+   * hold): lets it find completions itself, for at most {@code maxNanos} and the transport's own
+   * bound, instead of waiting for a transport thread to find them and wake it. Returns whether
+   * {@code ready} holds; when not, the caller blocks as it would have. Listeners it runs may be
+   * other threads' READs'. The default helps nothing and returns at once (tcp: completions arrive
+   * on its I/O threads).
+   */
+  default boolean helpUntil(BooleanSupplier ready, long maxNanos) {
+    return ready.getAsBoolean();
+  }
 
   /** READs issued and not yet completed. */
   int inFlight();

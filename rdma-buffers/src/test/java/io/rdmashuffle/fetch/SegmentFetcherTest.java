@@ -120,6 +120,128 @@ class SegmentFetcherTest {
     }
   }
 
+  /**
+   * Whoever waits polls: before it blocks, the consumer lets the channel of its READs help until a
+   * result is there (verbs polls the completion queue on that thread). The channel here issues its
+   * READs only when asked for help: a consumer that blocked without asking would get nothing.
+   */
+  @Test
+  void theConsumerLetsTheChannelHelpUntilAResultIsThereBeforeItBlocks() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger helps =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger helpedToTheEnd =
+        new java.util.concurrent.atomic.AtomicInteger();
+    io.rdmashuffle.transport.Transport helping =
+        (io.rdmashuffle.transport.Transport)
+            java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {io.rdmashuffle.transport.Transport.class},
+                (proxy, method, args) -> {
+                  Object result = method.invoke(client, args);
+                  return method.getName().equals("connect")
+                      ? new HelpingChannel(
+                          (io.rdmashuffle.transport.ReadChannel) result, helps, helpedToTheEnd)
+                      : result;
+                });
+    connections.close();
+    connections = new ConnectionPool(helping, 1);
+    try (SegmentFetcher f = fetcher(1 << 20, 8, 1)) {
+      for (int i = 0; i < 5; i++) {
+        f.add(request(i * 1000L, 1000));
+        SegmentFetcher.Result res = f.take(10, TimeUnit.SECONDS);
+        assertInstanceOf(FetchedSegment.class, res, () -> "" + res);
+        ((FetchedSegment) res).release();
+      }
+    }
+    assertEquals(5, helps.get(), "the consumer asked its channel for help before blocking");
+    assertEquals(5, helpedToTheEnd.get(), "each help ended with a result there");
+  }
+
+  /**
+   * A tcp channel that holds the READs posted on it until asked for help, then issues them and
+   * waits, on the helping thread, until the consumer is ready.
+   */
+  private static final class HelpingChannel implements io.rdmashuffle.transport.ReadChannel {
+    private final io.rdmashuffle.transport.ReadChannel in;
+    private final List<io.rdmashuffle.transport.ReadOp> held = new ArrayList<>();
+    private final java.util.concurrent.atomic.AtomicInteger helps;
+    private final java.util.concurrent.atomic.AtomicInteger helpedToTheEnd;
+
+    HelpingChannel(
+        io.rdmashuffle.transport.ReadChannel in,
+        java.util.concurrent.atomic.AtomicInteger helps,
+        java.util.concurrent.atomic.AtomicInteger helpedToTheEnd) {
+      this.in = in;
+      this.helps = helps;
+      this.helpedToTheEnd = helpedToTheEnd;
+    }
+
+    @Override
+    public boolean helpUntil(java.util.function.BooleanSupplier ready, long maxNanos) {
+      helps.incrementAndGet();
+      List<io.rdmashuffle.transport.ReadOp> ops;
+      synchronized (held) {
+        ops = new ArrayList<>(held);
+        held.clear();
+      }
+      in.postAll(ops);
+      long until = System.nanoTime() + Math.min(maxNanos, TimeUnit.SECONDS.toNanos(5));
+      while (!ready.getAsBoolean() && System.nanoTime() - until < 0) {
+        Thread.onSpinWait();
+      }
+      if (ready.getAsBoolean()) {
+        helpedToTheEnd.incrementAndGet();
+        return true;
+      }
+      return false;
+    }
+
+    @Override
+    public io.rdmashuffle.transport.PeerAddress peer() {
+      return in.peer();
+    }
+
+    @Override
+    public String application() {
+      return in.application();
+    }
+
+    @Override
+    public boolean isOpen() {
+      return in.isOpen();
+    }
+
+    @Override
+    public boolean tryPost(io.rdmashuffle.transport.ReadOp op) {
+      post(op);
+      return true;
+    }
+
+    @Override
+    public void post(io.rdmashuffle.transport.ReadOp op) {
+      synchronized (held) {
+        held.add(op);
+      }
+    }
+
+    @Override
+    public void postAll(List<io.rdmashuffle.transport.ReadOp> ops) {
+      synchronized (held) {
+        held.addAll(ops);
+      }
+    }
+
+    @Override
+    public int inFlight() {
+      return in.inFlight();
+    }
+
+    @Override
+    public void close() {
+      in.close();
+    }
+  }
+
   @Test
   void anEmptySegmentNeedsNoRead() throws Exception {
     try (SegmentFetcher f = fetcher(1 << 20, 8, 1)) {

@@ -11,6 +11,7 @@ import io.rdmashuffle.transport.verbs.engine.VerbsAgent;
 import io.rdmashuffle.transport.verbs.engine.VerbsAgentRunner;
 import io.rdmashuffle.transport.verbs.engine.VerbsReadChannel;
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -98,7 +99,9 @@ final class VerbsDevice {
               Math.min(entries, maxDepth),
               metrics,
               conf.get(RdmaShuffleConfig.READ_TIMEOUT).toNanos(),
-              onEnded);
+              onEnded,
+              TimeUnit.MICROSECONDS.toNanos(
+                  conf.get(RdmaShuffleConfig.VERBS_READ_WAIT_SPIN_MICROS)));
       VerbsAgentRunner runner = new VerbsAgentRunner(agent, completions, metrics, "rdma-verbs-cq");
       runner.start();
       return new VerbsDevice(registrar, channel, cq, entries, completions, agent, runner);

@@ -3,15 +3,16 @@ package io.rdmashuffle.transport.verbs.engine;
 import java.util.ArrayList;
 
 /**
- * Posts made on the agent's own thread while it delivers a round of completions (listeners posting
- * their next READs, room freed by completions admitting waiting ones): instead of one doorbell per
- * post, each channel's admitted READs are rung once after the round, many per doorbell. Owned by
- * the agent; {@link #isAgentThread} may be asked by any thread.
+ * Posts made on the thread that delivers a round of completions (the agent's, or a reader's that
+ * polls while it waits: the {@link PollerLock}'s holder) (listeners posting their next READs, room
+ * freed by completions admitting waiting ones): instead of one doorbell per post, each channel's
+ * admitted READs are rung once after the round, many per doorbell. Owned by the agent; {@link
+ * #isAgentThread} may be asked by any thread.
  */
 final class Doorbells {
   private final ArrayList<VerbsReadChannel> pending = new ArrayList<>();
 
-  /** The thread running a round now; null between rounds. */
+  /** The thread running a round now (the poller lock's holder); null between rounds. */
   private volatile Thread roundThread;
 
   /** The calling thread starts a round (agent). */

@@ -3,12 +3,11 @@ package io.rdmashuffle.transport.verbs.engine;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.ConnectionLostException;
 import io.rdmashuffle.transport.ReadOp;
-import io.rdmashuffle.transport.ReadTimeoutException;
 import io.rdmashuffle.transport.TransportException;
 import io.rdmashuffle.transport.engine.ConnectionTable;
 import java.io.IOException;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,9 +18,14 @@ import org.slf4j.LoggerFactory;
  * they name (completing them, or failing them and breaking their channel), and enforces the read
  * timeout. Posting is not here: a channel's posters ring its doorbell themselves.
  *
- * <p>One thread at a time calls {@link #doWork}, {@link #park} and {@link #breakChannel} (the
- * {@link VerbsAgentRunner}'s, or a test's); {@link #submit}, {@link #breakLater}, {@link #fail} and
- * {@link #register} are for any thread. Nothing on the READ path allocates.
+ * <p>Whoever waits polls: the duty cycle runs under a {@link PollerLock}, held by one thread at a
+ * time. The {@link VerbsAgentRunner}'s thread (or a test's) takes it for {@link #doWork}, {@link
+ * #park}'s look before blocking (never while blocked), {@link #breakChannel} and {@link #shutdown};
+ * a reader about to block for its READs takes it, when free, to poll and deliver completions itself
+ * ({@link #help}: everyone's, exactly as the agent thread would, but neither commands nor timeouts,
+ * which stay the agent thread's). What the comments call "agent thread" is the lock's holder.
+ * {@link #submit}, {@link #breakLater}, {@link #fail} and {@link #register} are for any thread.
+ * Nothing on the READ path allocates.
  *
  * <p>A work request id is {@code key << 32 | sequence}: the channel's key in a {@link
  * ConnectionTable} (its index and a generation) and the low bits of the READ's sequence number in
@@ -38,21 +42,36 @@ public final class VerbsAgent {
   private final TransportMetrics metrics;
   private final long timeoutNanos;
   private final long checkIntervalNanos;
-  private final Consumer<VerbsReadChannel> onEnded;
   private final ChannelRoom channels;
   private final AgentCommands commands;
+  private final PollerLock poller;
+  private final ChannelEnding ending;
+  private final long waitSpinNanos;
 
-  // ---- agent thread only
+  // ---- guarded by poller (the "agent thread")
   private final Completions completions = new Completions(POLL_BATCH);
   private final ReadOutcomes outcomes;
   private final EndedReads ended;
   private final Doorbells doorbells = new Doorbells();
   private long nextCheck;
 
+  /** The agent thread ended: the completion queue may be destroyed, nobody polls it anymore. */
+  private boolean stopped;
+
+  /**
+   * The agent thread parked without arming the completion queue, beside polling readers: a reader
+   * that stops polling without its READs done arms it. Written under the poller lock.
+   */
+  private volatile boolean parkedUnarmed;
+
+  /** How long the agent thread parks without arming, beside polling readers. */
+  static final int UNARMED_PARK_MILLIS = 1;
+
   /**
    * @param cqEntries entries of the completion queue: the READs of all channels together
    * @param maxDepth the deepest send queue a channel may have
    * @param onEnded told (agent thread) when a channel ended and its READs were delivered
+   * @param waitSpinNanos how long a waiting reader polls itself before it parks ({@link #help})
    */
   public VerbsAgent(
       CompletionQueue cq,
@@ -60,19 +79,22 @@ public final class VerbsAgent {
       int maxDepth,
       TransportMetrics metrics,
       long timeoutNanos,
-      Consumer<VerbsReadChannel> onEnded) {
+      Consumer<VerbsReadChannel> onEnded,
+      long waitSpinNanos) {
     this.cq = cq;
+    this.waitSpinNanos = Math.max(0, waitSpinNanos);
+    this.poller = new PollerLock();
     this.metrics = metrics;
     this.timeoutNanos = timeoutNanos;
     this.checkIntervalNanos =
         Math.max(
             TimeUnit.MILLISECONDS.toNanos(1),
             Math.min(TimeUnit.MILLISECONDS.toNanos(100), timeoutNanos / 10));
-    this.onEnded = onEnded;
     this.channels = new ChannelRoom(cqEntries, maxDepth);
     this.ended = new EndedReads(maxDepth);
     this.outcomes = new ReadOutcomes(metrics);
     this.commands = new AgentCommands(cq);
+    this.ending = new ChannelEnding(channels, ended, outcomes, metrics, timeoutNanos, onEnded);
   }
 
   static long wrId(int key, long sequence) {
@@ -119,8 +141,9 @@ public final class VerbsAgent {
   // ------------------------------------------------------------ agent thread
 
   /**
-   * Whether the caller is the agent's thread in a round (a listener posting more READs): its posts
-   * are rung after the round's completions, many per doorbell.
+   * Whether the caller runs a round now (the agent thread, or a reader polling while it waits: a
+   * listener posting more READs): its posts are rung after the round's completions, many per
+   * doorbell.
    */
   boolean onAgentThread() {
     return doorbells.isAgentThread();
@@ -131,37 +154,137 @@ public final class VerbsAgent {
     doorbells.later(ch);
   }
 
-  /** One round of the duty cycle; returns how much it did (0: nothing). */
+  /**
+   * One round of the duty cycle, under the poller lock (waiting for a reader's round to end);
+   * returns how much it did (0: nothing).
+   */
   public int doWork() {
+    poller.lock();
     doorbells.beginRound();
     try {
       int work = commands.runAll() + poll();
       long now = System.nanoTime();
       if (now - nextCheck >= 0) {
-        checkTimeouts(now);
+        ending.checkTimeouts(now);
         nextCheck = now + checkIntervalNanos;
       }
       return work;
     } finally {
       doorbells.endRound();
+      poller.unlock();
     }
   }
 
   /**
-   * Idles until a completion, a command or {@code timeoutMillis}: arms the completion queue, looks
-   * once more (a completion or a command may have come before the arming), then blocks.
+   * Idles until a completion, a command or {@code timeoutMillis}: under the poller lock arms the
+   * completion queue and looks once more (a completion or a command may have come before the
+   * arming); then, the lock released so waiting readers can poll, blocks.
    */
   public void park(int timeoutMillis) {
+    poller.lock();
     doorbells.beginRound();
     try {
+      parkedUnarmed = false;
       cq.arm();
       if (!commands.isEmpty() || poll() > 0) {
         return;
       }
+    } catch (IOException e) {
+      metrics.engineError();
+      LOG.warn("arming the completion queue failed; retrying", e);
+      return;
+    } finally {
+      doorbells.endRound();
+      poller.unlock();
+    }
+    try {
       cq.await(timeoutMillis);
     } catch (IOException e) {
       metrics.engineError();
       LOG.warn("waiting for completions failed; retrying", e);
+    }
+  }
+
+  /**
+   * Whether readers polled since the last call (or poll now): the agent thread then skips its own
+   * spinning and parks beside them ({@link #parkBesideReaders}).
+   */
+  public boolean readersPolled() {
+    return poller.helpedSinceAsked();
+  }
+
+  /**
+   * Parks while readers poll: for {@link #UNARMED_PARK_MILLIS} or until a command, without arming
+   * the completion queue, so a completion a reader finds by polling wakes no thread (where vCPUs
+   * take turns on one emulator thread, a wake-up delays the reader). Completions of READs nobody
+   * polls for are found by the next reader's round or this thread's within that time; a reader that
+   * stops polling with its READs not done arms the queue first ({@link #help}).
+   */
+  public void parkBesideReaders() {
+    poller.lock();
+    doorbells.beginRound();
+    try {
+      parkedUnarmed = true;
+      if (!commands.isEmpty() || poll() > 0) {
+        return;
+      }
+    } finally {
+      doorbells.endRound();
+      poller.unlock();
+    }
+    try {
+      cq.await(UNARMED_PARK_MILLIS);
+    } catch (IOException e) {
+      metrics.engineError();
+      LOG.warn("waiting for completions failed; retrying", e);
+    }
+  }
+
+  // ------------------------------------------------------------ waiting readers
+
+  /**
+   * A reader about to block until {@code ready} holds polls the completion queue itself, whenever
+   * no other thread does, for at most {@code maxNanos} and the wait spin setting: it delivers every
+   * completion it finds (its own and others'), then rings the doorbells of what their listeners
+   * posted. Returns whether {@code ready} holds. Any thread but the agent's.
+   */
+  public boolean help(BooleanSupplier ready, long maxNanos) {
+    if (poller.help(ready, Math.min(maxNanos, waitSpinNanos), this::helpRound)) {
+      return true;
+    }
+    if (parkedUnarmed && !poller.isHeldByCurrentThread()) {
+      armForParkedAgent(); // this reader blocks now: the agent thread must hear of completions
+    }
+    return ready.getAsBoolean();
+  }
+
+  private void armForParkedAgent() {
+    poller.lock();
+    doorbells.beginRound();
+    try {
+      if (parkedUnarmed && !stopped) {
+        parkedUnarmed = false;
+        cq.arm();
+        poll(); // what completed before the arming
+      }
+    } catch (IOException e) {
+      metrics.engineError();
+      LOG.warn("arming the completion queue failed", e);
+      cq.wake(); // the agent thread arms it itself
+    } finally {
+      doorbells.endRound();
+      poller.unlock();
+    }
+  }
+
+  /** A reader's round, under the poller lock: completions only. */
+  private void helpRound() {
+    if (stopped) {
+      return; // the completion queue may be destroyed already
+    }
+    doorbells.beginRound();
+    try {
+      poll();
     } finally {
       doorbells.endRound();
     }
@@ -175,6 +298,9 @@ public final class VerbsAgent {
       metrics.engineError();
       LOG.warn("polling the completion queue failed", e);
       return 0;
+    }
+    if (n == 0) {
+      return 0; // no clock read: in an emulated guest it costs more than the poll
     }
     long now = System.nanoTime();
     for (int i = 0; i < n; i++) {
@@ -193,9 +319,9 @@ public final class VerbsAgent {
     postLater(ch); // the room these READs leave may admit waiting ones
     if (ch.draining) {
       // flushed (or finished before the error state): the queue pair writes nothing more there
-      failEnded(ch, ch.brokenBy, now, true);
+      ending.failEnded(ch, ch.brokenBy, now, true);
       if (ch.postedCount() == 0) {
-        finishDrained(ch);
+        ending.finishDrained(ch);
       }
       return;
     }
@@ -219,124 +345,39 @@ public final class VerbsAgent {
     }
   }
 
-  private void checkTimeouts(long now) {
-    for (int i = 0; i < channels.capacity(); i++) {
-      VerbsReadChannel ch = channels.at(i);
-      if (ch == null) {
-        continue;
-      }
-      if (ch.draining) {
-        if (now - ch.drainDeadline > 0) {
-          LOG.warn(
-              "{}: the queue pair in the error state did not flush its READs within the read"
-                  + " timeout; their buffers are leaked rather than reused",
-              ch);
-          endAll(ch, ch.brokenBy, now, false);
-          finish(ch, false);
-        }
-        continue;
-      }
-      long oldest = ch.oldestPostedAt();
-      if (oldest != -1 && now - oldest > timeoutNanos) {
-        breakChannel(
-            ch,
-            new ReadTimeoutException(
-                "READ(s) exceeded the read timeout; queue pair closed", ch.peer(), null, null));
-      }
-    }
-  }
-
   /**
    * Ends a channel: nothing more is posted on it, READs never posted fail at once, and the READs in
    * flight end once their queue pair can no longer write into their targets: at once when it is
    * destroyed; as their flush completions come when it could only be moved to the error state;
    * never, when neither worked: then their targets are leaked on purpose (counted) and the READs
-   * fail at once. Idempotent. Agent thread.
+   * fail at once. Idempotent. Agent thread (takes the poller lock).
    */
   public void breakChannel(VerbsReadChannel ch, TransportException cause) {
-    List<ReadOp> never = ch.markBroken(cause);
-    if (never == null) {
-      return;
-    }
-    ch.brokenBy = cause;
-    for (ReadOp op : never) {
-      op.target().release(); // never posted: nothing writes there
-      fail(op, ReadOutcomes.lost(ch, op, cause));
-    }
-    long now = System.nanoTime();
-    QueuePair qp = ch.queuePair();
-    if (qp.destroy()) {
-      endAll(ch, cause, now, true);
-      finish(ch, true);
-    } else if (ch.postedCount() > 0 && qp.moveToError()) {
-      ch.draining = true;
-      ch.drainDeadline = now + timeoutNanos;
-    } else {
-      endAll(ch, cause, now, false);
-      finish(ch, false);
+    poller.lock();
+    try {
+      ending.end(ch, cause);
+    } finally {
+      poller.unlock();
     }
   }
 
-  /** Fails every READ still in flight; releases their targets only when {@code safe}. */
-  private void endAll(VerbsReadChannel ch, TransportException cause, long now, boolean safe) {
-    ch.takeAll(ended);
-    failEnded(ch, cause, now, safe);
-  }
-
-  /** Fails the READs taken into {@link #ended}; releases their targets only when {@code safe}. */
-  private void failEnded(VerbsReadChannel ch, TransportException cause, long now, boolean safe) {
-    for (int i = 0; i < ended.count(); i++) {
-      ReadOp op = ended.op(i);
-      if (safe) {
-        op.target().release();
-      } else {
-        metrics.readTargetLeaked();
-      }
-      boolean late = now - ended.postedAt(i) > timeoutNanos;
-      fail(
-          op,
-          late
-              ? new ReadTimeoutException("READ timed out", ch.peer(), op, null)
-              : ReadOutcomes.lost(ch, op, cause));
-    }
-    if (!safe && ended.count() > 0) {
-      LOG.error(
-          "{}: its queue pair could not be destroyed nor flushed; the buffers of {} READ(s)"
-              + " in flight are leaked rather than reused",
-          ch,
-          ended.count());
-    }
-    ended.clear();
-  }
-
-  private void finishDrained(VerbsReadChannel ch) {
-    // every READ was flushed: the queue pair only needs to go
-    boolean gone = ch.queuePair().destroy();
-    if (!gone) {
-      LOG.warn("{}: its flushed queue pair could not be destroyed (left to the process)", ch);
-    }
-    finish(ch, gone);
-  }
-
-  /** The channel has no READ left: forget it; its completion queue room is free once it is gone. */
-  private void finish(VerbsReadChannel ch, boolean queuePairGone) {
-    ch.draining = false;
-    channels.remove(ch, queuePairGone);
-    if (!queuePairGone) {
-      metrics.queuePairLeaked();
-    }
-    onEnded.accept(ch);
-  }
-
-  /** Breaks every channel (the transport closes) and runs what was submitted. Agent thread. */
+  /**
+   * Breaks every channel (the transport closes) and runs what was submitted; from then on readers
+   * poll no more (the completion queue goes). Agent thread.
+   */
   public void shutdown(String why) {
-    commands.runAll();
-    for (int i = 0; i < channels.capacity(); i++) {
-      VerbsReadChannel ch = channels.at(i);
-      if (ch != null && !ch.draining) {
-        breakChannel(ch, new ConnectionLostException(why, ch.peer(), null, null));
-      }
+    poller.lock();
+    try {
+      shutdownLocked(why);
+    } finally {
+      stopped = true;
+      poller.unlock();
     }
+  }
+
+  private void shutdownLocked(String why) {
+    commands.runAll();
+    ending.endEvery(why);
     // queue pairs in the error state: wait a little for their flushes, then leak what is left
     long deadline = System.nanoTime() + Math.min(timeoutNanos, TimeUnit.SECONDS.toNanos(2));
     while (channels.anyDraining() && System.nanoTime() - deadline < 0) {
@@ -344,14 +385,7 @@ public final class VerbsAgent {
         Thread.onSpinWait();
       }
     }
-    long now = System.nanoTime();
-    for (int i = 0; i < channels.capacity(); i++) {
-      VerbsReadChannel ch = channels.at(i);
-      if (ch != null && ch.draining) {
-        endAll(ch, ch.brokenBy, now, false);
-        finish(ch, false);
-      }
-    }
+    ending.leakUnflushed(System.nanoTime());
     commands.runAll();
   }
 }

@@ -9,8 +9,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The thread that runs a {@link VerbsAgent}'s duty cycle: {@code doWork()}, then idle by a {@link
  * SpinThenParkIdleStrategy} that spins and yields briefly and then blocks on the completion channel
- * (woken at once by a completion, or by a command handed in through the wake-up event). An error
- * escaping a round is logged and counted as an engine error, and the loop goes on.
+ * (woken at once by a completion, or by a command handed in through the wake-up event). While
+ * readers poll the completion queue themselves ({@link VerbsAgent#help}) it does not spin beside
+ * them: an idle round then parks at once, briefly and without arming the completion queue ({@link
+ * VerbsAgent#parkBesideReaders}). An error escaping a round is logged and counted as an engine
+ * error, and the loop goes on.
  */
 public final class VerbsAgentRunner implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(VerbsAgentRunner.class);
@@ -28,6 +31,7 @@ public final class VerbsAgentRunner implements Runnable {
   private final CompletionQueue cq;
   private final TransportMetrics metrics;
   private final IdleStrategy idle;
+  private final int parkMillis;
   private final Thread thread;
   private volatile boolean running = true;
 
@@ -36,18 +40,14 @@ public final class VerbsAgentRunner implements Runnable {
     this.agent = agent;
     this.cq = cq;
     this.metrics = metrics;
-    int park = agent.parkMillis();
-    this.idle = new SpinThenParkIdleStrategy(SPINS, YIELD_NANOS, () -> agent.park(park));
+    this.parkMillis = agent.parkMillis();
+    this.idle = new SpinThenParkIdleStrategy(SPINS, YIELD_NANOS, () -> agent.park(parkMillis));
     this.thread = new Thread(this, threadName);
     thread.setDaemon(true);
   }
 
   public void start() {
     thread.start();
-  }
-
-  public boolean onAgentThread() {
-    return Thread.currentThread() == thread;
   }
 
   @Override
@@ -61,7 +61,12 @@ public final class VerbsAgentRunner implements Runnable {
         LOG.error("verbs engine error (continuing)", e);
         work = 1;
       }
-      idle.idle(work);
+      if (work == 0 && agent.readersPolled()) {
+        idle.reset();
+        agent.parkBesideReaders();
+      } else {
+        idle.idle(work);
+      }
     }
     try {
       agent.shutdown("transport closed");

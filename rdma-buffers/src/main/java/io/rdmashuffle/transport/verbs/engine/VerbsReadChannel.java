@@ -10,11 +10,13 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * The reader's side of one RC queue pair. The thread that posts a READ also rings the doorbell,
  * under this channel's lock ({@link #state}): no hand-off to another thread on the way out. The
- * {@link VerbsAgent} finds the completions and ends READs, under the same lock.
+ * {@link VerbsAgent} finds the completions and ends READs, under the same lock; a reader about to
+ * block for its READs may find them itself ({@link #helpUntil}).
  *
  * <p>Bounds: at most {@code depth} READs (the queue pair's send queue, what the device allowed at
  * creation) and {@code maxBytes} bytes are in flight; beyond them READs wait here ({@link #post})
@@ -43,7 +45,7 @@ public final class VerbsReadChannel extends BoundedReadChannel {
 
   private int key = -1;
 
-  // ---- agent thread only
+  // ---- agent thread only: the holder of the agent's poller lock
   /** In the agent's list of channels whose doorbell rings after the round. */
   boolean postQueued;
 
@@ -121,6 +123,12 @@ public final class VerbsReadChannel extends BoundedReadChannel {
     if (failed != null) {
       agent.breakLater(this, postFailure(failed));
     }
+  }
+
+  /** Polls the completion queue itself while it waits (the agent's wait spin at most). */
+  @Override
+  public boolean helpUntil(BooleanSupplier ready, long maxNanos) {
+    return agent.help(ready, maxNanos);
   }
 
   @Override

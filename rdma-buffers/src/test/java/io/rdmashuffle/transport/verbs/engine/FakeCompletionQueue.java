@@ -7,16 +7,18 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A completion queue the test fills by hand ({@link #complete}); {@link #await} blocks until a
- * completion is added (when armed), a wake, or the timeout, as the completion channel and the
- * wake-up event do.
+ * completion is added (when armed: an event, kept until an await takes it), a wake, or the timeout,
+ * as the completion channel and the wake-up event do.
  */
 final class FakeCompletionQueue implements CompletionQueue {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private final ArrayDeque<long[]> entries = new ArrayDeque<>();
   private boolean armed;
+  private boolean event;
   private boolean woken;
   int awaits;
+  int arms;
 
   /** Await ignores its timeout: only a completion (when armed) or a wake ends it. */
   volatile boolean untilWoken;
@@ -27,6 +29,7 @@ final class FakeCompletionQueue implements CompletionQueue {
       entries.addLast(new long[] {wrId, status});
       if (armed) {
         armed = false;
+        event = true;
         changed.signalAll();
       }
     } finally {
@@ -63,6 +66,7 @@ final class FakeCompletionQueue implements CompletionQueue {
     lock.lock();
     try {
       armed = true;
+      arms++;
     } finally {
       lock.unlock();
     }
@@ -74,7 +78,7 @@ final class FakeCompletionQueue implements CompletionQueue {
     try {
       awaits++;
       long left = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-      while (!woken && armed && (left > 0 || untilWoken)) {
+      while (!woken && !event && (left > 0 || untilWoken)) {
         try {
           left =
               untilWoken
@@ -86,6 +90,7 @@ final class FakeCompletionQueue implements CompletionQueue {
         }
       }
       woken = false;
+      event = false;
     } finally {
       lock.unlock();
     }

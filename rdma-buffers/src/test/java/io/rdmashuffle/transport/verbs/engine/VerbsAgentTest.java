@@ -102,7 +102,7 @@ class VerbsAgentTest {
   }
 
   private VerbsAgent agent(long timeoutNanos) {
-    return new VerbsAgent(cq, 256, 64, metrics, timeoutNanos, endedChannels::add);
+    return new VerbsAgent(cq, 256, 64, metrics, timeoutNanos, endedChannels::add, 0);
   }
 
   private static VerbsReadChannel channel(VerbsAgent agent, QueuePair qp, int depth)
@@ -359,7 +359,7 @@ class VerbsAgentTest {
 
   @Test
   void aChannelDeeperThanTheCompletionQueueRoomLeftIsRefused() throws IOException {
-    VerbsAgent agent = new VerbsAgent(cq, 40, 32, metrics, TIMEOUT, endedChannels::add);
+    VerbsAgent agent = new VerbsAgent(cq, 40, 32, metrics, TIMEOUT, endedChannels::add, 0);
     channel(agent, new FakeQueuePair(), 32);
 
     assertEquals(8, agent.depthAvailable(32));
@@ -460,7 +460,7 @@ class VerbsAgentTest {
           @Override
           public void wake() {}
         };
-    VerbsAgent agent = new VerbsAgent(failing, 256, 64, metrics, TIMEOUT, endedChannels::add);
+    VerbsAgent agent = new VerbsAgent(failing, 256, 64, metrics, TIMEOUT, endedChannels::add, 0);
     FakeQueuePair qp = new FakeQueuePair();
     VerbsReadChannel ch = channel(agent, qp, 16);
     Outcomes out = new Outcomes();
@@ -495,7 +495,7 @@ class VerbsAgentTest {
   @Test
   void aConnectionThatEndsBeforeItIsRegisteredNeitherFreesNorTakesCompletionQueueRoom()
       throws IOException {
-    VerbsAgent agent = new VerbsAgent(cq, 32, 32, metrics, TIMEOUT, endedChannels::add);
+    VerbsAgent agent = new VerbsAgent(cq, 32, 32, metrics, TIMEOUT, endedChannels::add, 0);
     VerbsReadChannel early =
         new VerbsReadChannel(PEER, "app", 32, 1L << 30, new FakeQueuePair(), agent);
     agent.breakChannel(early, new ConnectionLostException("peer disconnected", PEER, null, null));

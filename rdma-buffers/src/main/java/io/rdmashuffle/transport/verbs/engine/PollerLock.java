@@ -1,0 +1,91 @@
+package io.rdmashuffle.transport.verbs.engine;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The right to run a {@link VerbsAgent}'s duty cycle: whoever holds it polls the completion queue
+ * and delivers completions, so every completion is taken and delivered by exactly one thread, and
+ * what the agent keeps between rounds (its completion batch, ended READs, deferred doorbells, the
+ * channels' agent-side fields) is touched by one thread at a time, with the lock's hand-over
+ * ordering their writes. The agent thread takes it (waiting); readers about to block try it and
+ * poll only when it is free. Also counts the readers polling, so the agent thread can leave them
+ * the CPU instead of spinning beside them.
+ */
+final class PollerLock {
+  private final ReentrantLock lock = new ReentrantLock();
+  private final AtomicInteger helpers = new AtomicInteger();
+
+  /** A reader polled since the agent thread last asked. */
+  private volatile boolean helped;
+
+  void lock() {
+    lock.lock();
+  }
+
+  boolean tryLock() {
+    return lock.tryLock();
+  }
+
+  void unlock() {
+    lock.unlock();
+  }
+
+  boolean isHeldByCurrentThread() {
+    return lock.isHeldByCurrentThread();
+  }
+
+  private void helperIn() {
+    helpers.incrementAndGet();
+    helped = true;
+  }
+
+  private void helperOut() {
+    helpers.decrementAndGet();
+  }
+
+  /** Whether a reader polls now or did since the last call (agent thread). */
+  boolean helpedSinceAsked() {
+    boolean any = helped || helpers.get() > 0;
+    helped = false;
+    return any;
+  }
+
+  /**
+   * A reader about to block: until {@code ready} holds or {@code budgetNanos} passed, runs {@code
+   * round} whenever the lock is free, spinning between tries. Returns whether {@code ready} holds.
+   */
+  boolean help(BooleanSupplier ready, long budgetNanos, Runnable round) {
+    if (ready.getAsBoolean() || lock.isHeldByCurrentThread()) {
+      return ready.getAsBoolean(); // already done, or asked inside a round (by a listener)
+    }
+    if (budgetNanos <= 0) {
+      return false;
+    }
+    long deadline = System.nanoTime() + budgetNanos;
+    helperIn();
+    try {
+      for (int spins = 1; ; spins++) {
+        // the agent thread waiting for the lock (commands, timeouts) goes first: never starved
+        if (!lock.hasQueuedThreads() && lock.tryLock()) {
+          try {
+            round.run();
+          } finally {
+            lock.unlock();
+          }
+        }
+        if (ready.getAsBoolean()) {
+          return true;
+        }
+        // the clock every few rounds: in an emulated guest reading it costs more than a poll
+        if ((spins & 7) == 0 && System.nanoTime() - deadline >= 0) {
+          return false;
+        }
+        Thread.onSpinWait();
+      }
+    } finally {
+      helperOut();
+    }
+  }
+}
