@@ -28,7 +28,10 @@ classes=("$@")
   io.rdmashuffle.transport.verbs.VerbsCatalogTest)
 
 jar="$(ls "$module"/target/rdma-buffers-*-SNAPSHOT.jar 2>/dev/null | grep -v -- -tests.jar | head -n 1 || true)"
-if [ -z "$jar" ] || [ ! -d "$module/target/test-classes" ] || [ -n "${REBUILD:-}" ]; then
+# rebuilt when asked (REBUILD=1), missing, or older than a source of rdma-buffers (a stale jar
+# would run yesterday's code against today's tests)
+if [ -z "$jar" ] || [ ! -d "$module/target/test-classes" ] || [ -n "${REBUILD:-}" ] ||
+  [ -n "$(find "$module/src" "$module/pom.xml" -newer "$jar" -print -quit)" ]; then
   # package, not install: the jar and test classes are used from target/, and an installed
   # SNAPSHOT would leak into every other build sharing ~/.m2
   (cd "$repo" && mvn -q -B -DskipTests package -pl rdma-buffers)

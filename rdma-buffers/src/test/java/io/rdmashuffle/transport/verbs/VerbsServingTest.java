@@ -108,6 +108,34 @@ class VerbsServingTest {
     return server.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> {});
   }
 
+  /** A reader's 4 KiB READ target from a pool of its transport; closing frees both. */
+  private static final class ReadTarget implements AutoCloseable {
+    final BufferPool pool;
+    final PooledBuffer b;
+
+    ReadTarget(Transport client) throws Exception {
+      pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
+      b = pool.allocate(4096, 10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+      b.release();
+      pool.close();
+    }
+  }
+
+  /** READs the first 4 KiB of {@code r} on {@code c} into a zeroed target: pattern {@code seed}. */
+  private static void assertReadsPattern(
+      ReadChannel c, RegisteredRegion r, PooledBuffer b, int seed, String what)
+      throws InterruptedException {
+    for (int i = 0; i < 4096; i++) {
+      b.buffer().put(i, (byte) 0);
+    }
+    assertEquals(java.util.List.of(), readOnce(c, r, b).failures(), what);
+    assertEquals(-1, Patterns.firstMismatch(b.buffer(), 0, 4096, 0, seed), what);
+  }
+
   private static ReadResults readOnce(ReadChannel c, RegisteredRegion r, PooledBuffer b)
       throws InterruptedException {
     ReadResults results = new ReadResults(1);
@@ -128,20 +156,14 @@ class VerbsServingTest {
         "probes answered: " + server.metrics().servedProbesAnswered());
   }
 
-  private static void zero(PooledBuffer b) {
-    for (int i = 0; i < 4096; i++) {
-      b.buffer().put(i, (byte) 0);
-    }
-  }
-
   @Test
   void withdrawingAnApplicationDropsItsServedQueuePairsAndItsReadersConnectionsEnd()
       throws Exception {
     try (Transport server = start(SERVER, Map.of());
         Transport client = start(CLIENT, Map.of())) {
       RegisteredRegion region = servedRegion(server, 3);
-      BufferPool pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
-      PooledBuffer b = pool.allocate(4096, 10, TimeUnit.SECONDS);
+      ReadTarget target = new ReadTarget(client);
+      PooledBuffer b = target.b;
       try {
         ReadChannel c = client.connect(server.localAddress(), APP);
         assertEquals(java.util.List.of(), readOnce(c, region, b).failures());
@@ -159,9 +181,8 @@ class VerbsServingTest {
         assertFalse(c.isOpen());
         server.withdrawApplication(APP); // idempotent
       } finally {
-        b.release();
+        target.close();
         region.close();
-        pool.close();
       }
       assertEquals(0, server.registrar().accounting().registeredRegions());
     }
@@ -178,15 +199,10 @@ class VerbsServingTest {
       RegisteredRegion region = servedRegion(server, 5);
       try {
         try (Transport client = start(CLIENT, Map.of())) {
-          BufferPool pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
-          PooledBuffer b = pool.allocate(4096, 10, TimeUnit.SECONDS);
-          try {
+          try (ReadTarget target = new ReadTarget(client)) {
             ReadChannel c = client.connect(server.localAddress(), APP);
-            assertEquals(java.util.List.of(), readOnce(c, region, b).failures());
+            assertEquals(java.util.List.of(), readOnce(c, region, target.b).failures());
             assertEquals(1, served(server));
-          } finally {
-            b.release();
-            pool.close();
           }
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
@@ -211,8 +227,8 @@ class VerbsServingTest {
     try (Transport server = start(SERVER, PROBING);
         Transport client = start(CLIENT, Map.of())) {
       RegisteredRegion region = servedRegion(server, 7);
-      BufferPool pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
-      PooledBuffer b = pool.allocate(4096, 10, TimeUnit.SECONDS);
+      ReadTarget target = new ReadTarget(client);
+      PooledBuffer b = target.b;
       try {
         ReadChannel c = client.connect(server.localAddress(), APP);
         assertEquals(java.util.List.of(), readOnce(c, region, b).failures());
@@ -244,18 +260,14 @@ class VerbsServingTest {
         assertEquals(1, server.metrics().servedPeersLost());
         assertEquals(1, server.registrar().accounting().registeredRegions(), "still served");
 
-        zero(b);
         ReadChannel again = client.connect(server.localAddress(), APP);
-        assertEquals(java.util.List.of(), readOnce(again, region, b).failures());
-        assertEquals(
-            -1, Patterns.firstMismatch(b.buffer(), 0, 4096, 0, 7), "the new reader's bytes");
+        assertReadsPattern(again, region, b, 7, "the new reader's bytes");
         assertEquals(1, served(server), "the new reader's queue pair");
         again.close();
         c.close();
       } finally {
-        b.release();
+        target.close();
         region.close();
-        pool.close();
       }
     }
   }
@@ -266,8 +278,8 @@ class VerbsServingTest {
     try (Transport server = start(SERVER, PROBING);
         Transport client = start(CLIENT, Map.of())) {
       RegisteredRegion region = servedRegion(server, 9);
-      BufferPool pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
-      PooledBuffer b = pool.allocate(4096, 10, TimeUnit.SECONDS);
+      ReadTarget target = new ReadTarget(client);
+      PooledBuffer b = target.b;
       try {
         ReadChannel c = client.connect(server.localAddress(), APP);
         assertEquals(java.util.List.of(), readOnce(c, region, b).failures());
@@ -277,15 +289,11 @@ class VerbsServingTest {
         assertEquals(0, server.metrics().servedPeersLost());
         assertEquals(1, served(server));
         assertTrue(c.isOpen());
-        zero(b);
-        assertEquals(java.util.List.of(), readOnce(c, region, b).failures());
-        assertEquals(
-            -1, Patterns.firstMismatch(b.buffer(), 0, 4096, 0, 9), "the idle reader's bytes");
+        assertReadsPattern(c, region, b, 9, "the idle reader's bytes");
         c.close();
       } finally {
-        b.release();
+        target.close();
         region.close();
-        pool.close();
       }
     }
   }
