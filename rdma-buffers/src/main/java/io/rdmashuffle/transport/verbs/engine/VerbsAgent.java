@@ -159,8 +159,7 @@ public final class VerbsAgent {
    * returns how much it did (0: nothing).
    */
   public int doWork() {
-    poller.lock();
-    doorbells.beginRound();
+    enterRound();
     try {
       int work = commands.runAll() + poll();
       long now = System.nanoTime();
@@ -170,8 +169,7 @@ public final class VerbsAgent {
       }
       return work;
     } finally {
-      doorbells.endRound();
-      poller.unlock();
+      leaveRound();
     }
   }
 
@@ -181,28 +179,7 @@ public final class VerbsAgent {
    * arming); then, the lock released so waiting readers can poll, blocks.
    */
   public void park(int timeoutMillis) {
-    poller.lock();
-    doorbells.beginRound();
-    try {
-      parkedUnarmed = false;
-      cq.arm();
-      if (!commands.isEmpty() || poll() > 0) {
-        return;
-      }
-    } catch (IOException e) {
-      metrics.engineError();
-      LOG.warn("arming the completion queue failed; retrying", e);
-      return;
-    } finally {
-      doorbells.endRound();
-      poller.unlock();
-    }
-    try {
-      cq.await(timeoutMillis);
-    } catch (IOException e) {
-      metrics.engineError();
-      LOG.warn("waiting for completions failed; retrying", e);
-    }
+    idle(timeoutMillis, true);
   }
 
   /**
@@ -221,23 +198,49 @@ public final class VerbsAgent {
    * stops polling with its READs not done arms the queue first ({@link #help}).
    */
   public void parkBesideReaders() {
-    poller.lock();
-    doorbells.beginRound();
+    idle(UNARMED_PARK_MILLIS, false);
+  }
+
+  /**
+   * Under the poller lock: arms the completion queue when {@code arm} (else notes that it parks
+   * unarmed) and looks once more; then, the lock released, blocks for {@code timeoutMillis} at
+   * most.
+   */
+  private void idle(int timeoutMillis, boolean arm) {
+    enterRound();
     try {
-      parkedUnarmed = true;
+      parkedUnarmed = !arm;
+      if (arm) {
+        cq.arm();
+      }
       if (!commands.isEmpty() || poll() > 0) {
         return;
       }
+    } catch (IOException e) {
+      metrics.engineError();
+      LOG.warn("arming the completion queue failed; retrying", e);
+      return;
     } finally {
-      doorbells.endRound();
-      poller.unlock();
+      leaveRound();
     }
     try {
-      cq.await(UNARMED_PARK_MILLIS);
+      cq.await(timeoutMillis);
     } catch (IOException e) {
       metrics.engineError();
       LOG.warn("waiting for completions failed; retrying", e);
     }
+  }
+
+  /** Takes the poller lock (waiting for a reader's round to end) and starts a round. */
+  private void enterRound() {
+    poller.lock();
+    doorbells.beginRound();
+  }
+
+  /** Rings the round's deferred doorbells and releases the poller lock. */
+  private void leaveRound() {
+    doorbells.endRound();
+    poller.unlock();
   }
 
   // ------------------------------------------------------------ waiting readers
@@ -259,8 +262,7 @@ public final class VerbsAgent {
   }
 
   private void armForParkedAgent() {
-    poller.lock();
-    doorbells.beginRound();
+    enterRound();
     try {
       if (parkedUnarmed && !stopped) {
         parkedUnarmed = false;
@@ -272,8 +274,7 @@ public final class VerbsAgent {
       LOG.warn("arming the completion queue failed", e);
       cq.wake(); // the agent thread arms it itself
     } finally {
-      doorbells.endRound();
-      poller.unlock();
+      leaveRound();
     }
   }
 

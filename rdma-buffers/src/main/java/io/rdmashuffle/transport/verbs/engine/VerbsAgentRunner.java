@@ -31,7 +31,6 @@ public final class VerbsAgentRunner implements Runnable {
   private final CompletionQueue cq;
   private final TransportMetrics metrics;
   private final IdleStrategy idle;
-  private final int parkMillis;
   private final Thread thread;
   private volatile boolean running = true;
 
@@ -40,8 +39,8 @@ public final class VerbsAgentRunner implements Runnable {
     this.agent = agent;
     this.cq = cq;
     this.metrics = metrics;
-    this.parkMillis = agent.parkMillis();
-    this.idle = new SpinThenParkIdleStrategy(SPINS, YIELD_NANOS, () -> agent.park(parkMillis));
+    int park = agent.parkMillis();
+    this.idle = new SpinThenParkIdleStrategy(SPINS, YIELD_NANOS, () -> agent.park(park));
     this.thread = new Thread(this, threadName);
     thread.setDaemon(true);
   }
