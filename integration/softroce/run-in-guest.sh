@@ -26,6 +26,9 @@
 #   SOFTROCE_KERNEL_PKG  Debian kernel package (default: the one linux-image-amd64 of that suite
 #                      depends on)
 #   SOFTROCE_VERBOSE   1: show kernel boot messages and the guest's setup steps
+#   SOFTROCE_CLOCKSOURCE  tsc: the guest's clock reads the TSC (tsc=reliable), as a server's
+#                      does; default: the kernel's choice, HPET under TCG, where every clock read
+#                      is an emulated device access of a microsecond or more (benchmarks)
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -530,6 +533,9 @@ boot_guest() {
   # panic=-1 with -no-reboot: a guest kernel panic ends QEMU at once instead of waiting for
   # the timeout. mitigations=off: no page-table switch per system call, which TCG pays dearly.
   append="panic=-1 mitigations=off"
+  # TCG's TSC is one counter for all vCPUs, but the kernel's boot check finds it unsynchronised
+  # and falls back to HPET, an emulated device read on every clock_gettime
+  [[ "${SOFTROCE_CLOCKSOURCE:-}" == tsc ]] && append+=" tsc=reliable clocksource=tsc"
   if [[ "$VERBOSE" == 1 ]]; then
     append+=" console=ttyS1 softroce.verbose=1"
   else

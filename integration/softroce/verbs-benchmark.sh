@@ -7,6 +7,10 @@
 #
 #   integration/softroce/verbs-benchmark.sh [ROUNDS]      (default 3 rounds of each)
 #
+# The guest's clock reads the TSC (SOFTROCE_CLOCKSOURCE=tsc unless set otherwise): perftest times
+# its READs with the TSC itself, we with the JVM's clock, which under TCG's default HPET costs an
+# emulated device access of over a microsecond per read, a cost no server has.
+#
 # Writes integration/results/verbs-vs-perftest-<date>.md (committed; VERBS_BENCH_RESULT names
 # another file, e.g. for a second run that day) and the raw figures under
 # integration/target/softroce-bench/.
@@ -26,6 +30,7 @@ cp="$repo/integration/target/classes:$repo/$jar:$(cat integration/target/bench.c
 rm -rf "$out"
 mkdir -p "$out"
 export SOFTROCE_OUT_DIR="$out"
+export SOFTROCE_CLOCKSOURCE="${SOFTROCE_CLOCKSOURCE-tsc}"
 "$harness" -- bash -c '
   set -euo pipefail
   ulimit -l unlimited
@@ -37,6 +42,8 @@ export SOFTROCE_OUT_DIR="$out"
     odp=1
   fi
   echo "odp=$odp" > "$GUEST_OUT/guest.properties"
+  echo "clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" \
+    >> "$GUEST_OUT/guest.properties"
   for r in $(seq 1 "$1"); do
     PERFTEST_OUT_DIR="$GUEST_OUT/perftest-$r" PERFTEST_BW_MAX_ITERS=20000 \
       bash integration/softroce/perftest-baseline.sh \
@@ -89,7 +96,8 @@ date = datetime.datetime.utcnow().strftime("%Y-%m-%d")
 text = [f"# rdma-shuffle verbs READ vs perftest, Soft-RoCE guest ({date})", "",
         f"One QEMU TCG guest run ({meta.get('cpus','?')} vCPUs, kernel {meta.get('kernel','?')}, perftest {meta.get('perftest.version','?')}),",
         "server rxe0 (198.18.100.1), reader rxe1 (198.18.100.2), connections through RDMA-CM,",
-        f"{rounds} alternating rounds of perftest and ours, medians. Emulation speeds: only the ratios mean anything.",
+        f"{rounds} alternating rounds of perftest and ours, medians, guest clock source {guest.get('clocksource','?')}.",
+        "Emulation speeds: only the ratios mean anything.",
         "Ours: READs posted by the caller, which then waits as a fetch task does: it polls the completion queue",
         "itself for verbs.read.waitSpinMicros (default 200 µs), then parks until the engine thread finds the",
         "completion and its listener wakes it. perftest poll: its default, one thread spinning on the",

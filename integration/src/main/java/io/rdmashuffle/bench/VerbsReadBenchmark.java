@@ -43,7 +43,8 @@ import java.util.concurrent.locks.LockSupport;
  * average in microseconds.
  *
  * <pre>VerbsReadBenchmark [--bw-mb 16] [--bw-max-iters 20000] [--lat-iters 2000] [--window 128]
- *     [--sizes 64,4096,65536,1048576] [--wait-spin-micros N] [--out FILE]</pre>
+ *     [--warmup-reads 30000] [--warmup-seconds 20] [--sizes 64,4096,65536,1048576]
+ *     [--wait-spin-micros N] [--out FILE]</pre>
  *
  * <p>{@code --wait-spin-micros 0}: the reader never polls, it parks at once and the engine thread
  * finds its completion (as before readers polled).
@@ -59,6 +60,8 @@ public final class VerbsReadBenchmark {
     int bwMb = 16;
     int bwMaxIters = 20_000;
     int latIters = 2000;
+    int warmupReads = 30_000;
+    int warmupSeconds = 20;
     int[] sizes = {64, 4096, 65536, 1048576};
     int window = 128;
     String out = null;
@@ -72,6 +75,8 @@ public final class VerbsReadBenchmark {
         case "--sizes" ->
             sizes = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
         case "--lat-iters" -> latIters = Integer.parseInt(args[++i]);
+        case "--warmup-reads" -> warmupReads = Integer.parseInt(args[++i]);
+        case "--warmup-seconds" -> warmupSeconds = Integer.parseInt(args[++i]);
         case "--window" -> window = Integer.parseInt(args[++i]);
         case "--out" -> out = args[++i];
         case "--server" -> server = args[++i];
@@ -105,9 +110,15 @@ public final class VerbsReadBenchmark {
       try (ReadChannel ch = c.connect(s.localAddress(), APP)) {
         for (int size : sizes) {
           int iters = Math.max(10, (int) Math.min(bwMaxIters, (long) bwMb * 1048576 / size));
-          // warm-up of half the measured READs: in the emulated guest the JIT compilers take
-          // seconds, and with one emulator thread they take them from the READs measured
-          bandwidth(ch, region, pool, size, Math.max(iters / 2, 20), window);
+          // warm-up in batches of half the measured READs (see warmUp): in the emulated guest the
+          // JIT compilers take seconds, and with one emulator thread they take them from the READs
+          int batch = Math.max(iters / 2, 20);
+          int inFlight = window;
+          warmUp(
+              warmupReads,
+              warmupSeconds,
+              batch,
+              () -> bandwidth(ch, region, pool, size, batch, inFlight));
           double mbps = bandwidth(ch, region, pool, size, iters, window);
           lines.add("ours.read_bw." + size + ".iterations=" + iters);
           lines.add(String.format(Locale.ROOT, "ours.read_bw.%d.bw_avg_MBps=%.2f", size, mbps));
@@ -119,7 +130,7 @@ public final class VerbsReadBenchmark {
         for (int size : sizes) {
           int iters = (int) Math.max(20, Math.min(latIters, 16L * 1048576 / size));
           String key = "ours.read_lat_parked." + size + ".";
-          latency(ch, region, pool, size, Math.max(iters / 2, 50), size); // warm-up
+          warmUp(warmupReads, warmupSeconds, 50, () -> latency(ch, region, pool, size, 50, size));
           double[] lat = latency(ch, region, pool, size, iters, size);
           lines.add(key + "iterations=" + iters);
           lines.add(String.format(Locale.ROOT, "%st_typical_us=%.2f", key, lat[0]));
@@ -213,10 +224,35 @@ public final class VerbsReadBenchmark {
     }
   }
 
+  /** A batch of READs run for the warm-up. */
+  private interface Batch {
+    void run() throws Exception;
+  }
+
+  /**
+   * Warm-up: {@code batch} (of {@code size} READs) again and again until {@code reads} READs were
+   * done or {@code seconds} passed (once at least). HotSpot compiles a method with its optimising
+   * compiler after some ten thousand calls, and the reader's wait (polling and delivering its own
+   * completion) runs only in the latency runs: measured before that, the figures are the
+   * interpreter's and the compiler's, which takes the emulator's only thread.
+   */
+  static void warmUp(int reads, int seconds, int size, Batch batch) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    for (int done = 0; done < reads; done += size) {
+      batch.run();
+      if (System.nanoTime() - deadline >= 0) {
+        return;
+      }
+    }
+  }
+
   /**
    * One READ of {@code size} at a time, the i-th at {@code (i * stride) % region length}; returns
    * typical (median), average and minimum in µs. The reader waits as a fetch task does: polls for
-   * the transport's wait spin, then sleeps until the listener wakes it.
+   * the transport's wait spin, then sleeps until the listener wakes it. Timed as {@code
+   * ib_read_lat} times its READs: one clock read per READ, each READ's latency the time between its
+   * end and the previous one's (two reads per READ would add a clock read to every figure, and in
+   * an emulated guest a read costs a microsecond or more).
    */
   static double[] latency(
       ReadChannel ch, RegisteredRegion region, BufferPool pool, int size, int iters, int stride)
@@ -245,17 +281,19 @@ public final class VerbsReadBenchmark {
               LockSupport.unpark(reader);
             }
           };
+      long last = System.nanoTime();
       for (int i = 0; i < iters; i++) {
         op.set(
             region.address() + (long) (i % spread) * stride, region.rkey(), size, b, 0, listener);
         done.set(false);
-        long t0 = System.nanoTime();
         ch.post(op);
         ch.helpUntil(done::get, Long.MAX_VALUE);
         while (!done.get()) {
           LockSupport.park(done);
         }
-        ns[i] = System.nanoTime() - t0;
+        long now = System.nanoTime();
+        ns[i] = now - last;
+        last = now;
         if (failure.get() != null) {
           throw failure.get();
         }
