@@ -45,11 +45,32 @@ final class PollerLock {
     helpers.decrementAndGet();
   }
 
-  /** Whether a reader polls now or did since the last call (agent thread). */
-  boolean helpedSinceAsked() {
-    boolean any = helped || helpers.get() > 0;
-    helped = false;
-    return any;
+  /**
+   * How many of the agent thread's asks in a row find no reader polling before it stops parking
+   * beside readers. A reader that posts a READ and waits for it, then the next, leaves gaps between
+   * its polls; one ask falling into a gap is no sign it left, and leaving the parks beside readers
+   * costs a spin, then a completion event per READ that wakes the agent thread while the reader is
+   * finding its completion itself.
+   */
+  static final int QUIET_ASKS = 16;
+
+  /** Asks in a row that found no reader polling (agent thread only). */
+  private int quietAsks = QUIET_ASKS;
+
+  /**
+   * Whether readers poll: one polls now, or one did within the last {@link #QUIET_ASKS} calls
+   * (agent thread).
+   */
+  boolean readersActive() {
+    if (helped || helpers.get() > 0) {
+      helped = false;
+      quietAsks = 0;
+      return true;
+    }
+    if (quietAsks < QUIET_ASKS) {
+      quietAsks++;
+    }
+    return quietAsks < QUIET_ASKS;
   }
 
   /**

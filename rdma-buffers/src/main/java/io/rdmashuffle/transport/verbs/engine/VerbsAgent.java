@@ -64,8 +64,18 @@ public final class VerbsAgent {
    */
   private volatile boolean parkedUnarmed;
 
-  /** How long the agent thread parks without arming, beside polling readers. */
+  /**
+   * How long the agent thread parks without arming, beside polling readers, at first and at most:
+   * each park that ends with nothing for its own round doubles the next (readers find every
+   * completion themselves, and every wake-up of this thread takes CPU from them); a round that
+   * finds a completion nobody polled for makes it short again.
+   */
   static final int UNARMED_PARK_MILLIS = 1;
+
+  static final int UNARMED_PARK_MAX_MILLIS = 8;
+
+  /** The next park beside readers (agent thread only). */
+  private int unarmedParkMillis = UNARMED_PARK_MILLIS;
 
   /**
    * @param cqEntries entries of the completion queue: the READs of all channels together
@@ -161,7 +171,12 @@ public final class VerbsAgent {
   public int doWork() {
     enterRound();
     try {
-      int work = commands.runAll() + poll();
+      int work = commands.runAll();
+      int found = poll();
+      if (found > 0) {
+        unarmedParkMillis = UNARMED_PARK_MILLIS; // READs nobody polled for: look again soon
+      }
+      work += found;
       long now = System.nanoTime();
       if (now - nextCheck >= 0) {
         ending.checkTimeouts(now);
@@ -183,22 +198,26 @@ public final class VerbsAgent {
   }
 
   /**
-   * Whether readers polled since the last call (or poll now): the agent thread then skips its own
-   * spinning and parks beside them ({@link #parkBesideReaders}).
+   * Whether readers poll now or did lately ({@link PollerLock#readersActive}): the agent thread
+   * then skips its own spinning and parks beside them ({@link #parkBesideReaders}).
    */
   public boolean readersPolled() {
-    return poller.helpedSinceAsked();
+    return poller.readersActive();
   }
 
   /**
-   * Parks while readers poll: for {@link #UNARMED_PARK_MILLIS} or until a command, without arming
-   * the completion queue, so a completion a reader finds by polling wakes no thread (where vCPUs
-   * take turns on one emulator thread, a wake-up delays the reader). Completions of READs nobody
-   * polls for are found by the next reader's round or this thread's within that time; a reader that
-   * stops polling with its READs not done arms the queue first ({@link #help}).
+   * Parks while readers poll: for {@link #UNARMED_PARK_MILLIS} to {@link #UNARMED_PARK_MAX_MILLIS}
+   * (see there) or until a command, without arming the completion queue, so a completion a reader
+   * finds by polling wakes no thread (where vCPUs take turns on one emulator thread, a wake-up
+   * delays the reader). Completions of READs nobody polls for are found by the next reader's round
+   * or this thread's within that time; a reader that stops polling with its READs not done arms the
+   * queue first ({@link #help}).
    */
   public void parkBesideReaders() {
-    idle(UNARMED_PARK_MILLIS, false);
+    int park = unarmedParkMillis;
+    // never past the next timeout check
+    unarmedParkMillis = Math.min(Math.min(UNARMED_PARK_MAX_MILLIS, parkMillis()), 2 * park);
+    idle(park, false);
   }
 
   /**

@@ -1,6 +1,8 @@
 package io.rdmashuffle.transport.verbs.engine;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -18,6 +20,10 @@ final class FakeCompletionQueue implements CompletionQueue {
   private boolean event;
   private boolean woken;
   int awaits;
+
+  /** The timeout of every {@link #await}, in order. */
+  final List<Integer> awaitTimeouts = new ArrayList<>();
+
   int arms;
 
   /** Await ignores its timeout: only a completion (when armed) or a wake ends it. */
@@ -77,6 +83,7 @@ final class FakeCompletionQueue implements CompletionQueue {
     lock.lock();
     try {
       awaits++;
+      awaitTimeouts.add(timeoutMillis);
       long left = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
       while (!woken && !event && (left > 0 || untilWoken)) {
         try {

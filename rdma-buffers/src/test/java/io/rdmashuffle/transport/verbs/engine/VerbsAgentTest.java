@@ -89,15 +89,16 @@ class VerbsAgentTest {
 
     @Override
     public void onReadComplete(ReadOp op) {
-      calls.add("ok " + op.attachment());
       perOp.computeIfAbsent(op, o -> new AtomicInteger()).incrementAndGet();
+      calls.add("ok " + op.attachment());
     }
 
     @Override
     public void onReadFailed(ReadOp op, TransportException cause) {
-      calls.add("failed " + op.attachment());
+      // calls last: tests on other threads wait for it, then read the failure
       failures.add(cause);
       perOp.computeIfAbsent(op, o -> new AtomicInteger()).incrementAndGet();
+      calls.add("failed " + op.attachment());
     }
   }
 

@@ -237,6 +237,53 @@ class VerbsAgentWaiterTest {
     }
   }
 
+  /**
+   * While readers find every completion themselves, the agent thread's unarmed parks beside them
+   * double up to {@link VerbsAgent#UNARMED_PARK_MAX_MILLIS} (each wake-up of it costs CPU the
+   * readers and, in an emulator, the device need); once its own round finds a completion nobody
+   * polled for, they are short again.
+   */
+  @Test
+  void theParksBesideReadersGrowWhileReadersFindEveryCompletionAndShrinkWhenTheyMissOne()
+      throws Exception {
+    VerbsAgent agent = agent(TIMEOUT, LONG_SPIN);
+    FakeQueuePair qp = new FakeQueuePair();
+    VerbsReadChannel ch = channel(agent, qp);
+    List<Integer> expected = new ArrayList<>();
+    for (int park = VerbsAgent.UNARMED_PARK_MILLIS;
+        expected.size() < 6;
+        park = Math.min(VerbsAgent.UNARMED_PARK_MAX_MILLIS, 2 * park)) {
+      expected.add(park);
+      assertEquals(0, agent.doWork(), "the readers found every completion");
+      agent.parkBesideReaders();
+    }
+    assertEquals(expected, cq.awaitTimeouts);
+    assertEquals(VerbsAgent.UNARMED_PARK_MAX_MILLIS, expected.get(expected.size() - 1));
+
+    AtomicInteger done = new AtomicInteger();
+    ch.post(read(new Target(), 0, counting(done)));
+    complete(qp, 0); // nobody polls for it: the agent thread's own round finds it
+    assertEquals(1, agent.doWork());
+    agent.parkBesideReaders();
+
+    assertEquals(1, done.get());
+    assertEquals(VerbsAgent.UNARMED_PARK_MILLIS, cq.awaitTimeouts.get(cq.awaitTimeouts.size() - 1));
+  }
+
+  private static ReadListener counting(AtomicInteger done) {
+    return new ReadListener() {
+      @Override
+      public void onReadComplete(ReadOp op) {
+        done.incrementAndGet();
+      }
+
+      @Override
+      public void onReadFailed(ReadOp op, TransportException cause) {
+        throw new AssertionError("failed", cause);
+      }
+    };
+  }
+
   @Test
   void afterShutdownAWaiterNoLongerPolls() throws IOException {
     VerbsAgent agent = agent(TIMEOUT, TimeUnit.MILLISECONDS.toNanos(5));
