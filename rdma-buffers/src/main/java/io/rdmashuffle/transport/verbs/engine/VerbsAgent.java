@@ -171,12 +171,7 @@ public final class VerbsAgent {
   public int doWork() {
     enterRound();
     try {
-      int work = commands.runAll();
-      int found = poll();
-      if (found > 0) {
-        unarmedParkMillis = UNARMED_PARK_MILLIS; // READs nobody polled for: look again soon
-      }
-      work += found;
+      int work = commands.runAll() + pollOwn();
       long now = System.nanoTime();
       if (now - nextCheck >= 0) {
         ending.checkTimeouts(now);
@@ -201,7 +196,7 @@ public final class VerbsAgent {
    * Whether readers poll now or did lately ({@link PollerLock#readersActive}): the agent thread
    * then skips its own spinning and parks beside them ({@link #parkBesideReaders}).
    */
-  public boolean readersPolled() {
+  public boolean readersActive() {
     return poller.readersActive();
   }
 
@@ -232,7 +227,7 @@ public final class VerbsAgent {
       if (arm) {
         cq.arm();
       }
-      if (!commands.isEmpty() || poll() > 0) {
+      if (!commands.isEmpty() || pollOwn() > 0) {
         return;
       }
     } catch (IOException e) {
@@ -308,6 +303,18 @@ public final class VerbsAgent {
     } finally {
       doorbells.endRound();
     }
+  }
+
+  /**
+   * The agent thread's own poll (its round, the look before a park): completions it finds were
+   * polled for by no reader, so its parks beside readers are short again.
+   */
+  private int pollOwn() {
+    int found = poll();
+    if (found > 0) {
+      unarmedParkMillis = UNARMED_PARK_MILLIS;
+    }
+    return found;
   }
 
   private int poll() {

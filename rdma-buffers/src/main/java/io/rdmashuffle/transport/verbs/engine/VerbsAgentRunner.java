@@ -60,7 +60,7 @@ public final class VerbsAgentRunner implements Runnable {
         LOG.error("verbs engine error (continuing)", e);
         work = 1;
       }
-      if (work == 0 && agent.readersPolled()) {
+      if (work == 0 && agent.readersActive()) {
         idle.reset();
         agent.parkBesideReaders();
       } else {

@@ -270,6 +270,30 @@ class VerbsAgentWaiterTest {
     assertEquals(VerbsAgent.UNARMED_PARK_MILLIS, cq.awaitTimeouts.get(cq.awaitTimeouts.size() - 1));
   }
 
+  /**
+   * The look before a park beside readers is the agent thread's round too: a completion it finds
+   * shortens the parks.
+   */
+  @Test
+  void aCompletionFoundByTheLookBeforeAParkShortensTheParks() throws Exception {
+    VerbsAgent agent = agent(TIMEOUT, LONG_SPIN);
+    FakeQueuePair qp = new FakeQueuePair();
+    VerbsReadChannel ch = channel(agent, qp);
+    for (int i = 0; i < 5; i++) {
+      agent.parkBesideReaders(); // 1, 2, 4, 8, 8 ms: readers found everything
+    }
+    AtomicInteger done = new AtomicInteger();
+    ch.post(read(new Target(), 0, counting(done)));
+    complete(qp, 0);
+    int awaited = cq.awaitTimeouts.size();
+    agent.parkBesideReaders(); // its look finds the completion: no wait
+
+    assertEquals(1, done.get());
+    assertEquals(awaited, cq.awaitTimeouts.size(), "returned without waiting");
+    agent.parkBesideReaders();
+    assertEquals(VerbsAgent.UNARMED_PARK_MILLIS, cq.awaitTimeouts.get(awaited));
+  }
+
   private static ReadListener counting(AtomicInteger done) {
     return new ReadListener() {
       @Override
