@@ -253,7 +253,7 @@ final class Locates {
       Located e = a.maps().get(i);
       switch (e.status()) {
         case OK -> located(c, s, e, a);
-        case UNAVAILABLE ->
+        case UNAVAILABLE, BUSY ->
             retry(
                 c,
                 List.of(s),

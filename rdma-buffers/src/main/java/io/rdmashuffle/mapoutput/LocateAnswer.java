@@ -32,7 +32,13 @@ public record LocateAnswer(TransportKind transport, PeerAddress responder, List<
     /** Its files could not be read here (I/O error, truncated, damaged): the map's fault. */
     FAILED(3),
     /** It exists but can't be served now (the server's own limits or registration failed). */
-    UNAVAILABLE(4);
+    UNAVAILABLE(4),
+    /**
+     * It exists, but every registration the server may hold is leased to readers still READing: ask
+     * again after a short wait. Nobody's fault, never a fetch failure while the reader's wait
+     * budget lasts.
+     */
+    BUSY(5);
 
     private final int code;
 

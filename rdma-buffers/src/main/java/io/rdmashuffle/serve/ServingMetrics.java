@@ -21,6 +21,7 @@ public final class ServingMetrics {
   private final LongAdder refused = new LongAdder();
   private final LongAdder failed = new LongAdder();
   private final LongAdder unavailable = new LongAdder();
+  private final LongAdder busy = new LongAdder();
   private final AtomicLong openOutputs = new AtomicLong();
   private final AtomicLong pinnedBytes = new AtomicLong();
 
@@ -43,6 +44,7 @@ public final class ServingMetrics {
       case REFUSED -> refused.increment();
       case FAILED -> failed.increment();
       case UNAVAILABLE -> unavailable.increment();
+      case BUSY -> busy.increment();
     }
   }
 
@@ -86,6 +88,7 @@ public final class ServingMetrics {
     m.put("serve.refused", refused.sum());
     m.put("serve.failed", failed.sum());
     m.put("serve.unavailable", unavailable.sum());
+    m.put("serve.busy", busy.sum());
     m.put("serve.openOutputs", openOutputs.get());
     m.put("serve.pinnedBytes", pinnedBytes.get());
     return m;

@@ -11,5 +11,11 @@ public final class CallServices {
   /** Where a reader READs a map output. */
   public static final int LOCATE = 2;
 
+  /**
+   * A reader is done READing some map outputs it located: the owner ends their leases, so they may
+   * be deregistered to make room.
+   */
+  public static final int RELEASE = 3;
+
   private CallServices() {}
 }

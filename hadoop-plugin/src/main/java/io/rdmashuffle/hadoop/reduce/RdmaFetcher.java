@@ -238,6 +238,7 @@ final class RdmaFetcher<K, V> extends TaskUserThread {
       case OK:
         return read(round, answer, e, mapId);
       case UNAVAILABLE:
+      case BUSY:
         // the node's own limits: not the map's fault
         if (side.httpFallback) {
           return Outcome.USE_HTTP;
