@@ -3,6 +3,7 @@ package io.rdmashuffle.serve;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -13,6 +14,7 @@ import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.HashSet;
 import java.util.List;
@@ -41,6 +43,9 @@ public final class ConfinedFiles {
    * @throws NoSuchFileException when a component does not exist
    * @throws RefusedException when a component is a link or not a directory, or the file is not a
    *     regular file of {@code owner}
+   * @throws UnavailableException when this process may not open the file (its mode): a problem of
+   *     the serving node's set-up, not of the map output; the message names the file, its mode and
+   *     owner, and this process's user
    */
   public static FileChannel open(Path root, List<String> components, String owner, boolean writable)
       throws IOException {
@@ -105,6 +110,8 @@ public final class ConfinedFiles {
       ch = dir.newByteChannel(name, options);
     } catch (NoSuchFileException e) {
       throw e;
+    } catch (AccessDeniedException e) {
+      throw denied(describe(root, components, last), before, writable, e);
     } catch (IOException e) {
       throw new RefusedException(describe(root, components, last) + " can't be opened: " + e);
     }
@@ -124,6 +131,28 @@ public final class ConfinedFiles {
       ch.close();
       throw e;
     }
+  }
+
+  /**
+   * An open the file's mode refuses this process: what an operator needs to fix it (the file, its
+   * mode, owner and group, and the user this process runs as).
+   */
+  static UnavailableException denied(
+      String file, PosixFileAttributes a, boolean writable, AccessDeniedException cause) {
+    return new UnavailableException(
+        file
+            + " (mode "
+            + PosixFilePermissions.toString(a.permissions())
+            + ", owner "
+            + (a.owner() == null ? "?" : a.owner().getName())
+            + ", group "
+            + (a.group() == null ? "?" : a.group().getName())
+            + ") can't be opened for "
+            + (writable ? "reading and writing" : "reading")
+            + " by this process's user "
+            + System.getProperty("user.name")
+            + ": permission denied",
+        cause);
   }
 
   private static PosixFileAttributes attributes(SecureDirectoryStream<Path> dir, Path name)

@@ -8,6 +8,7 @@ import io.rdmashuffle.memory.MemoryRegistrar;
 import io.rdmashuffle.serve.Registrations.Registered;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.util.List;
 import java.util.function.Consumer;
@@ -183,11 +184,18 @@ public final class OutputCatalog implements AutoCloseable {
       LOG.warn("refused map output {}: {}", id, e.getMessage());
       return Located.failed(id.map(), Status.REFUSED, e.getMessage());
     } catch (UnavailableException e) {
+      if (e.getCause() instanceof AccessDeniedException && firstDenial(id.application())) {
+        LOG.warn("{} can't be served (logged once per application): {}", id, e.getMessage());
+      }
       return Located.failed(id.map(), Status.UNAVAILABLE, e.getMessage());
     } catch (IOException | IllegalArgumentException e) {
       LOG.warn("map output {} can't be served: {}", id, e.toString());
       return Located.failed(id.map(), Status.FAILED, "map output " + id + " can't be read: " + e);
     }
+  }
+
+  private synchronized boolean firstDenial(String application) {
+    return served.firstDenial(application);
   }
 
   private static PartitionTable slice(PartitionTable t, int start, int end)

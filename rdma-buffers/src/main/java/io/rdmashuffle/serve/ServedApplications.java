@@ -19,6 +19,9 @@ final class ServedApplications {
   /** Shuffles forgotten (application, shuffle): a late registration for one is dropped. */
   private final Set<List<String>> forgotten = new HashSet<>();
 
+  /** Applications told (logged) that an output of theirs may not be opened by this process. */
+  private final Set<String> denialsLogged = new HashSet<>();
+
   private boolean closed;
 
   /**
@@ -49,6 +52,15 @@ final class ServedApplications {
   void withdraw(String application) {
     admitted.remove(application);
     secrets.remove(application);
+    denialsLogged.remove(application);
+  }
+
+  /**
+   * Whether this is the first output of {@code application} this process was refused to open (its
+   * file's mode): logged once per application, not once per output.
+   */
+  boolean firstDenial(String application) {
+    return admitted.contains(application) && denialsLogged.add(application);
   }
 
   /** Remembers that {@code shuffle} of {@code application} was removed. */
@@ -68,6 +80,7 @@ final class ServedApplications {
     closed = true;
     List<String> apps = new ArrayList<>(admitted);
     admitted.clear();
+    denialsLogged.clear();
     apps.forEach(secrets::remove);
   }
 }

@@ -92,4 +92,33 @@ class ConfinedFilesTest {
             ConfinedFiles.open(
                 dir.resolve("local"), List.of("usercache", "..", "file.out"), null, false));
   }
+
+  @Test
+  void aDeniedOpenIsUnavailableNamingTheFileItsModeItsOwnerAndTheUser() throws Exception {
+    Path out = job("attempt_9", "x");
+    Files.setPosixFilePermissions(
+        out.resolve("file.out"),
+        java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+    java.nio.file.attribute.PosixFileAttributes a =
+        Files.readAttributes(
+            out.resolve("file.out"), java.nio.file.attribute.PosixFileAttributes.class);
+    UnavailableException e =
+        ConfinedFiles.denied(
+            out.resolve("file.out").toString(),
+            a,
+            false,
+            new java.nio.file.AccessDeniedException(out.resolve("file.out").toString()));
+    String me = System.getProperty("user.name");
+    assertEquals(
+        out.resolve("file.out")
+            + " (mode rw-r-----, owner "
+            + a.owner().getName()
+            + ", group "
+            + a.group().getName()
+            + ") can't be opened for reading by this process's user "
+            + me
+            + ": permission denied",
+        e.getMessage());
+    assertInstanceOf(java.nio.file.AccessDeniedException.class, e.getCause());
+  }
 }

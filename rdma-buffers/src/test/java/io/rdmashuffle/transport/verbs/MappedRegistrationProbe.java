@@ -16,11 +16,15 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Map;
 
-/** Which file mappings the NIC accepts for remote READ, printed (run in the Soft-RoCE guest). */
+/**
+ * Which file mappings the NIC accepts for remote READ, and how long each registration takes,
+ * printed (run in the Soft-RoCE guest): {@code MappedRegistrationProbe [bytes]} (default 1 MiB).
+ */
 public final class MappedRegistrationProbe {
   private MappedRegistrationProbe() {}
 
   public static void main(String[] args) throws Exception {
+    int size = args.length > 0 ? Integer.parseInt(args[0]) : 1 << 20;
     RdmaConf conf =
         RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.transport", "verbs"));
     try (Transport t =
@@ -33,7 +37,7 @@ public final class MappedRegistrationProbe {
                     new TransportMetrics()))) {
       for (String dir : new String[] {"/tmp", "/dev/shm", System.getProperty("user.dir")}) {
         Path p = Files.createTempFile(Path.of(dir), "probe", ".bin");
-        Files.write(p, new byte[1 << 20]);
+        Files.write(p, new byte[size]);
         for (FileChannel.MapMode mode :
             new FileChannel.MapMode[] {
               FileChannel.MapMode.READ_ONLY,
@@ -44,13 +48,14 @@ public final class MappedRegistrationProbe {
               mode == FileChannel.MapMode.READ_ONLY
                   ? FileChannel.open(p, StandardOpenOption.READ)
                   : FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            MappedByteBuffer m = ch.map(mode, 0, 1 << 20);
+            MappedByteBuffer m = ch.map(mode, 0, size);
             for (boolean touch : new boolean[] {false, true}) {
               if (touch) {
                 for (int i = 0; i < m.capacity(); i += 4096) {
                   m.get(i);
                 }
               }
+              long t0 = System.nanoTime();
               try {
                 RegisteredRegion r =
                     t.registrar()
@@ -59,8 +64,20 @@ public final class MappedRegistrationProbe {
                             Access.REMOTE_READ,
                             "probe",
                             () -> {});
+                long micros = (System.nanoTime() - t0) / 1000;
                 r.close();
-                System.out.println("PROBE " + dir + " " + mode + " touched=" + touch + ": OK");
+                System.out.println(
+                    "PROBE "
+                        + dir
+                        + " "
+                        + mode
+                        + " touched="
+                        + touch
+                        + " bytes="
+                        + size
+                        + ": OK in "
+                        + micros
+                        + " us");
               } catch (Exception e) {
                 System.out.println(
                     "PROBE " + dir + " " + mode + " touched=" + touch + ": " + e.getMessage());
