@@ -163,7 +163,9 @@ public final class ServerConfig {
           .range(KIB, 64 * MIB)
           .doc(
               "Largest call answer. A server answers a larger one with a refusal (too large); a"
-                  + " caller closes a connection that announces one.")
+                  + " caller closes a connection that announces one. Locate answers never pass it:"
+                  + " a reader asks for as many map outputs and partitions as one answer holds,"
+                  + " and a server answers the maps that fit and defers the rest (asked again).")
           .build();
 
   public static final ConfigEntry<Integer> VERBS_MAX_ANNOUNCEMENTS =

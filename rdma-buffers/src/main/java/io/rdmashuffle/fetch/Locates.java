@@ -3,13 +3,16 @@ package io.rdmashuffle.fetch;
 import io.rdmashuffle.fetch.BlockFetchException.Kind;
 import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.mapoutput.LocateAnswer.Located;
+import io.rdmashuffle.mapoutput.LocateLayout;
 import io.rdmashuffle.mapoutput.LocateRequest;
+import io.rdmashuffle.transport.CallRefusedException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,12 +22,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The locate calls of one {@link BlockFetcher}: it asks each owner where to READ its map outputs in
- * batches (one call per {@value #BATCH} map outputs of an owner), keeps at most {@value
- * #ACTIVE_PER_OWNER} batches of an owner being read at once (an owner registers what it is asked
- * for, so asking for everything at once would make it deregister outputs before they are read),
- * plans the READs of each answer, and asks again when an owner could not answer or withdrew a
- * registration meanwhile. Answers arrive on transport threads and are handed to the consumer's
- * thread as signals of the segment fetcher. Consumer thread only.
+ * batches (one call for at most {@value #BATCH} map outputs of an owner, and no more than its
+ * answer holds: {@link LocateLayout#plannedEntryBytes} of the union of their partitions within the
+ * locator's {@code call.maxAnswerBytes}; a map output wider than one answer is located in parts of
+ * its partitions, a call each), keeps at most {@value #ACTIVE_PER_OWNER} batches of an owner being
+ * read at once (an owner registers what it is asked for, so asking for everything at once would
+ * make it deregister outputs before they are read), plans the READs of each answer, and asks again
+ * when an owner could not answer, answered only a prefix of the call (its own bound is lower than
+ * planned) or withdrew a registration meanwhile. Answers arrive on transport threads and are handed
+ * to the consumer's thread as signals of the segment fetcher. Consumer thread only.
  */
 final class Locates {
   static final int BATCH = 32;
@@ -32,6 +38,7 @@ final class Locates {
 
   private final FetchContext ctx;
   private final Locator locator;
+  private final long maxAnswerBytes;
   private final Map<BlockFetcher.Owner, OwnerQueue> owners = new LinkedHashMap<>();
   private final IdentityHashMap<BlockFetcher.Source, Batch> batchOf = new IdentityHashMap<>();
 
@@ -43,12 +50,84 @@ final class Locates {
   Locates(FetchContext ctx, Locator locator) {
     this.ctx = ctx;
     this.locator = locator;
+    this.maxAnswerBytes = locator.maxAnswerBytes();
   }
 
-  /** One owner's map outputs waiting to be located, and how many of its batches are active. */
+  /**
+   * Partitions {@code [from, to)} (indexes into its partitions) of one source: what one call
+   * locates of it. A source whose answer fits one call is one part.
+   */
+  record Part(BlockFetcher.Source source, int from, int to) {
+    int first() {
+      return source.partitions()[from];
+    }
+
+    int end() {
+      return source.partitions()[to - 1] + 1;
+    }
+
+    int blocks() {
+      return to - from;
+    }
+
+    boolean whole() {
+      return from == 0 && to == source.partitions().length;
+    }
+
+    List<Part> halves() {
+      int mid = (from + to) >>> 1;
+      return List.of(new Part(source, from, mid), new Part(source, mid, to));
+    }
+  }
+
+  /** The answer a call of {@code parts} (and {@code more}, when not null) is planned to take. */
+  private static long plannedBytes(List<Part> parts, Part more, boolean local) {
+    int start = more == null ? Integer.MAX_VALUE : more.first();
+    int end = more == null ? 0 : more.end();
+    for (Part p : parts) {
+      start = Math.min(start, p.first());
+      end = Math.max(end, p.end());
+    }
+    long partitions = (long) end - start;
+    long bytes = LocateLayout.MAX_ANSWER_HEADER_BYTES;
+    for (Part p : parts) {
+      bytes += LocateLayout.plannedEntryBytes(p.source().map(), partitions, local);
+    }
+    if (more != null) {
+      bytes += LocateLayout.plannedEntryBytes(more.source().map(), partitions, local);
+    }
+    return bytes;
+  }
+
+  private boolean local(BlockFetcher.Owner owner) {
+    return owner.sameHost() && ctx.options.readLocal();
+  }
+
+  /**
+   * The end of the widest part of {@code s} from index {@code from} one answer holds (one at
+   * least).
+   */
+  private int widest(BlockFetcher.Source s, int from, boolean local) {
+    int lo = from + 1; // fits, or is the least a part can be
+    int hi = s.partitions().length;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >>> 1;
+      if (plannedBytes(List.of(new Part(s, from, mid)), null, local) <= maxAnswerBytes) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo;
+  }
+
+  /**
+   * One owner's map outputs waiting to be located (in parts), and how many of its batches are
+   * active.
+   */
   private final class OwnerQueue {
     final BlockFetcher.Owner owner;
-    final ArrayDeque<BlockFetcher.Source> waiting = new ArrayDeque<>();
+    final ArrayDeque<Part> waiting = new ArrayDeque<>();
     int active;
 
     OwnerQueue(BlockFetcher.Owner owner) {
@@ -57,40 +136,61 @@ final class Locates {
 
     void issue() {
       while (active < ACTIVE_PER_OWNER && !waiting.isEmpty()) {
-        List<BlockFetcher.Source> sources = new ArrayList<>();
-        while (sources.size() < BATCH
-            && !waiting.isEmpty()
-            && (sources.isEmpty() || sources.get(0).shuffle().equals(waiting.peek().shuffle()))) {
-          sources.add(waiting.poll());
-        }
         Batch b = new Batch(this);
-        for (BlockFetcher.Source s : sources) {
-          batchOf.put(s, b);
-          b.blocks += s.partitions().length;
-        }
         active++;
-        call(new Call(owner, sources, owner.sameHost() && ctx.options.readLocal(), null, 0));
+        if (!waiting.peek().whole()) {
+          // a source wider than one answer: a batch of its own, a call for each of its parts
+          BlockFetcher.Source s = waiting.peek().source();
+          b.add(s);
+          while (!waiting.isEmpty() && waiting.peek().source() == s) {
+            call(new Call(owner, List.of(waiting.poll()), local(owner), null, 0));
+          }
+          continue;
+        }
+        List<Part> parts = new ArrayList<>();
+        while (!waiting.isEmpty() && fits(parts, waiting.peek())) {
+          Part p = waiting.poll();
+          b.add(p.source());
+          parts.add(p);
+        }
+        call(new Call(owner, parts, local(owner), null, 0));
       }
+    }
+
+    /** Whether {@code next} joins the call of {@code parts}: the first always does. */
+    private boolean fits(List<Part> parts, Part next) {
+      if (parts.isEmpty()) {
+        return true;
+      }
+      return parts.size() < BATCH
+          && next.whole()
+          && parts.get(0).source().shuffle().equals(next.source().shuffle())
+          && plannedBytes(parts, next, local(owner)) <= maxAnswerBytes;
     }
   }
 
   /** Map outputs located together: active until all their blocks were handed over. */
-  private static final class Batch {
+  private final class Batch {
     final OwnerQueue queue;
     int blocks;
 
     Batch(OwnerQueue queue) {
       this.queue = queue;
     }
+
+    void add(BlockFetcher.Source s) {
+      batchOf.put(s, this);
+      blocks += s.partitions().length;
+    }
   }
 
   /**
-   * One locate call: its map outputs, whether it asks for local paths, the READ to issue again from
-   * the answer (a relocation) or null (plan every block), and its outcome.
+   * One locate call: the parts of map outputs it locates, whether it asks for local paths, the READ
+   * to issue again from the answer (a relocation) or null (plan every block), and its outcome.
    */
   final class Call {
     final BlockFetcher.Owner owner;
-    final List<BlockFetcher.Source> sources;
+    final List<Part> parts;
     final boolean local;
     final PendingRead reissue;
     final int attempt;
@@ -99,12 +199,12 @@ final class Locates {
 
     Call(
         BlockFetcher.Owner owner,
-        List<BlockFetcher.Source> sources,
+        List<Part> parts,
         boolean local,
         PendingRead reissue,
         int attempt) {
       this.owner = owner;
-      this.sources = sources;
+      this.parts = List.copyOf(parts);
       this.local = local;
       this.reissue = reissue;
       this.attempt = attempt;
@@ -113,19 +213,28 @@ final class Locates {
     LocateRequest request() {
       int start = Integer.MAX_VALUE;
       int end = 0;
-      List<String> maps = new ArrayList<>(sources.size());
-      for (BlockFetcher.Source s : sources) {
-        maps.add(s.map());
-        start = Math.min(start, s.partitions()[0]);
-        end = Math.max(end, s.partitions()[s.partitions().length - 1] + 1);
+      List<String> maps = new ArrayList<>(parts.size());
+      for (Part p : parts) {
+        maps.add(p.source().map());
+        start = Math.min(start, p.first());
+        end = Math.max(end, p.end());
       }
-      return new LocateRequest(sources.get(0).shuffle(), maps, start, end, local);
+      return new LocateRequest(parts.get(0).source().shuffle(), maps, start, end, local);
     }
   }
 
-  /** Queues a map output to locate; call {@link #start} once every source was added. */
+  /**
+   * Queues a map output to locate, in parts when one answer can't hold it; call {@link #start} once
+   * every source was added.
+   */
   void add(BlockFetcher.Source s) {
-    owners.computeIfAbsent(s.owner(), OwnerQueue::new).waiting.add(s);
+    OwnerQueue q = owners.computeIfAbsent(s.owner(), OwnerQueue::new);
+    boolean local = local(s.owner());
+    for (int from = 0; from < s.partitions().length; ) {
+      int to = widest(s, from, local);
+      q.waiting.add(new Part(s, from, to));
+      from = to;
+    }
   }
 
   /** Issues the first batches of every owner. */
@@ -173,7 +282,10 @@ final class Locates {
           why);
     }
     ctx.counters.relocates.increment();
-    call(new Call(s.owner(), List.of(s), false, r, 0));
+    // only the partition the READ starts at: the answer's descriptor is what it needs
+    int at = Arrays.binarySearch(s.partitions(), r.partition());
+    Part p = at >= 0 ? new Part(s, at, at + 1) : new Part(s, 0, s.partitions().length);
+    call(new Call(s.owner(), List.of(p), false, r, 0));
   }
 
   private void call(Call c) {
@@ -195,21 +307,16 @@ final class Locates {
 
   /** Asks again after the retry wait, or gives up with {@code failure}. */
   private void retry(
-      Call c,
-      List<BlockFetcher.Source> sources,
-      boolean local,
-      Kind kind,
-      String why,
-      Throwable cause)
+      Call c, List<Part> parts, boolean local, Kind kind, String why, Throwable cause)
       throws BlockFetchException {
     if (c.attempt >= ctx.options.maxRetries()) {
-      BlockFetcher.Source s = sources.get(0);
+      Part p = parts.get(0);
       throw ctx.counters.failure(
-          kind, s, s.partitions()[0], why + " (after " + (c.attempt + 1) + " attempts)", cause);
+          kind, p.source(), p.first(), why + " (after " + (c.attempt + 1) + " attempts)", cause);
     }
     ctx.counters.retries.increment();
     outstanding++;
-    Call again = new Call(c.owner, sources, local, c.reissue, c.attempt + 1);
+    Call again = new Call(c.owner, parts, local, c.reissue, c.attempt + 1);
     // the wait runs on a timer thread; the call itself is made on the consumer's thread
     CompletableFuture.delayedExecutor(ctx.options.retryWaitMillis(), TimeUnit.MILLISECONDS)
         .execute(() -> ctx.segments.signal(new Retry(again)));
@@ -226,8 +333,8 @@ final class Locates {
 
   /**
    * The consumer's thread: a call was answered (or failed). Plans the READs (or local reads) of
-   * every map output it located, asks again where the owner could not answer, and fails where a map
-   * output is lost.
+   * every map output it located, asks again for those the owner could not answer (now, or in this
+   * call's bound), and fails where a map output is lost.
    */
   void answered(Call c) throws BlockFetchException {
     outstanding--;
@@ -237,9 +344,14 @@ final class Locates {
                   && c.failure.getCause() != null
               ? c.failure.getCause()
               : c.failure;
+      if (t instanceof CallRefusedException r
+          && r.status() == CallRefusedException.TOO_LARGE
+          && askForLess(c, c.parts.size() > 1)) {
+        return; // an owner that refuses what does not fit instead of answering a prefix
+      }
       retry(
           c,
-          c.sources,
+          c.parts,
           c.local,
           Kind.TRANSPORT,
           "could not ask " + c.owner.address() + " where to READ: " + t,
@@ -248,15 +360,18 @@ final class Locates {
     }
     LocateAnswer a = c.answer;
     checkAnswer(c, a);
-    for (int i = 0; i < c.sources.size(); i++) {
-      BlockFetcher.Source s = c.sources.get(i);
+    List<Part> deferred = new ArrayList<>();
+    for (int i = 0; i < c.parts.size(); i++) {
+      Part p = c.parts.get(i);
+      BlockFetcher.Source s = p.source();
       Located e = a.maps().get(i);
       switch (e.status()) {
-        case OK -> located(c, s, e, a);
+        case OK -> located(c, p, e, a);
+        case DEFERRED -> deferred.add(p);
         case UNAVAILABLE, BUSY ->
             retry(
                 c,
-                List.of(s),
+                List.of(p),
                 c.local,
                 Kind.UNAVAILABLE,
                 c.owner.address() + " can't serve map output " + s.map() + " now: " + e.message(),
@@ -265,7 +380,7 @@ final class Locates {
             throw ctx.counters.failure(
                 Kind.MISSING,
                 s,
-                s.partitions()[0],
+                p.first(),
                 c.owner.address()
                     + " answered "
                     + e.status()
@@ -276,30 +391,82 @@ final class Locates {
                 null);
       }
     }
+    if (deferred.size() == c.parts.size()) {
+      if (!askForLess(c, false)) {
+        Part p = c.parts.get(0);
+        throw ctx.counters.failure(
+            Kind.UNAVAILABLE,
+            p.source(),
+            p.first(),
+            c.owner.address()
+                + " can't answer even one partition of map output "
+                + p.source().map()
+                + " within its call.maxAnswerBytes",
+            null);
+      }
+    } else if (!deferred.isEmpty()) {
+      // the owner answered what fit its bound: the rest at once, in the same batch
+      call(new Call(c.owner, deferred, c.local, c.reissue, c.attempt));
+    }
+  }
+
+  /**
+   * Asks again for what {@code c} asked, in smaller calls: its parts in two halves when {@code
+   * halveParts}, else its first part's partitions in two halves (and its other parts in a call of
+   * their own), else without local paths. Returns false when there is nothing smaller to ask.
+   */
+  private boolean askForLess(Call c, boolean halveParts) {
+    List<List<Part>> calls = new ArrayList<>();
+    int n = c.parts.size();
+    Part first = c.parts.get(0);
+    if (halveParts && n > 1) {
+      calls.add(c.parts.subList(0, n / 2));
+      calls.add(c.parts.subList(n / 2, n));
+    } else if (first.blocks() > 1 && c.reissue == null) {
+      for (Part h : first.halves()) {
+        calls.add(List.of(h));
+      }
+      if (n > 1) {
+        calls.add(c.parts.subList(1, n));
+      }
+    } else if (n > 1) {
+      calls.add(List.of(first));
+      calls.add(c.parts.subList(1, n));
+    } else if (c.local) {
+      call(new Call(c.owner, c.parts, false, c.reissue, c.attempt)); // a path is the longest part
+      return true;
+    } else {
+      return false;
+    }
+    for (List<Part> parts : calls) {
+      call(new Call(c.owner, parts, c.local, c.reissue, c.attempt));
+    }
+    return true;
   }
 
   private void checkAnswer(Call c, LocateAnswer a) throws BlockFetchException {
     String problem = null;
-    if (a.maps().size() != c.sources.size()) {
-      problem = "answered " + a.maps().size() + " map outputs, asked for " + c.sources.size();
+    if (a.maps().size() != c.parts.size()) {
+      problem = "answered " + a.maps().size() + " map outputs, asked for " + c.parts.size();
     } else {
-      for (int i = 0; i < c.sources.size() && problem == null; i++) {
-        if (!a.maps().get(i).map().equals(c.sources.get(i).map())) {
-          problem =
-              "answered map output " + a.maps().get(i).map() + " for " + c.sources.get(i).map();
+      for (int i = 0; i < c.parts.size() && problem == null; i++) {
+        String asked = c.parts.get(i).source().map();
+        if (!a.maps().get(i).map().equals(asked)) {
+          problem = "answered map output " + a.maps().get(i).map() + " for " + asked;
         }
       }
     }
     if (problem != null) {
-      BlockFetcher.Source s = c.sources.get(0);
+      Part p = c.parts.get(0);
       throw ctx.counters.failure(
-          Kind.INVALID, s, s.partitions()[0], c.owner.address() + " " + problem, null);
+          Kind.INVALID, p.source(), p.first(), c.owner.address() + " " + problem, null);
     }
   }
 
-  private void located(Call c, BlockFetcher.Source s, Located e, LocateAnswer a)
-      throws BlockFetchException {
-    for (int p : s.partitions()) {
+  private void located(Call c, Part part, Located e, LocateAnswer a) throws BlockFetchException {
+    BlockFetcher.Source s = part.source();
+    for (int i = part.from(); i < part.to(); i++) {
+      int p = s.partitions()[i];
       if (p < e.partitions().first() || p >= e.partitions().end()) {
         throw ctx.counters.failure(
             Kind.INVALID,
@@ -316,17 +483,18 @@ final class Locates {
     if (e.data() == null) {
       Path file = Path.of(e.localPath());
       if (canRead(file, e)) {
-        ReadPlanner.planLocal(ctx, s, e.partitions(), file);
+        ReadPlanner.planLocal(ctx, s, part.from(), part.to(), e.partitions(), file);
       } else {
         // not readable from here (another user, another mount namespace): READ it instead
-        call(new Call(c.owner, List.of(s), false, null, c.attempt));
+        call(new Call(c.owner, List.of(part), false, null, c.attempt));
       }
       return;
     }
     if (c.reissue != null) {
       c.reissue.reissue(a.responder(), e.data());
     } else {
-      ReadPlanner.planReads(ctx, s, e.partitions(), a.responder(), e.data());
+      ReadPlanner.planReads(
+          ctx, s, part.from(), part.to(), e.partitions(), a.responder(), e.data());
     }
   }
 

@@ -18,4 +18,14 @@ public interface Locator {
    */
   CompletableFuture<LocateAnswer> locate(
       PeerAddress owner, String application, LocateRequest request);
+
+  /**
+   * The largest answer this locator takes ({@code call.maxAnswerBytes} of a transport call): the
+   * reader sizes its requests to fit it ({@link io.rdmashuffle.mapoutput.LocateLayout}'s planned
+   * sizes). Without a bound of its own (a locator in the serving process), only the owner's bound
+   * applies: it answers a prefix of what would not fit and the reader asks again for the rest.
+   */
+  default long maxAnswerBytes() {
+    return Long.MAX_VALUE;
+  }
 }

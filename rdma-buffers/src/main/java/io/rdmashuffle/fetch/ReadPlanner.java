@@ -14,16 +14,22 @@ import java.nio.file.Path;
 final class ReadPlanner {
   private ReadPlanner() {}
 
-  /** Queues the READs of {@code s}'s blocks from {@code data}, served by {@code responder}. */
+  /**
+   * Queues the READs of {@code s}'s blocks {@code [from, to)} (indexes into its partitions) from
+   * {@code data}, served by {@code responder}.
+   */
   static void planReads(
       FetchContext ctx,
       BlockFetcher.Source s,
+      int from,
+      int to,
       PartitionTable table,
       PeerAddress responder,
       RegisteredFileDescriptor data) {
     int segmentSize = ctx.options.segmentSize();
     RunRead run = null;
-    for (int p : s.partitions()) {
+    for (int i = from; i < to; i++) {
+      int p = s.partitions()[i];
       long start = table.start(p);
       long length = table.length(p);
       BlockChecksum checksum = ctx.checksum(table, p);
@@ -51,7 +57,14 @@ final class ReadPlanner {
 
   /** Queues {@code s}'s blocks as reads of {@code file} on this host. */
   static void planLocal(FetchContext ctx, BlockFetcher.Source s, PartitionTable table, Path file) {
-    for (int p : s.partitions()) {
+    planLocal(ctx, s, 0, s.partitions().length, table, file);
+  }
+
+  /** Queues {@code s}'s blocks {@code [from, to)} as reads of {@code file} on this host. */
+  static void planLocal(
+      FetchContext ctx, BlockFetcher.Source s, int from, int to, PartitionTable table, Path file) {
+    for (int i = from; i < to; i++) {
+      int p = s.partitions()[i];
       ctx.ready.add(
           new LocalFileBlock(
               s, p, file, table.start(p), table.length(p), ctx.checksum(table, p), ctx.counters));

@@ -38,7 +38,14 @@ public record LocateAnswer(TransportKind transport, PeerAddress responder, List<
      * again after a short wait. Nobody's fault, never a fetch failure while the reader's wait
      * budget lasts.
      */
-    BUSY(5);
+    BUSY(5),
+    /**
+     * Not answered in this call: with it the answer would pass the server's {@code
+     * call.maxAnswerBytes}. The server answers a prefix of the maps asked for and this for every
+     * map after it: ask again for those. When the first map is deferred, its partitions alone don't
+     * fit: ask for fewer. Nobody's fault, never a failure.
+     */
+    DEFERRED(6);
 
     private final int code;
 

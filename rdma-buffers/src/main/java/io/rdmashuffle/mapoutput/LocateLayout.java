@@ -1,6 +1,7 @@
 package io.rdmashuffle.mapoutput;
 
 import io.rdmashuffle.config.TransportKind;
+import io.rdmashuffle.memory.RegionDescriptor;
 import io.rdmashuffle.memory.RegisteredFileDescriptor;
 import io.rdmashuffle.transport.PeerAddress;
 import java.nio.ByteBuffer;
@@ -39,6 +40,16 @@ import java.util.List;
  *  then n partitions: start (8), length (8), raw length (8, flags bit 0), checksum (4, when
  *  alg is not NONE).
  * </pre>
+ *
+ * <p>Sizes: an answer is bounded by the serving side's {@code call.maxAnswerBytes}, so it is
+ * measured before it is built, here and nowhere else: {@link #entryBytes} is an entry's exact size,
+ * {@link #leastOkEntryBytes} what an OK entry of so many partitions needs at least (the server's
+ * check before it locates), {@link #plannedEntryBytes} what a reader plans for (its batches). A
+ * server answers a prefix of the maps asked for that fits and {@link LocateAnswer.Status#DEFERRED}
+ * for the rest (status 6, added like {@code BUSY} without a new version: a server only sends it
+ * where it would otherwise have refused the whole answer as too large). All sizes are {@code long}:
+ * one request may ask {@value LocateRequest#MAX_MAPS} maps of {@value
+ * MetaFileLayout#MAX_PARTITIONS} partitions.
  */
 public final class LocateLayout {
   public static final int REQUEST_MAGIC = 0x52534c51; // "RSLQ"
@@ -66,6 +77,31 @@ public final class LocateLayout {
   public static final int MAX_MESSAGE_BYTES = 1024;
   public static final int MAX_PATH_BYTES = 4096;
 
+  /** An entry's bytes before its status's part: map (string), status, message (string). */
+  private static final int ENTRY_FIXED_BYTES = 2 + 2 + 2;
+
+  /** An OK part's bytes besides descriptor, path and partitions. */
+  private static final int OK_FIXED_BYTES = 4 + 2 + 4 + 4 + 1 + 1;
+
+  /** A partition's bytes without raw length and checksum, and with both. */
+  public static final int MIN_PARTITION_BYTES = 16;
+
+  public static final int MAX_PARTITION_BYTES = MIN_PARTITION_BYTES + 8 + 4;
+
+  /**
+   * The descriptor a reader plans for: a file of up to 4 pieces (4 GiB at the default piece size).
+   * Larger descriptors make an answer longer than planned; the server then answers a prefix.
+   */
+  public static final int PLANNED_DESCRIPTOR_BYTES =
+      RegisteredFileDescriptor.HEADER_BYTES + 4 * RegionDescriptor.BYTES;
+
+  /** An answer's header with the longest responder address. */
+  public static final int MAX_ANSWER_HEADER_BYTES =
+      ANSWER_FIXED_BYTES
+          + PeerAddress.HOST_OFFSET
+          + PeerAddress.MAX_HOST_BYTES
+          + PeerAddress.PORT_BYTES;
+
   private LocateLayout() {}
 
   // ------------------------------------------------------------------ request
@@ -73,6 +109,7 @@ public final class LocateLayout {
   public static ByteBuffer encode(LocateRequest r) {
     byte[] shuffle = utf8(r.shuffle());
     List<byte[]> maps = new ArrayList<>(r.maps().size());
+    // at most 1024 names of 255 bytes: an int can't overflow
     int size = REQUEST_FIXED_BYTES + 2 + shuffle.length;
     for (String m : r.maps()) {
       byte[] b = utf8(m);
@@ -120,65 +157,148 @@ public final class LocateLayout {
 
   // ------------------------------------------------------------------ answer
 
+  /**
+   * Encodes an answer.
+   *
+   * @throws IllegalArgumentException when it would not fit one buffer (the message says its size)
+   */
   public static ByteBuffer encode(LocateAnswer a) {
-    List<byte[]> parts = new ArrayList<>();
-    int size = ANSWER_FIXED_BYTES + a.responder().encodedLength();
+    long size = answerHeaderBytes(a.responder());
     for (LocateAnswer.Located e : a.maps()) {
-      byte[] entry = encodeEntry(e);
-      parts.add(entry);
-      size += entry.length;
+      size += entryBytes(e);
     }
-    ByteBuffer b = ByteBuffer.allocate(size);
+    if (size > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(
+          "locate answer of " + size + " bytes (" + a.maps().size() + " maps): too large");
+    }
+    ByteBuffer b = ByteBuffer.allocate((int) size);
     b.putInt(ANSWER_MAGIC)
         .putShort(VERSION)
         .putShort(kindCode(a.transport()))
         .putShort((short) a.maps().size());
     a.responder().writeTo(b);
-    for (byte[] p : parts) {
-      b.put(p);
+    for (LocateAnswer.Located e : a.maps()) {
+      encodeEntry(b, e);
     }
     return b.flip();
   }
 
-  private static byte[] encodeEntry(LocateAnswer.Located e) {
-    byte[] map = utf8(e.map());
-    byte[] message = truncate(utf8(e.message()), MAX_MESSAGE_BYTES);
-    int size = 2 + map.length + 2 + 2 + message.length;
-    byte[] descriptor = null;
-    byte[] path = null;
-    PartitionTable t = e.partitions();
-    if (e.ok()) {
-      descriptor = e.data() == null ? new byte[0] : e.data().encode();
-      path = utf8(e.localPath());
-      if (path.length > MAX_PATH_BYTES) {
-        throw new IllegalArgumentException("local path of " + path.length + " bytes: too long");
-      }
-      int per =
-          16 + (t.hasRawLengths() ? 8 : 0) + (t.algorithm() == ChecksumAlgorithm.NONE ? 0 : 4);
-      size += 4 + descriptor.length + 2 + path.length + 4 + 4 + 1 + 1 + t.size() * per;
-    }
-    ByteBuffer b = ByteBuffer.allocate(size);
-    putString(b, map);
+  private static void encodeEntry(ByteBuffer b, LocateAnswer.Located e) {
+    putString(b, utf8(e.map()));
     b.putShort((short) e.status().code());
-    putString(b, message);
-    if (e.ok()) {
-      b.putInt(descriptor.length).put(descriptor);
-      putString(b, path);
-      b.putInt(t.first())
-          .putInt(t.size())
-          .put((byte) t.algorithm().id())
-          .put((byte) (t.hasRawLengths() ? PARTITIONS_FLAG_RAW_LENGTHS : 0));
-      for (int p = t.first(); p < t.end(); p++) {
-        b.putLong(t.start(p)).putLong(t.length(p));
-        if (t.hasRawLengths()) {
-          b.putLong(t.rawLength(p));
-        }
-        if (t.algorithm() != ChecksumAlgorithm.NONE) {
-          b.putInt(t.checksum(p));
-        }
+    putString(b, message(e));
+    if (!e.ok()) {
+      return;
+    }
+    PartitionTable t = e.partitions();
+    byte[] descriptor = e.data() == null ? new byte[0] : e.data().encode();
+    b.putInt(descriptor.length).put(descriptor);
+    putString(b, path(e));
+    b.putInt(t.first())
+        .putInt(t.size())
+        .put((byte) t.algorithm().id())
+        .put((byte) (t.hasRawLengths() ? PARTITIONS_FLAG_RAW_LENGTHS : 0));
+    for (int p = t.first(); p < t.end(); p++) {
+      b.putLong(t.start(p)).putLong(t.length(p));
+      if (t.hasRawLengths()) {
+        b.putLong(t.rawLength(p));
+      }
+      if (t.algorithm() != ChecksumAlgorithm.NONE) {
+        b.putInt(t.checksum(p));
       }
     }
-    return b.array();
+  }
+
+  // ------------------------------------------------------------------ sizes
+
+  /** The bytes of an answer's header naming {@code responder}. */
+  public static int answerHeaderBytes(PeerAddress responder) {
+    return ANSWER_FIXED_BYTES + responder.encodedLength();
+  }
+
+  /**
+   * The exact bytes {@code e} takes in an answer.
+   *
+   * @throws IllegalArgumentException when its local path is longer than {@value #MAX_PATH_BYTES}
+   */
+  public static long entryBytes(LocateAnswer.Located e) {
+    int map = utf8(e.map()).length;
+    int message = message(e).length;
+    if (!e.ok()) {
+      return ENTRY_FIXED_BYTES + map + message;
+    }
+    PartitionTable t = e.partitions();
+    int descriptor = e.data() == null ? 0 : e.data().encodedLength();
+    return okEntryBytes(
+        map,
+        message,
+        descriptor,
+        path(e).length,
+        t.size(),
+        partitionBytes(t.hasRawLengths(), t.algorithm()));
+  }
+
+  /** The bytes of an entry that is not OK (no file), with {@code messageBytes} of message. */
+  public static long failedEntryBytes(String map, int messageBytes) {
+    return ENTRY_FIXED_BYTES + utf8(map).length + Math.min(messageBytes, MAX_MESSAGE_BYTES);
+  }
+
+  /** The bytes of one partition in an OK entry. */
+  public static int partitionBytes(boolean rawLengths, ChecksumAlgorithm algorithm) {
+    return MIN_PARTITION_BYTES
+        + (rawLengths ? 8 : 0)
+        + (algorithm == ChecksumAlgorithm.NONE ? 0 : 4);
+  }
+
+  /**
+   * The least an OK entry of {@code partitions} partitions of {@code map} takes (no descriptor, no
+   * path, neither raw lengths nor checksums): a server that has less room left need not locate it.
+   */
+  public static long leastOkEntryBytes(String map, long partitions) {
+    return okEntryBytes(utf8(map).length, 0, 0, 0, partitions, MIN_PARTITION_BYTES);
+  }
+
+  /**
+   * What a reader plans for an OK entry of {@code partitions} partitions of {@code map}: raw
+   * lengths and checksums, and a descriptor of {@value #PLANNED_DESCRIPTOR_BYTES} bytes or, with
+   * {@code localPaths}, the longest path.
+   */
+  public static long plannedEntryBytes(String map, long partitions, boolean localPaths) {
+    return okEntryBytes(
+        utf8(map).length,
+        0,
+        localPaths ? 0 : PLANNED_DESCRIPTOR_BYTES,
+        localPaths ? MAX_PATH_BYTES : 0,
+        partitions,
+        MAX_PARTITION_BYTES);
+  }
+
+  private static long okEntryBytes(
+      int map, int message, int descriptor, int path, long partitions, int perPartition) {
+    if (partitions < 0 || partitions > MetaFileLayout.MAX_PARTITIONS) {
+      throw new IllegalArgumentException(
+          "partitions=" + partitions + ": must be in 0 .. " + MetaFileLayout.MAX_PARTITIONS);
+    }
+    return (long) ENTRY_FIXED_BYTES
+        + map
+        + message
+        + OK_FIXED_BYTES
+        + descriptor
+        + path
+        + partitions * perPartition;
+  }
+
+  private static byte[] message(LocateAnswer.Located e) {
+    return truncate(utf8(e.message()), MAX_MESSAGE_BYTES);
+  }
+
+  private static byte[] path(LocateAnswer.Located e) {
+    byte[] path = utf8(e.localPath());
+    if (path.length > MAX_PATH_BYTES) {
+      throw new IllegalArgumentException(
+          "local path of " + path.length + " bytes: more than " + MAX_PATH_BYTES);
+    }
+    return path;
   }
 
   /**

@@ -2,8 +2,11 @@ package io.rdmashuffle.node;
 
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.fetch.Locator;
+import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.mapoutput.LocateLayout;
+import io.rdmashuffle.mapoutput.LocateRequest;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.serve.LocateService;
@@ -13,6 +16,7 @@ import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.CallRefusedException;
 import io.rdmashuffle.transport.CallServices;
 import io.rdmashuffle.transport.ConnectionPool;
+import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.PinnedMemory;
 import io.rdmashuffle.transport.Transport;
 import io.rdmashuffle.transport.TransportContext;
@@ -22,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -156,7 +161,12 @@ public final class NodeRuntime implements AutoCloseable {
               c.secrets,
               transport::withdrawApplication);
       built.add(catalog);
-      this.locator = new LocateService(catalog, transport.kind(), transport.localAddress());
+      this.locator =
+          new LocateService(
+              catalog,
+              transport.kind(),
+              transport.localAddress(),
+              conf.get(ServerConfig.CALL_MAX_ANSWER_BYTES));
       transport.serveCalls(
           CallServices.LOCATE,
           (application, request) -> {
@@ -249,10 +259,21 @@ public final class NodeRuntime implements AutoCloseable {
    * locate service.
    */
   public Locator locatorClient() {
-    return (owner, application, request) ->
-        transport
+    long maxAnswerBytes = context.conf.get(ServerConfig.CALL_MAX_ANSWER_BYTES);
+    return new Locator() {
+      @Override
+      public CompletableFuture<LocateAnswer> locate(
+          PeerAddress owner, String application, LocateRequest request) {
+        return transport
             .call(owner, application, CallServices.LOCATE, LocateLayout.encode(request))
             .thenApply(LocateLayout::decodeAnswer);
+      }
+
+      @Override
+      public long maxAnswerBytes() {
+        return maxAnswerBytes;
+      }
+    };
   }
 
   /** The READ buffer pool; null when this process does not read. */

@@ -22,6 +22,7 @@ public final class ServingMetrics {
   private final LongAdder failed = new LongAdder();
   private final LongAdder unavailable = new LongAdder();
   private final LongAdder busy = new LongAdder();
+  private final LongAdder deferred = new LongAdder();
   private final AtomicLong openOutputs = new AtomicLong();
   private final AtomicLong pinnedBytes = new AtomicLong();
 
@@ -45,6 +46,7 @@ public final class ServingMetrics {
       case FAILED -> failed.increment();
       case UNAVAILABLE -> unavailable.increment();
       case BUSY -> busy.increment();
+      case DEFERRED -> deferred.increment();
     }
   }
 
@@ -89,6 +91,7 @@ public final class ServingMetrics {
     m.put("serve.failed", failed.sum());
     m.put("serve.unavailable", unavailable.sum());
     m.put("serve.busy", busy.sum());
+    m.put("serve.deferred", deferred.sum());
     m.put("serve.openOutputs", openOutputs.get());
     m.put("serve.pinnedBytes", pinnedBytes.get());
     return m;

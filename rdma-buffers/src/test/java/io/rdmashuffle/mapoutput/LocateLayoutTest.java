@@ -100,4 +100,79 @@ class LocateLayoutTest {
         IllegalArgumentException.class,
         () -> new Located("1", Status.NOT_FOUND, "", null, "/x", null));
   }
+
+  @Test
+  void anEntrysSizeIsTheBytesItIsEncodedIn() {
+    LocateAnswer a = answer();
+    long sum = LocateLayout.answerHeaderBytes(a.responder());
+    for (Located e : a.maps()) {
+      LocateAnswer one = new LocateAnswer(a.transport(), a.responder(), List.of(e));
+      assertEquals(
+          LocateLayout.encode(one).remaining() - LocateLayout.answerHeaderBytes(a.responder()),
+          LocateLayout.entryBytes(e),
+          e.map());
+      sum += LocateLayout.entryBytes(e);
+    }
+    assertEquals(LocateLayout.encode(a).remaining(), sum);
+    Located deferred = Located.failed("attempt_1_0001_m_000002_0", Status.DEFERRED, "");
+    assertEquals(
+        LocateLayout.failedEntryBytes(deferred.map(), 0), LocateLayout.entryBytes(deferred));
+    assertTrue(
+        LocateLayout.answerHeaderBytes(a.responder()) <= LocateLayout.MAX_ANSWER_HEADER_BYTES);
+  }
+
+  @Test
+  void aPlannedEntryHoldsWhatAnOwnerAnswersAndTheLeastIsBelowIt() {
+    Located ok = answer().maps().get(0); // checksums, a descriptor of 2 pieces
+    Located local = answer().maps().get(1); // raw lengths, a path
+    for (Located e : List.of(ok, local)) {
+      long n = e.partitions().size();
+      boolean isLocal = e.data() == null;
+      assertTrue(LocateLayout.entryBytes(e) <= LocateLayout.plannedEntryBytes(e.map(), n, isLocal));
+      assertTrue(LocateLayout.leastOkEntryBytes(e.map(), n) <= LocateLayout.entryBytes(e));
+    }
+    // per partition: 16 bytes at least, 28 with raw length and checksum
+    assertEquals(
+        28L * 1000,
+        LocateLayout.plannedEntryBytes("m", 1001, false)
+            - LocateLayout.plannedEntryBytes("m", 1, false));
+    assertEquals(
+        16L * 1000,
+        LocateLayout.leastOkEntryBytes("m", 1001) - LocateLayout.leastOkEntryBytes("m", 1));
+  }
+
+  @Test
+  void theWidestRequestsSizeDoesNotOverflow() {
+    // one request may ask 1024 maps x 16M partitions: 470 GB of answer, in longs
+    long one = LocateLayout.plannedEntryBytes("m", MetaFileLayout.MAX_PARTITIONS, false);
+    assertTrue(one > 28L * MetaFileLayout.MAX_PARTITIONS, "one=" + one);
+    assertTrue(one * LocateRequest.MAX_MAPS > Integer.MAX_VALUE);
+    assertTrue(
+        LocateLayout.leastOkEntryBytes("m", MetaFileLayout.MAX_PARTITIONS)
+            >= 16L * MetaFileLayout.MAX_PARTITIONS);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> LocateLayout.plannedEntryBytes("m", MetaFileLayout.MAX_PARTITIONS + 1L, false));
+    assertTrue(e.getMessage().contains("partitions=" + (MetaFileLayout.MAX_PARTITIONS + 1)));
+    // and a request that wide is a valid request: the server answers what fits of it
+    List<String> maps = new java.util.ArrayList<>();
+    for (int i = 0; i < LocateRequest.MAX_MAPS; i++) {
+      maps.add(Integer.toString(i));
+    }
+    LocateRequest wide = new LocateRequest("1", maps, 0, MetaFileLayout.MAX_PARTITIONS, false);
+    assertEquals(wide, LocateLayout.decodeRequest(LocateLayout.encode(wide)));
+  }
+
+  @Test
+  void aDeferredEntryRoundTrips() {
+    LocateAnswer a =
+        new LocateAnswer(
+            TransportKind.TCP,
+            new PeerAddress("n", 1),
+            List.of(answer().maps().get(0), Located.failed("18", Status.DEFERRED, "")));
+    LocateAnswer back = LocateLayout.decodeAnswer(LocateLayout.encode(a));
+    assertEquals(Status.DEFERRED, back.maps().get(1).status());
+    assertEquals(6, Status.DEFERRED.code());
+  }
 }

@@ -73,7 +73,9 @@ final class RdmaFetcher<K, V> extends TaskUserThread {
     /** This map over HTTP this round (its READs failed in the transport). */
     USE_HTTP,
     /** The node deregistered it meanwhile: ask again. */
-    ASK_AGAIN
+    ASK_AGAIN,
+    /** Not answered in this call (the node's answer was full): ask again, nobody's fault. */
+    DEFERRED
   }
 
   RdmaFetcher(
@@ -192,6 +194,7 @@ final class RdmaFetcher<K, V> extends TaskUserThread {
       return;
     }
     List<TaskAttemptID> askAgain = new ArrayList<>();
+    List<TaskAttemptID> deferred = new ArrayList<>();
     for (LocateAnswer.Located e : answer.maps()) {
       TaskAttemptID mapId = round.map(e.map());
       Outcome o = copyOne(round, answer, e, mapId);
@@ -203,7 +206,17 @@ final class RdmaFetcher<K, V> extends TaskUserThread {
         }
         case USE_HTTP -> round.useHttp();
         case ASK_AGAIN -> askAgain.add(mapId);
+        case DEFERRED -> deferred.add(mapId);
       }
+    }
+    if (deferred.size() == answer.maps().size()) {
+      // the node's answers can't hold even one map's partition: its bound is misconfigured
+      unusable(round, deferred, "the node's locate answers are too small for one map output");
+      return;
+    }
+    if (!deferred.isEmpty()) {
+      // the node answered as many as its answer holds (call.maxAnswerBytes): the rest now
+      copy(round, deferred, mayAskAgain);
     }
     if (askAgain.isEmpty()) {
       return;
@@ -237,6 +250,8 @@ final class RdmaFetcher<K, V> extends TaskUserThread {
     switch (e.status()) {
       case OK:
         return read(round, answer, e, mapId);
+      case DEFERRED:
+        return Outcome.DEFERRED;
       case UNAVAILABLE:
       case BUSY:
         // the node's own limits: not the map's fault

@@ -537,6 +537,32 @@ class RdmaFetcherTest {
   }
 
   @Test
+  void aNodeThatAnswersAPrefixIsAskedForTheRestAndNoMapFails() throws Exception {
+    // a node whose answers are bounded (call.maxAnswerBytes) answers one map a call here
+    List<Integer> asked = new ArrayList<>();
+    NodeLocator prefix =
+        (host, maps) -> {
+          asked.add(maps.size());
+          List<LocateAnswer.Located> out = new ArrayList<>();
+          out.add(located(maps.get(0).getTaskID().getId()));
+          for (TaskAttemptID m : maps.subList(1, maps.size())) {
+            out.add(LocateAnswer.Located.failed(m.toString(), LocateAnswer.Status.DEFERRED, ""));
+          }
+          return new LocateAnswer(TransportKind.TCP, server.localAddress(), out);
+        };
+    RdmaFetcher<Object, Object> f = fetcher(Map.of(), s -> prefix, true);
+    MapHost host = host("node-p:13562", map(0), map(1), map(2));
+
+    f.copyFromHost(host);
+
+    assertEquals(
+        Set.of(map(0).toString(), map(1).toString(), map(2).toString()), merger.committed.keySet());
+    assertEquals(List.of(3, 2, 1), asked, "asked again for what was deferred");
+    assertEquals(List.of(), failures(), "a deferred map is nobody's failure");
+    assertEquals(0, http.rounds.get());
+  }
+
+  @Test
   void withoutHttpFallbackAnOutputTheNodeCantRegisterIsNeverFetchedOverHttp() throws Exception {
     NodeLocator unavailable =
         (host, asked) ->
