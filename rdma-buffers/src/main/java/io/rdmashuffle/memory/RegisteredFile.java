@@ -139,6 +139,11 @@ public final class RegisteredFile extends CountedResource<RegisteredFile> implem
     return length;
   }
 
+  /** Whether it is still registered (not closed); READs in flight may outlive that. */
+  public boolean isOpen() {
+    return refs().isOpen();
+  }
+
   /** The file's length now (shorter than {@link #length()} when it was truncated since). */
   public long currentLength() throws IOException {
     return channel.size();

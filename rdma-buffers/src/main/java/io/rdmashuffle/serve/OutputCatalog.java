@@ -177,6 +177,15 @@ public final class OutputCatalog implements AutoCloseable {
         return Located.local(id.map(), d.path().toString(), slice(d.table(), start, end));
       }
       Registered r = registration.obtain(id, true);
+      if (r == null) {
+        return Located.failed(
+            id.map(),
+            Status.BUSY,
+            "every one of the "
+                + limits.maxOpenOutputs()
+                + " registrations this server may hold is being made or was taken again: ask"
+                + " again");
+      }
       return Located.ok(id.map(), r.file().descriptor(), slice(r.table(), start, end));
     } catch (NoSuchFileException e) {
       return Located.failed(id.map(), Status.NOT_FOUND, "no map output " + id + " here");
@@ -191,6 +200,11 @@ public final class OutputCatalog implements AutoCloseable {
     } catch (IOException | IllegalArgumentException e) {
       LOG.warn("map output {} can't be served: {}", id, e.toString());
       return Located.failed(id.map(), Status.FAILED, "map output " + id + " can't be read: " + e);
+    } catch (RuntimeException e) {
+      // a defect of this server, not of the output: the reader asks again or elsewhere
+      LOG.error("locating map output {} failed", id, e);
+      return Located.failed(
+          id.map(), Status.UNAVAILABLE, "this server failed to locate " + id + ": " + e);
     }
   }
 

@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +31,7 @@ final class OutputRegistration {
   private final MemoryRegistrar registrar;
   private final OutputSource source;
   private final OutputCatalog.Limits limits;
-  private final Map<OutputId, Object> loading = new ConcurrentHashMap<>();
+  private final Map<OutputId, CompletableFuture<Loading>> loading = new ConcurrentHashMap<>();
 
   // guarded by lock
   private final Registrations registered;
@@ -55,22 +57,77 @@ final class OutputRegistration {
 
   /**
    * The registered output, registering it; with {@code evict}, making room by evicting. Null when
-   * it does not fit without eviction.
+   * it can't be registered now: it does not fit without eviction, every slot is a registration
+   * still in progress, or each registration was evicted again before it could be answered (the
+   * caller answers "busy, ask again"; nobody's fault).
    */
   Registered obtain(OutputId id, boolean evict) throws IOException {
-    Registered r = lookup(id);
-    if (r != null) {
-      checkIntact(r);
-      return r;
-    }
-    Object once = loading.computeIfAbsent(id, k -> new Object());
-    try {
-      synchronized (once) {
-        r = lookup(id);
-        return r != null ? r : register(id, evict);
+    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      Registered r = lookup(id);
+      if (r == null) {
+        Loading l = registerOnce(id, evict);
+        if (l.result() == null && evict && !l.evicting()) {
+          continue; // an offer's registration that did not fit: try again, evicting
+        }
+        r = l.result();
+        if (r == null) {
+          return null;
+        }
       }
+      if (intact(r)) {
+        return r;
+      }
+      // deregistered (evicted) since it was looked up or registered: look again
+    }
+    return null;
+  }
+
+  /** How often {@link #obtain} looks again after finding its registration closed under it. */
+  private static final int MAX_ATTEMPTS = 4;
+
+  /** The outcome of one registration attempt of an output, shared by every thread that asked. */
+  private record Loading(boolean evicting, Registered result) {}
+
+  /**
+   * Registers {@code id} unless another thread is registering it already, in which case its outcome
+   * (the registration, null, or its exception) is this thread's too: one registration of an output
+   * at a time, however many readers ask. A registration stays in {@code loading} until it is in
+   * {@code registered} (or failed), so a thread never finds neither.
+   */
+  private Loading registerOnce(OutputId id, boolean evict) throws IOException {
+    CompletableFuture<Loading> mine = new CompletableFuture<>();
+    CompletableFuture<Loading> theirs = loading.putIfAbsent(id, mine);
+    if (theirs != null) {
+      return await(theirs);
+    }
+    try {
+      Registered r = lookup(id);
+      Loading l = new Loading(evict, r != null ? r : register(id, evict));
+      mine.complete(l);
+      return l;
+    } catch (IOException | RuntimeException | Error e) {
+      mine.completeExceptionally(e);
+      throw e;
     } finally {
-      loading.remove(id, once);
+      loading.remove(id, mine);
+    }
+  }
+
+  private static Loading await(CompletableFuture<Loading> f) throws IOException {
+    try {
+      return f.join();
+    } catch (CompletionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException re) {
+        throw re;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw e;
     }
   }
 
@@ -85,6 +142,17 @@ final class OutputRegistration {
     }
   }
 
+  /** Deregisters {@code r} if it is still the output's registration (not a newer one). */
+  private void forget(Registered r) {
+    boolean removed;
+    synchronized (lock) {
+      removed = registered.remove(r);
+    }
+    if (removed) {
+      r.file().close();
+    }
+  }
+
   private Registered lookup(OutputId id) {
     synchronized (lock) {
       return registered.get(id);
@@ -92,18 +160,26 @@ final class OutputRegistration {
   }
 
   /**
-   * A registered output whose file was truncated since can't be served (a READ of the missing bytes
-   * would fail, or worse): it is deregistered and reported as damaged.
+   * Whether {@code r} can be answered: false when it was deregistered meanwhile (an eviction or a
+   * withdrawal closed it: the caller looks again); an intact registration is true. A registered
+   * output whose file was truncated since can't be served (a READ of the missing bytes would fail,
+   * or worse): that registration is deregistered and reported as damaged.
    */
-  private void checkIntact(Registered r) throws IOException {
+  private boolean intact(Registered r) throws IOException {
+    if (!r.file().isOpen()) {
+      return false;
+    }
     long now;
     try {
       now = r.file().currentLength();
     } catch (IOException e) {
-      now = -1;
+      if (!r.file().isOpen()) {
+        return false; // closed between the look and the size (its channel went with it)
+      }
+      throw new IOException("data file " + r.file().path() + " can't be sized: " + e, e);
     }
     if (now < r.file().length()) {
-      forget(r.id());
+      forget(r);
       throw new IOException(
           "data file "
               + r.file().path()
@@ -113,6 +189,7 @@ final class OutputRegistration {
               + r.file().length()
               + " when registered (truncated?)");
     }
+    return true;
   }
 
   private Registered register(OutputId id, boolean evict) throws IOException {
@@ -161,8 +238,13 @@ final class OutputRegistration {
       if (!served.serves(id)) {
         registered.unreserve(pin);
         r = null;
-      } else {
-        registered.add(r, System.nanoTime() - t0);
+      } else if (!registered.add(r, System.nanoTime() - t0)) {
+        // never while registrations of one output are serialized; never two of it either way
+        registered.unreserve(pin);
+        Registered first = registered.get(id);
+        LOG.error("{} was registered twice at once; the second registration is dropped", id);
+        file.close();
+        return first;
       }
     }
     if (r == null) {

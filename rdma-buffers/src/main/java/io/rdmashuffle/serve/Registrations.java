@@ -81,11 +81,18 @@ final class Registrations {
     metrics.holding(open, pinned);
   }
 
-  /** Adds a registration made under a reservation; {@code nanos} it took. */
-  void add(Registered r, long nanos) {
-    registered.put(r.id(), r);
+  /**
+   * Adds a registration made under a reservation; {@code nanos} it took. False, adding nothing,
+   * when the output is registered already (the caller gives the reservation back and closes its
+   * duplicate): an output is never registered twice.
+   */
+  boolean add(Registered r, long nanos) {
+    if (registered.putIfAbsent(r.id(), r) != null) {
+      return false;
+    }
     metrics.registered(nanos, evicted.remove(r.id()) != null);
     metrics.holding(open, pinned);
+    return true;
   }
 
   /** Removes one output (not as an eviction); returns it, or null when it is not registered. */
@@ -95,6 +102,15 @@ final class Registrations {
       release(r);
     }
     return r;
+  }
+
+  /** Removes (not as an eviction) exactly {@code r}, if it is still its output's registration. */
+  boolean remove(Registered r) {
+    if (!registered.remove(r.id(), r)) {
+      return false;
+    }
+    release(r);
+    return true;
   }
 
   /** Evicts the least recently used output, or returns null when none is registered. */

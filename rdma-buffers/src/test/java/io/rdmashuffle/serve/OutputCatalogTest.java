@@ -6,12 +6,6 @@ import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
 import io.rdmashuffle.mapoutput.LocateAnswer.Located;
 import io.rdmashuffle.mapoutput.LocateAnswer.Status;
 import io.rdmashuffle.mapoutput.OutputId;
-import io.rdmashuffle.memory.Access;
-import io.rdmashuffle.memory.MemoryAccounting;
-import io.rdmashuffle.memory.MemoryPiece;
-import io.rdmashuffle.memory.MemoryRegistrar;
-import io.rdmashuffle.memory.RegisteredRegion;
-import io.rdmashuffle.memory.RegistrationException;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import java.io.IOException;
@@ -20,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,46 +33,6 @@ class OutputCatalogTest {
   private final ApplicationSecrets secrets = new ApplicationSecrets();
   private final List<String> withdrawn = new ArrayList<>();
   private OutputCatalog catalog;
-
-  /** Registers pinned memory (as verbs does), refusing the next {@code refusals} times. */
-  private static final class PinningRegistrar implements MemoryRegistrar {
-    final MemoryAccounting accounting = new MemoryAccounting();
-    final AtomicInteger next = new AtomicInteger(1);
-    final AtomicInteger refusals = new AtomicInteger();
-    final AtomicInteger live = new AtomicInteger();
-
-    @Override
-    public RegisteredRegion register(
-        MemoryPiece piece, Access access, String owner, Runnable onFreed)
-        throws RegistrationException {
-      if (refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-        throw new RegistrationException("memlock limit (test)");
-      }
-      int key = next.getAndIncrement();
-      live.incrementAndGet();
-      accounting.registered(piece.length());
-      return new RegisteredRegion(piece, access, owner, (long) key << 32, key, key, onFreed) {
-        @Override
-        protected void withdraw() {}
-
-        @Override
-        protected void deregister() {
-          live.decrementAndGet();
-          accounting.deregistered(piece.length());
-        }
-      };
-    }
-
-    @Override
-    public MemoryAccounting accounting() {
-      return accounting;
-    }
-
-    @Override
-    public boolean pinsMemory() {
-      return true;
-    }
-  }
 
   private OutputCatalog catalog(int maxOpen, long maxPinned) {
     catalog =
