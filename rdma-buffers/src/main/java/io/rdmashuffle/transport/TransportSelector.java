@@ -17,10 +17,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Chooses and starts this process's transport from {@code transport = auto | verbs | tcp}. {@code
- * auto} probes verbs (once per process; providers cache what they find), and when verbs can't run
- * here it starts tcp, logs the cause once per process and counts the fallback. A forced transport
- * that can't run fails with its cause: never a silent substitute. Starting a transport is also
- * where a process switches on leak detection ({@code debug.leakDetection}).
+ * auto} tries verbs, and when verbs can't run here it starts tcp, logs the cause once per process
+ * and counts the fallback; a forced transport is the only one probed. {@link #choose} (the
+ * doctor's) probes every transport, to show them all. A forced transport that can't run fails with
+ * its cause: never a silent substitute. Starting a transport is also where a process switches on
+ * leak detection ({@code debug.leakDetection}).
  */
 public final class TransportSelector {
   private static final Logger LOG = LoggerFactory.getLogger(TransportSelector.class);
@@ -122,29 +123,33 @@ public final class TransportSelector {
     }
   }
 
+  /**
+   * Starts the chosen transport, probing only what the choice needs: a forced transport is the only
+   * one asked (a tcp process never touches the verbs library or its devices), and {@code auto} asks
+   * verbs once, by starting it (a provider's start is its probe), and starts tcp when verbs can't
+   * run or start.
+   */
   private Transport startOn(TransportContext context, PinnedMemory pinned)
       throws TransportStartException {
-    Choice c = choose(context.conf(), pinned);
     TransportKind wanted = context.conf().get(RdmaShuffleConfig.TRANSPORT);
     if (wanted != TransportKind.AUTO) {
-      if (!c.probes().get(wanted).available()) {
-        throw new TransportStartException(
-            "transport "
-                + name(wanted)
-                + " can't run on this node: "
-                + c.probes().get(wanted).cause());
-      }
-      return providers.get(wanted).start(context, pinned);
-    }
-    if (c.kind() == TransportKind.VERBS) {
       try {
-        return providers.get(TransportKind.VERBS).start(context, pinned);
+        return providers.get(wanted).start(context, pinned);
       } catch (TransportStartException e) {
-        fellBack(context, "verbs failed to start: " + e.getMessage());
-        return providers.get(TransportKind.TCP).start(context);
+        throw new TransportStartException(
+            "transport " + name(wanted) + " can't run on this node: " + e.getMessage(), e);
       }
     }
-    fellBack(context, c.probes().get(TransportKind.VERBS).cause());
+    TransportProvider verbs = providers.get(TransportKind.VERBS);
+    if (verbs != null) {
+      try {
+        return verbs.start(context, pinned);
+      } catch (TransportStartException e) {
+        fellBack(context, e.getMessage());
+      }
+    } else {
+      fellBack(context, "the verbs transport is not built in");
+    }
     return providers.get(TransportKind.TCP).start(context);
   }
 
