@@ -1,5 +1,7 @@
 package io.rdmashuffle.transport.engine;
 
+import java.util.function.LongSupplier;
+
 /**
  * Spins with {@link Thread#onSpinWait()} for a few idle rounds, then yields the CPU for at most a
  * short time (to whatever else is runnable there: where the NIC is software, the kernel moving the
@@ -20,6 +22,7 @@ public final class SpinThenParkIdleStrategy implements IdleStrategy {
   private final int maxSpins;
   private final long maxYieldNanos;
   private final Parker parker;
+  private final LongSupplier clock;
   private int spins;
 
   /** When the yielding began; 0 while spinning. */
@@ -34,6 +37,11 @@ public final class SpinThenParkIdleStrategy implements IdleStrategy {
    * @param maxYieldNanos then, how long idle rounds yield before one parks (0: none)
    */
   public SpinThenParkIdleStrategy(int maxSpins, long maxYieldNanos, Parker parker) {
+    this(maxSpins, maxYieldNanos, parker, System::nanoTime);
+  }
+
+  /** With the clock of its yielding time (tests). */
+  SpinThenParkIdleStrategy(int maxSpins, long maxYieldNanos, Parker parker, LongSupplier clock) {
     if (maxSpins < 0 || maxYieldNanos < 0) {
       throw new IllegalArgumentException(
           "maxSpins=" + maxSpins + ", maxYieldNanos=" + maxYieldNanos + ": must not be negative");
@@ -41,6 +49,7 @@ public final class SpinThenParkIdleStrategy implements IdleStrategy {
     this.maxSpins = maxSpins;
     this.maxYieldNanos = maxYieldNanos;
     this.parker = parker;
+    this.clock = clock;
   }
 
   @Override
@@ -55,7 +64,7 @@ public final class SpinThenParkIdleStrategy implements IdleStrategy {
       return;
     }
     if (maxYieldNanos > 0) {
-      long now = System.nanoTime();
+      long now = clock.getAsLong();
       if (yieldingSince == 0) {
         yieldingSince = now;
       }
