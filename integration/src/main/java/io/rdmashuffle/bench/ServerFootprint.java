@@ -8,6 +8,7 @@ import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.tools.Cli;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadChannel;
@@ -45,21 +46,34 @@ import java.util.concurrent.TimeUnit;
  * addresses, 100 each, within the default per-source bound), and with 300 authenticated READ
  * connections, each of which has completed one READ.
  *
- * <pre>integration/bin/bench-server-footprint [--out FILE]</pre>
+ * <p>{@code bin/rdma-shuffle bench server-footprint}; its arguments: {@link #USAGE}.
  */
 public final class ServerFootprint {
   private static final String APP = "footprint";
   private static final byte[] SECRET =
       "footprint-secret-0123456789".getBytes(StandardCharsets.UTF_8);
 
+  static final String USAGE =
+      """
+      usage: bin/rdma-shuffle bench server-footprint [--out FILE]
+        What the serving side of our tcp transport costs per connection (threads, heap, direct
+        memory, descriptors of a serving JVM): idle, with 500 connections before their handshake,
+        with 300 authenticated READ connections. The table goes to standard output and to --out.
+      """;
+
   private ServerFootprint() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length > 0 && args[0].equals("serve")) {
-      serve();
+    if (args.length == 1 && args[0].equals("serve")) {
+      serve(); // the serving JVM this runner starts
       return;
     }
-    Path out = args.length == 2 && args[0].equals("--out") ? Paths.get(args[1]) : null;
+    Cli.main("bench server-footprint", USAGE, args, ServerFootprint::measure);
+  }
+
+  private static int measure(Cli a) throws Exception {
+    Path out = a.option("out", null, Paths::get);
+    a.done();
     StringBuilder report = new StringBuilder("# Serving-side footprint per connection (tcp)\n\n");
     report.append(Machine.describe()).append('\n');
     Process p =
@@ -137,6 +151,7 @@ public final class ServerFootprint {
       Files.writeString(out, report);
       System.out.println("wrote " + out);
     }
+    return 0;
   }
 
   private static void readOnce(ReadChannel c, long address, int rkey, PooledBuffer b)

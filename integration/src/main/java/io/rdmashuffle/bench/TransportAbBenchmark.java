@@ -1,5 +1,6 @@
 package io.rdmashuffle.bench;
 
+import io.rdmashuffle.tools.Cli;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,16 +15,37 @@ import java.util.Random;
  * between runs far more than between two neighbouring rounds, so the per-round ratio is what can be
  * compared.
  *
- * <pre>integration/bin/bench-transport-ab OLD_CLASSES_DIRS NEW_CLASSES_DIRS [ROUNDS]</pre>
- *
- * where each CLASSES_DIRS is {@code integration-classes:rdma-buffers-classes} of one build.
+ * <p>{@code bin/rdma-shuffle bench transport-ab}; its arguments: {@link #USAGE}.
  */
 public final class TransportAbBenchmark {
+  static final String USAGE =
+      """
+      usage: bin/rdma-shuffle bench transport-ab OLD_CLASS_DIRS NEW_CLASS_DIRS [ROUNDS]
+        Two builds of our tcp transport against each other in one process, rounds alternating
+        which build starts (9 rounds by default); the median of the per-round ratios new / old.
+        Each CLASS_DIRS is INTEGRATION_CLASSES:RDMA_BUFFERS_CLASSES of one build, for example
+        copies of integration/target/classes and rdma-buffers/target/classes taken before and
+        after a change.
+      """;
+
   private TransportAbBenchmark() {}
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    Cli.main("bench transport-ab", USAGE, args, TransportAbBenchmark::run);
+  }
+
+  private static int run(Cli a) throws Exception {
+    String[] build = {a.positional("OLD_CLASS_DIRS"), a.positional("NEW_CLASS_DIRS")};
+    int rounds = Cli.parse("ROUNDS", a.positional("ROUNDS", "9"), Integer::parseInt);
+    a.done();
+    for (String dirs : build) {
+      for (String d : dirs.split(":")) {
+        if (!Files.isDirectory(Path.of(d))) {
+          throw new Cli.UsageError(dirs + ": " + d + " is no folder");
+        }
+      }
+    }
     String deps = System.getProperty("bench.dependencies", "");
-    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 9;
     FetchSide[] side = new FetchSide[2];
     Path dir = Files.createTempDirectory("rdma-bench-ab");
     Path file = dir.resolve("blocks");
@@ -36,7 +58,7 @@ public final class TransportAbBenchmark {
       }
     }
     for (int i = 0; i < 2; i++) {
-      side[i] = new OtherBuildFetcher(i == 0 ? "old" : "new", args[i], deps, file);
+      side[i] = new OtherBuildFetcher(i == 0 ? "old" : "new", build[i], deps, file);
     }
     StringBuilder out =
         new StringBuilder(Machine.describe())
@@ -78,7 +100,7 @@ public final class TransportAbBenchmark {
               each.toString().trim()));
     }
     System.out.print(out);
-    System.exit(0); // the fetchers' transports are left to the process
+    return 0; // Cli.main exits: the fetchers' transports are left to the process
   }
 
   private static double median(double[] x) {

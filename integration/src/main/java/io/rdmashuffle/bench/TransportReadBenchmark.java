@@ -1,5 +1,6 @@
 package io.rdmashuffle.bench;
 
+import io.rdmashuffle.tools.Cli;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -22,36 +23,39 @@ import java.util.Random;
  * integration-classes:rdma-buffers-classes} of that build), so an earlier build's ratio against
  * Spark is measured in the same run.
  *
- * <pre>integration/bin/bench-transport [--sizes 64k,256k,1m,4m] [--file 256m] [--rounds 7]
- *     [--bytes-per-round 1g] [--compare NAME=CLASS_DIRS] [--out FILE]</pre>
+ * <p>{@code bin/rdma-shuffle bench transport}; its arguments: {@link #USAGE}.
  */
 public final class TransportReadBenchmark {
   private TransportReadBenchmark() {}
 
-  public static void main(String[] args) throws Exception {
-    long[] sizes = {64 << 10, 256 << 10, 1 << 20, 4 << 20};
-    long fileSize = 256L << 20;
-    long perRound = 1L << 30;
-    int rounds = 7;
-    int warmup = 2;
-    Path out = null;
-    String compare = null;
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--sizes" ->
-            sizes =
-                Arrays.stream(args[++i].split(","))
-                    .mapToLong(TransportReadBenchmark::bytes)
-                    .toArray();
-        case "--file" -> fileSize = bytes(args[++i]);
-        case "--bytes-per-round" -> perRound = bytes(args[++i]);
-        case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-        case "--warmup" -> warmup = Integer.parseInt(args[++i]);
-        case "--out" -> out = Paths.get(args[++i]);
-        case "--compare" -> compare = args[++i];
-        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-      }
-    }
+  static final String USAGE =
+      """
+      usage: bin/rdma-shuffle bench transport [--sizes 64k,256k,1m,4m] [--file 256m] [--rounds 7]
+                 [--warmup 2] [--bytes-per-round 1g] [--compare NAME=CLASS_DIRS] [--out FILE]
+        Block fetch throughput over loopback, in one process, rounds rotating which side starts:
+        our tcp transport, Spark's network stack and a bare request/sendfile loop; medians.
+        --compare adds our tcp transport of another build (CLASS_DIRS:
+        INTEGRATION_CLASSES:RDMA_BUFFERS_CLASSES of that build). The report goes to standard
+        output and to --out.
+      """;
+
+  public static void main(String[] args) {
+    Cli.main("bench transport", USAGE, args, TransportReadBenchmark::run);
+  }
+
+  private static int run(Cli a) throws Exception {
+    long[] sizes =
+        a.option(
+            "sizes",
+            new long[] {64 << 10, 256 << 10, 1 << 20, 4 << 20},
+            v -> Arrays.stream(v.split(",")).mapToLong(Cli::bytes).toArray());
+    long fileSize = a.option("file", 256L << 20, Cli::bytes);
+    long perRound = a.option("bytes-per-round", 1L << 30, Cli::bytes);
+    int rounds = a.intOption("rounds", 7);
+    int warmup = a.intOption("warmup", 2);
+    Path out = a.option("out", null, Paths::get);
+    String compare = a.option("compare", null);
+    a.done();
     Path dir = Files.createTempDirectory("rdma-bench");
     Path file = dir.resolve("blocks");
     writeFile(file, fileSize);
@@ -172,8 +176,7 @@ public final class TransportReadBenchmark {
       Files.writeString(out, report.toString(), StandardCharsets.UTF_8);
       System.out.println("wrote " + out);
     }
-    // Netty's and our daemon threads must not keep the JVM up
-    System.exit(0);
+    return 0; // Cli.main exits: Netty's and our daemon threads must not keep the JVM up
   }
 
   /** Per-round ratios of side 0 and (with {@code other}) side 3 to Spark, and of 0 to 3. */
@@ -233,22 +236,6 @@ public final class TransportReadBenchmark {
         f.write(chunk, 0, (int) Math.min(chunk.length, size - off));
       }
     }
-  }
-
-  private static long bytes(String s) {
-    String t = s.trim().toLowerCase(java.util.Locale.ROOT);
-    long mult = 1;
-    if (t.endsWith("k")) {
-      mult = 1 << 10;
-    } else if (t.endsWith("m")) {
-      mult = 1 << 20;
-    } else if (t.endsWith("g")) {
-      mult = 1 << 30;
-    }
-    if (mult > 1) {
-      t = t.substring(0, t.length() - 1);
-    }
-    return Long.parseLong(t) * mult;
   }
 
   private static String human(long size) {

@@ -33,6 +33,10 @@ public final class Tpcds {
     }
     int code;
     switch (args[0]) {
+      case "help", "--help", "-h" -> {
+        System.out.print(CompareOptions.usage());
+        code = 0;
+      }
       case "compare" -> code = CompareLauncher.main(args, 1);
       case "datagen" -> code = datagen(new Args(args, 1));
       case "run" -> code = run(new Args(args, 1));

@@ -32,33 +32,45 @@ import java.util.TreeMap;
 public final class Doctor {
   private Doctor() {}
 
-  /** Runs the doctor; returns the exit status. */
+  static final String USAGE =
+      """
+      usage: bin/rdma-shuffle doctor [--conf spark-defaults.conf] [--set key=value]...
+                 [--node-service HOST[:PORT]]
+        Which transport `auto` picks on this node, and why: native library, devices, port states,
+        memlock limit, for the settings in --conf ($SPARK_CONF_DIR/spark-defaults.conf by
+        default), in -Dspark.shuffle.rdma.* system properties and in --set. --node-service also
+        asks a node service whether it answers. Exit status 0 when the configured transport can
+        run, 1 when it can't, 2 on bad settings.
+      """;
+
+  /** Runs the doctor; returns the exit status. Mistakes and the report both go to {@code out}. */
   public static int run(ConfigSchema schema, String[] args, PrintStream out) {
+    return run(schema, args, out, out);
+  }
+
+  /** Runs the doctor; returns the exit status. The command line's mistakes go to {@code err}. */
+  public static int run(ConfigSchema schema, String[] args, PrintStream out, PrintStream err) {
+    return Cli.run("doctor", USAGE, args, out, err, a -> run(schema, a, out));
+  }
+
+  private static int run(ConfigSchema schema, Cli a, PrintStream out) {
     Map<String, String> settings = new TreeMap<>();
-    String nodeService = null;
     try {
-      Path file = defaultConfFile();
-      for (int i = 0; i < args.length; i++) {
-        switch (args[i]) {
-          case "doctor" -> {}
-          case "--conf" -> file = Paths.get(args[++i]);
-          case "--node-service" -> nodeService = args[++i];
-          case "--set" -> {
-            String kv = args[++i];
-            int eq = kv.indexOf('=');
-            if (eq <= 0) {
-              out.println("--set expects key=value, got " + kv);
-              return 2;
-            }
-            settings.put(kv.substring(0, eq), kv.substring(eq + 1));
-          }
-          default -> {
-            out.println(
-                "usage: rdma-shuffle doctor [--conf spark-defaults.conf] [--set key=value]...");
-            return 2;
-          }
+      Path file = a.option("conf", defaultConfFile(), Paths::get);
+      String nodeService = a.option("node-service", null);
+      for (String kv : a.all("set")) {
+        int eq = kv.indexOf('=');
+        if (eq <= 0) {
+          throw new Cli.UsageError("--set expects key=value, got " + kv);
         }
+        settings.put(kv.substring(0, eq), kv.substring(eq + 1));
       }
+      // the plugin jars' main classes may be given the word (spark-submit JAR doctor)
+      String word = a.positional("doctor", null);
+      if (word != null && !word.equals("doctor")) {
+        throw new Cli.UsageError("unknown argument " + word);
+      }
+      a.done();
       Map<String, String> merged = new TreeMap<>();
       if (file != null && Files.isReadable(file)) {
         out.println("settings from " + file);
@@ -83,7 +95,9 @@ public final class Doctor {
     } catch (ConfigException e) {
       out.println("bad setting: " + e.getMessage());
       return 2;
-    } catch (IOException | ArrayIndexOutOfBoundsException | IllegalArgumentException e) {
+    } catch (Cli.UsageError e) {
+      throw e;
+    } catch (IOException | IllegalArgumentException e) {
       out.println("doctor failed: " + e);
       return 2;
     }

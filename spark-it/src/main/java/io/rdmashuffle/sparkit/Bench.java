@@ -1,5 +1,6 @@
 package io.rdmashuffle.sparkit;
 
+import io.rdmashuffle.tools.Cli;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,11 +19,11 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The Spark shuffle benchmark ({@code spark-it/bin/bench-spark}): a groupByKey and a sortByKey of
- * {@code --bytes} (2 GiB) of records in {@code local-cluster} with two executors, stock shuffle
- * against ours, applications alternating (stock first in odd rounds, ours first in even ones),
- * medians of {@code --runs} rounds. Two comparisons (docs/architecture.md, "Measuring on one
- * machine"):
+ * The Spark shuffle benchmark ({@code bin/rdma-shuffle bench spark}, {@link #USAGE}): a groupByKey
+ * and a sortByKey of {@code --bytes} (2 GiB) of records in {@code local-cluster} with two
+ * executors, stock shuffle against ours, applications alternating (stock first in odd rounds, ours
+ * first in even ones), medians of {@code --runs} rounds. Two comparisons (docs/architecture.md,
+ * "Measuring on one machine"):
  *
  * <ul>
  *   <li>{@code headline}: both as configured by default; on one machine the stock shuffle then
@@ -44,29 +45,29 @@ public final class Bench {
   /** One application's timed jobs, in seconds, and its reduce tasks' times. */
   private record Run(double groupBy, double sortBy, FetchWaitListener.ReduceTime reduce) {}
 
-  public static void main(String[] args) throws Exception {
-    long bytes = 2L << 30;
-    int runs = 3;
-    int memoryMb = 2048;
-    int maps = 16;
-    List<String> modes = List.of("headline", "transport");
-    Path out = null;
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--bytes" -> bytes = parseBytes(args[++i]);
-        case "--runs" -> runs = Integer.parseInt(args[++i]);
-        case "--memory-mb" -> memoryMb = Integer.parseInt(args[++i]);
-        case "--maps" -> maps = Integer.parseInt(args[++i]);
-        case "--modes" -> modes = List.of(args[++i].split(","));
-        case "--out" -> out = Paths.get(args[++i]);
-        default -> {
-          System.err.println(
-              "usage: bench-spark [--bytes 2g] [--runs 3] [--memory-mb 2048]"
-                  + " [--maps 16] [--modes headline,transport] [--out FILE]");
-          System.exit(2);
-        }
-      }
-    }
+  static final String USAGE =
+      """
+      usage: bin/rdma-shuffle bench spark [--bytes 2g] [--runs 3] [--memory-mb 2048] [--maps 16]
+                 [--modes headline,transport] [--out FILE]
+        A groupByKey and a sortByKey of --bytes of records in local-cluster with two executors:
+        Spark's stock sort shuffle against ours (tcp transport), applications alternating,
+        medians of --runs rounds; headline (both as configured by default) and transport (every
+        block over a transport). The report goes to standard output and to --out.
+      """;
+
+  public static void main(String[] args) {
+    Cli.main("bench spark", USAGE, args, Bench::run);
+  }
+
+  private static int run(Cli a) throws Exception {
+    long bytes = a.option("bytes", 2L << 30, Cli::bytes);
+    int runs = a.intOption("runs", 3);
+    int memoryMb = a.intOption("memory-mb", 2048);
+    int maps = a.intOption("maps", 16);
+    List<String> modes =
+        a.option("modes", List.of("headline", "transport"), v -> List.of(v.split(",")));
+    Path out = a.option("out", null, Paths::get);
+    a.done();
     StringBuilder report = new StringBuilder();
     report
         .append("# Spark shuffle benchmark: stock sort shuffle vs rdma-shuffle (tcp transport)\n\n")
@@ -126,7 +127,7 @@ public final class Bench {
       Files.writeString(out, report.toString(), StandardCharsets.UTF_8);
       System.out.println("wrote " + out);
     }
-    System.exit(allEqual ? 0 : 1);
+    return allEqual ? 0 : 1; // Cli.main exits
   }
 
   private static String table(
@@ -222,22 +223,6 @@ public final class Bench {
       sb.append(sb.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.1f", d));
     }
     return sb.toString();
-  }
-
-  static long parseBytes(String s) {
-    String t = s.trim().toLowerCase(Locale.ROOT);
-    long mult = 1;
-    if (t.endsWith("g")) {
-      mult = 1L << 30;
-    } else if (t.endsWith("m")) {
-      mult = 1L << 20;
-    } else if (t.endsWith("k")) {
-      mult = 1L << 10;
-    }
-    if (mult != 1) {
-      t = t.substring(0, t.length() - 1);
-    }
-    return Long.parseLong(t) * mult;
   }
 
   static String machine() {

@@ -1,9 +1,12 @@
 package io.rdmashuffle.sparkit;
 
+import io.rdmashuffle.tools.Cli;
+import io.rdmashuffle.tools.Doctor;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.shuffle.rdma.SparkConfig;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -15,16 +18,25 @@ import org.apache.spark.sql.SparkSession;
 public final class Demo {
   private Demo() {}
 
-  public static void main(String[] args) throws Exception {
-    long bytes = 512L << 20;
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--bytes")) {
-        bytes = Bench.parseBytes(args[++i]);
-      } else {
-        System.err.println("usage: demo [--bytes 512m]");
-        System.exit(2);
-      }
-    }
+  static final String USAGE =
+      """
+      usage: bin/rdma-shuffle demo [--bytes 512m]
+        Runs the doctor, then the same shuffle-heavy job (a groupByKey and a sortByKey of --bytes
+        of records) in a two-executor local-cluster on this machine, once with Spark's stock sort
+        shuffle and once with rdma-shuffle; checks the results are equal and prints both times.
+        Builds the plugin first when it isn't built (or with REBUILD=1).
+      """;
+
+  public static void main(String[] args) {
+    Cli.main("demo", USAGE, args, Demo::run);
+  }
+
+  private static int run(Cli a) throws Exception {
+    long bytes = a.option("bytes", 512L << 20, Cli::bytes);
+    a.done();
+    System.out.println("== doctor: which transport this node runs");
+    Doctor.run(SparkConfig.SCHEMA, new String[0], System.out); // what it says, whatever it finds
+    System.out.println("== the Spark demo");
     System.out.printf(
         Locale.ROOT,
         "== a groupByKey and a sortByKey of %d MiB of records,"
@@ -44,7 +56,7 @@ public final class Demo {
         ours[1] / stock[1]);
     System.out.println("results equal: " + (same ? "yes" : "NO"));
     System.out.println("(one run each, on a shared machine: see bench-spark for medians)");
-    System.exit(same ? 0 : 1);
+    return same ? 0 : 1; // Cli.main exits
   }
 
   private static final List<?>[] fingerprints = new List<?>[2];

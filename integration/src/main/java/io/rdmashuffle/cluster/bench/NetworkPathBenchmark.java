@@ -4,7 +4,9 @@ import io.rdmashuffle.cluster.Cluster;
 import io.rdmashuffle.cluster.ClusterPaths;
 import io.rdmashuffle.cluster.ClusterSpec;
 import io.rdmashuffle.cluster.net.Rate;
+import io.rdmashuffle.cluster.net.Root;
 import io.rdmashuffle.cluster.spark.SparkApplication;
+import io.rdmashuffle.tools.Cli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,8 +24,8 @@ import java.util.Locale;
  * boundaries. Fails when a run fails or when the two sides' results differ. Writes a markdown
  * report ({@link NetworkPathReport}). Needs root.
  *
- * <p>Run through {@code integration/bin/bench-network-path}, which sets the harness's {@code
- * cluster.*} system properties.
+ * <p>Run through {@code bin/rdma-shuffle bench network-path} ({@link NetworkPathOptions#USAGE}),
+ * which sets the harness's {@code cluster.*} system properties.
  */
 public final class NetworkPathBenchmark {
   static final String CLUSTER_NAME = "network-path";
@@ -38,14 +40,15 @@ public final class NetworkPathBenchmark {
     }
   }
 
-  public static void main(String[] args) throws Exception {
-    NetworkPathOptions o;
-    try {
-      o = NetworkPathOptions.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.exit(2);
-      return;
+  public static void main(String[] args) {
+    Cli.main(
+        "bench network-path", NetworkPathOptions.USAGE, args, a -> run(NetworkPathOptions.read(a)));
+  }
+
+  private static int run(NetworkPathOptions o) throws Exception {
+    if (!Root.isRoot()) {
+      System.err.println("bench network-path: " + Root.NEEDED);
+      return 1;
     }
     ClusterPaths paths = ClusterPaths.fromSystemProperties();
     String loadAtStart = loadAverage();
@@ -61,6 +64,7 @@ public final class NetworkPathBenchmark {
         o.out(),
         new NetworkPathReport(o, settings, digest, loadAtStart, loadAverage(), minutes).markdown());
     System.out.println("results: " + o.out());
+    return 0;
   }
 
   private static Setting runSetting(NetworkPathOptions o, ClusterPaths paths, Rate rate)

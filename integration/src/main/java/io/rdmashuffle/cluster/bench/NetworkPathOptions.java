@@ -1,6 +1,7 @@
 package io.rdmashuffle.cluster.bench;
 
 import io.rdmashuffle.cluster.net.Rate;
+import io.rdmashuffle.tools.Cli;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -35,56 +36,47 @@ record NetworkPathOptions(
 
   static final String USAGE =
       """
-      usage: bench-network-path [--hosts 2] [--rates 150mbit,none] [--rounds 5] [--bytes 768m]
-                                [--record 32k] [--maps 8] [--reduces 8] [--timeout 300]
-                                [--wait-cluster 1200] [--out FILE]""";
+      usage: bin/rdma-shuffle bench network-path [--hosts 2] [--rates 150mbit,none] [--rounds 5]
+                 [--bytes 768m] [--record 32k] [--maps 8] [--reduces 8] [--timeout 300]
+                 [--wait-cluster 1200] [--out FILE]
+        The stock shuffle against our tcp transport on the cluster harness (hosts as network
+        namespaces, one Spark executor per host), once per link setting (a tbf rate per host
+        link, or none), rounds alternating which side starts: job and reduce-stage time,
+        fetch-wait share, serving threads' CPU per GB served. Needs root. --timeout: one
+        application at most (s); --wait-cluster: how long to wait while another harness cluster
+        runs here (s). Results in integration/results/network-path-DATE.md (or --out).
+      """;
 
   static NetworkPathOptions parse(String... args) {
-    int hosts = 2;
-    List<Rate> rates = new ArrayList<>();
-    rates.add(Rate.parse("150mbit"));
-    rates.add(null);
-    int rounds = 5;
-    long bytes = size("768m");
-    int record = (int) size("32k");
-    int maps = 8;
-    int reduces = 8;
-    long timeout = 300;
-    long waitCluster = 1200;
-    Path out = Path.of("integration/results/network-path-" + LocalDate.now() + ".md");
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      if (a.equals("-h") || a.equals("--help")) {
-        throw new IllegalArgumentException(USAGE);
-      }
-      if (i + 1 >= args.length) {
-        throw new IllegalArgumentException(a + " needs a value\n" + USAGE);
-      }
-      String v = args[++i];
-      switch (a) {
-        case "--hosts" -> hosts = Integer.parseInt(v);
-        case "--rates" -> rates = rates(v);
-        case "--rounds" -> rounds = Integer.parseInt(v);
-        case "--bytes" -> bytes = size(v);
-        case "--record" -> record = Math.toIntExact(size(v));
-        case "--maps" -> maps = Integer.parseInt(v);
-        case "--reduces" -> reduces = Integer.parseInt(v);
-        case "--timeout" -> timeout = Long.parseLong(v);
-        case "--wait-cluster" -> waitCluster = Long.parseLong(v);
-        case "--out" -> out = Path.of(v);
-        default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
-      }
-    }
+    return read(Cli.of(args));
+  }
+
+  /** The options of a command line; a {@link Cli.UsageError} names what is wrong. */
+  static NetworkPathOptions read(Cli a) {
+    int hosts = a.intOption("hosts", 2);
+    List<Rate> rates = a.option("rates", rates("150mbit,none"), NetworkPathOptions::rates);
+    int rounds = a.intOption("rounds", 5);
+    long bytes = a.option("bytes", size("768m"), NetworkPathOptions::size);
+    int record = a.option("record", 32 << 10, v -> Math.toIntExact(size(v)));
+    int maps = a.intOption("maps", 8);
+    int reduces = a.intOption("reduces", 8);
+    long timeout = a.option("timeout", 300L, Long::parseLong);
+    long waitCluster = a.option("wait-cluster", 1200L, Long::parseLong);
+    Path out =
+        a.option(
+            "out",
+            Path.of("integration/results/network-path-" + LocalDate.now() + ".md"),
+            Path::of);
+    a.done();
     if (hosts < 2
         || rounds < 1
         || maps < 1
         || reduces < 1
         || record < 8
         || bytes / maps / record < 1) {
-      throw new IllegalArgumentException(
+      throw new Cli.UsageError(
           "need at least 2 hosts, 1 round, 1 map and reduce task"
-              + " and one record of at least 8 bytes per map task\n"
-              + USAGE);
+              + " and one record of at least 8 bytes per map task");
     }
     return new NetworkPathOptions(
         hosts, rates, rounds, bytes, record, maps, reduces, timeout, waitCluster, out);

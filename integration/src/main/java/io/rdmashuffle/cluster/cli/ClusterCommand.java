@@ -9,23 +9,23 @@ import io.rdmashuffle.cluster.net.Ownership;
 import io.rdmashuffle.cluster.net.Rate;
 import io.rdmashuffle.cluster.net.Root;
 import io.rdmashuffle.cluster.net.Teardown;
+import io.rdmashuffle.tools.Cli;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
- * {@code integration/bin/cluster}: the cluster harness for people. {@code up} builds a cluster and
- * leaves it running (an interrupted {@code up} removes what it built); the other commands act on
- * the running cluster by name.
+ * {@code bin/rdma-shuffle cluster} ({@code integration/bin/cluster}): the cluster harness for
+ * people. {@code up} builds a cluster and leaves it running (an interrupted {@code up} removes what
+ * it built); the other commands act on the running cluster by name.
  */
 public final class ClusterCommand {
   static final String USAGE =
       """
-      usage: integration/bin/cluster COMMAND
+      usage: bin/rdma-shuffle cluster COMMAND
         up [--hosts 3] [--rate 300mbit] [--engines spark,yarn|spark|yarn|none]
            [--stock-shuffle-service] [--subnet 198.18.100]
                                start a cluster and leave it running
@@ -38,73 +38,80 @@ public final class ClusterCommand {
         kill HOST              kill every process of HOST
         restart HOST DAEMON    restart one daemon (spark-master, spark-worker,
                                resourcemanager, historyserver, nodemanager)
-      Needs root (network namespaces). Work folders and logs: integration/target/cluster/.
+      The cluster harness: hosts as network namespaces on this machine (198.18.100.0/24 on a
+      bridge), Spark standalone and YARN daemons. Needs root. Work folders and logs:
+      integration/target/cluster/.
       """;
+
+  private static final List<String> COMMANDS =
+      List.of("up", "status", "down", "exec", "client", "link", "rate", "kill", "restart");
 
   private ClusterCommand() {}
 
-  public static void main(String[] args) throws Exception {
-    System.exit(run(args, System.out));
+  public static void main(String[] args) {
+    Cli.main("cluster", USAGE, args, a -> run(a, System.out));
   }
 
-  static int run(String[] args, PrintStream out) throws Exception {
-    if (args.length == 0 || args[0].equals("--help") || args[0].equals("help")) {
+  /** A command line's mistakes are found before root is needed, so they read the same for all. */
+  static int run(Cli a, PrintStream out) throws Exception {
+    String command = a.positional("COMMAND");
+    if (command.equals("help")) {
       out.print(USAGE);
-      return args.length == 0 ? 2 : 0;
+      return 0;
     }
-    if (!Root.isRoot()) {
-      System.err.println("cluster: " + Root.NEEDED);
-      return 1;
+    if (!COMMANDS.contains(command)) {
+      throw new Cli.UsageError("unknown command " + command);
     }
-    List<String> rest = Arrays.asList(args).subList(1, args.length);
     try {
-      return switch (args[0]) {
-        case "up" -> up(rest, out);
-        case "status" -> status(out);
-        case "down" -> down(rest, out);
-        case "exec" -> exec(rest);
-        case "client" -> client(rest);
-        case "link" -> link(rest, out);
-        case "rate" -> rate(rest, out);
-        case "kill" -> kill(rest, out);
-        case "restart" -> restart(rest, out);
-        default -> {
-          System.err.print("cluster: unknown command " + args[0] + "\n" + USAGE);
-          yield 2;
-        }
+      return switch (command) {
+        case "up" -> up(a, out);
+        case "status" -> status(a, out);
+        case "down" -> down(a, out);
+        case "exec" -> exec(a.remaining());
+        case "client" -> client(a.remaining());
+        case "link" -> link(a.remaining(), out);
+        case "rate" -> rate(a.remaining(), out);
+        case "kill" -> kill(a.remaining(), out);
+        default -> restart(a.remaining(), out);
       };
+    } catch (Cli.UsageError e) {
+      throw e;
     } catch (IllegalArgumentException | IllegalStateException | java.io.UncheckedIOException e) {
       System.err.println("cluster: " + e.getMessage());
       return 1;
     }
   }
 
-  private static int up(List<String> args, PrintStream out) {
+  private static int up(Cli a, PrintStream out) {
     ClusterSpec.Builder b = ClusterSpec.builder("cli");
-    String engines = "spark,yarn";
-    for (int i = 0; i < args.size(); i++) {
-      switch (args.get(i)) {
-        case "--hosts" -> b.hosts(Integer.parseInt(value(args, ++i)));
-        case "--rate" -> b.rate(Rate.parse(value(args, ++i)));
-        case "--engines" -> engines = value(args, ++i);
-        case "--stock-shuffle-service" -> b.stockShuffleService();
-        case "--subnet" -> b.subnet(value(args, ++i));
-        default -> throw new IllegalArgumentException("up: unknown option " + args.get(i));
-      }
+    b.hosts(a.intOption("hosts", 3));
+    Rate rate = a.option("rate", null, Rate::parse);
+    if (rate != null) {
+      b.rate(rate);
     }
+    String engines = a.option("engines", "spark,yarn");
+    if (a.flag("stock-shuffle-service")) {
+      b.stockShuffleService();
+    }
+    String subnet = a.option("subnet", null);
+    if (subnet != null) {
+      b.subnet(subnet);
+    }
+    a.done();
     for (String e : engines.split(",")) {
       switch (e.trim()) {
         case "spark" -> b.spark();
         case "yarn" -> b.yarn();
         case "none", "" -> {}
-        default -> throw new IllegalArgumentException("--engines: unknown engine " + e);
+        default -> throw new Cli.UsageError("--engines: unknown engine " + e);
       }
     }
+    Root.require();
     // until detach(), an interrupt (Ctrl-C, SIGTERM) runs the shutdown hook: all is removed
     Cluster c = Cluster.start(b.build(), ClusterPaths.fromSystemProperties());
     c.detach();
     describe(c, out);
-    out.println("`integration/bin/cluster down` removes it.");
+    out.println("`bin/rdma-shuffle cluster down` removes it.");
     return 0;
   }
 
@@ -126,7 +133,9 @@ public final class ClusterCommand {
     }
   }
 
-  private static int status(PrintStream out) {
+  private static int status(Cli a, PrintStream out) {
+    a.done();
+    Root.require();
     out.println("owner: " + Ownership.owner().map(Object::toString).orElse("none"));
     List<String> ns = Teardown.namespaces();
     if (ns.isEmpty()) {
@@ -172,8 +181,10 @@ public final class ClusterCommand {
     }
   }
 
-  private static int down(List<String> args, PrintStream out) {
-    boolean force = args.contains("--force");
+  private static int down(Cli a, PrintStream out) {
+    boolean force = a.flag("force");
+    a.done();
+    Root.require();
     Ownership.owner()
         .ifPresent(
             o -> {
@@ -193,16 +204,18 @@ public final class ClusterCommand {
   private static int exec(List<String> args) throws Exception {
     int dash = args.indexOf("--");
     if (args.isEmpty() || dash < 1 || dash == args.size() - 1) {
-      throw new IllegalArgumentException("usage: exec HOST -- CMD...");
+      throw new Cli.UsageError("exec takes HOST -- CMD...");
     }
+    Root.require();
     Cluster c = Cluster.attach(ClusterPaths.fromSystemProperties());
     return inherit(c.host(host(args.get(0))).wrap(args.subList(dash + 1, args.size())));
   }
 
   private static int client(List<String> args) throws Exception {
     if (args.size() < 2 || !args.get(0).equals("--")) {
-      throw new IllegalArgumentException("usage: client -- CMD...");
+      throw new Cli.UsageError("client takes -- CMD...");
     }
+    Root.require();
     Cluster c = Cluster.attach(ClusterPaths.fromSystemProperties());
     return inherit(c.edge().wrap(args.subList(1, args.size())));
   }
@@ -213,8 +226,9 @@ public final class ClusterCommand {
 
   private static int link(List<String> args, PrintStream out) {
     if (args.size() != 2 || !List.of("up", "down").contains(args.get(1))) {
-      throw new IllegalArgumentException("usage: link HOST down|up");
+      throw new Cli.UsageError("link takes HOST down|up");
     }
+    Root.require();
     Cluster c = Cluster.attach(ClusterPaths.fromSystemProperties());
     c.network().link(host(args.get(0)), args.get(1).equals("up"));
     out.println(c.host(host(args.get(0))).name() + " link " + args.get(1));
@@ -223,8 +237,9 @@ public final class ClusterCommand {
 
   private static int rate(List<String> args, PrintStream out) {
     if (args.size() != 2) {
-      throw new IllegalArgumentException("usage: rate HOST RATE|none");
+      throw new Cli.UsageError("rate takes HOST RATE|none");
     }
+    Root.require();
     Cluster c = Cluster.attach(ClusterPaths.fromSystemProperties());
     int i = host(args.get(0));
     c.network().rate(i, args.get(1).equals("none") ? null : Rate.parse(args.get(1)));
@@ -234,8 +249,9 @@ public final class ClusterCommand {
 
   private static int kill(List<String> args, PrintStream out) {
     if (args.size() != 1) {
-      throw new IllegalArgumentException("usage: kill HOST");
+      throw new Cli.UsageError("kill takes HOST");
     }
+    Root.require();
     Cluster c = Cluster.attach(ClusterPaths.fromSystemProperties());
     Host h = c.host(host(args.get(0)));
     List<Long> pids = new ArrayList<>(h.pids());
@@ -246,8 +262,9 @@ public final class ClusterCommand {
 
   private static int restart(List<String> args, PrintStream out) {
     if (args.size() != 2) {
-      throw new IllegalArgumentException("usage: restart HOST DAEMON");
+      throw new Cli.UsageError("restart takes HOST DAEMON");
     }
+    Root.require();
     Cluster c = Cluster.attach(ClusterPaths.fromSystemProperties());
     Daemon d = c.restart(host(args.get(0)), args.get(1), 5_000);
     out.println("restarted " + d + ", log " + d.spec().log());
@@ -260,14 +277,7 @@ public final class ClusterCommand {
     try {
       return Integer.parseInt(n);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("host=" + name + ": must be rs-hN or N");
+      throw new Cli.UsageError("host " + name + ": must be rs-hN or N");
     }
-  }
-
-  private static String value(List<String> args, int i) {
-    if (i >= args.size()) {
-      throw new IllegalArgumentException(args.get(i - 1) + " needs a value");
-    }
-    return args.get(i);
   }
 }

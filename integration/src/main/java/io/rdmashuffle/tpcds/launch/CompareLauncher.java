@@ -372,11 +372,17 @@ public final class CompareLauncher {
 
   /** Entry point of {@code Tpcds compare}. */
   public static int main(String[] argv, int from) throws Exception {
+    List<String> args = List.of(argv).subList(from, argv.length);
+    if (args.contains("--help") || args.contains("-h")) {
+      System.out.print(CompareOptions.usage());
+      return 0;
+    }
     CompareOptions o;
     try {
       o = CompareOptions.parse(argv, from);
     } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
+      System.err.println("tpcds: " + e.getMessage());
+      System.err.println();
       System.err.print(CompareOptions.usage());
       return 2;
     }

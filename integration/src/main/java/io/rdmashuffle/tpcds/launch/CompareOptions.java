@@ -43,7 +43,12 @@ public record CompareOptions(
 
   public static String usage() {
     return """
-        Tpcds compare [options]: TPC-DS on the stock shuffle and on ours, alternating, one report.
+        usage: bin/rdma-shuffle tpcds [options]
+               on a cluster: spark-submit --class io.rdmashuffle.tpcds.Tpcds JAR compare [options]
+        TPC-DS on the stock shuffle and on ours, alternating, one report. bin/rdma-shuffle tpcds
+        runs on this machine (--master local-cluster[2,1,2048], --spark-home: the build's, made of
+        Maven artifacts), with --data integration/target/tpcds-data and --out
+        integration/results/tpcds-DATE.
           --scale SF            scale factor (default 1)
           --data PATH           dataset root, any Hadoop path (default tpcds-data); DATA/sfSF is reused
           --out DIR             local report folder (default tpcds-results/tpcds-DATE)

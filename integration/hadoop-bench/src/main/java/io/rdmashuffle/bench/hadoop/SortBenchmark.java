@@ -2,6 +2,7 @@ package io.rdmashuffle.bench.hadoop;
 
 import io.rdmashuffle.hadoop.reduce.RdmaShuffleCounter;
 import io.rdmashuffle.hadoop.testing.RdmaMiniCluster;
+import io.rdmashuffle.tools.Cli;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -38,8 +39,7 @@ import org.apache.hadoop.util.ToolRunner;
  * run sorted the same bytes, and writes the results with the machine they ran on. Not a test:
  * {@code integration/bin/bench-hadoop-sort} runs it, on Hadoop's class path only.
  *
- * <pre>SortBenchmark [--bytes 1536m] [--rounds 3] [--reducers 4] [--split 256m] [--slowstart 1.0]
- *     [--out FILE]</pre>
+ * <p>{@code bin/rdma-shuffle bench hadoop-sort}; its arguments: {@link #USAGE}.
  *
  * <p>By default reducers start when every map is done ({@code --slowstart 1.0}), so the reduce
  * shuffle phase measures fetching and merging, not waiting for maps.
@@ -64,34 +64,31 @@ public final class SortBenchmark {
       long fallbacks,
       long crc) {}
 
-  public static void main(String[] args) throws Exception {
-    SortBenchmark b = new SortBenchmark();
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--bytes" -> b.bytes = size(args[++i]);
-        case "--rounds" -> b.rounds = Integer.parseInt(args[++i]);
-        case "--reducers" -> b.reducers = Integer.parseInt(args[++i]);
-        case "--split" -> b.split = size(args[++i]);
-        case "--slowstart" -> b.slowstart = Float.parseFloat(args[++i]);
-        case "--out" -> b.out = args[++i];
-        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-      }
-    }
-    b.run();
-    System.exit(0);
+  static final String USAGE =
+      """
+      usage: bin/rdma-shuffle bench hadoop-sort [--bytes 1536m] [--rounds 3] [--reducers 4]
+                 [--split 256m] [--slowstart 1.0] [--out FILE]
+        A Hadoop MapReduce TeraSort on a MiniMRYarnCluster of two NodeManagers, on Hadoop's class
+        path only: the stock shuffle against ours, alternating runs, medians of the job time and
+        the reduce tasks' shuffle phase. Results in integration/results/hadoop-sort-DATE.md (or
+        --out).
+      """;
+
+  public static void main(String[] args) {
+    Cli.main("bench hadoop-sort", USAGE, args, SortBenchmark::main);
   }
 
-  /** A size such as 1536m or 2g (binary units). */
-  static long size(String s) {
-    String t = s.trim().toLowerCase(Locale.ROOT);
-    int shift =
-        switch (t.charAt(t.length() - 1)) {
-          case 'k' -> 10;
-          case 'm' -> 20;
-          case 'g' -> 30;
-          default -> 0;
-        };
-    return Long.parseLong(shift == 0 ? t : t.substring(0, t.length() - 1)) << shift;
+  private static int main(Cli a) throws Exception {
+    SortBenchmark b = new SortBenchmark();
+    b.bytes = a.option("bytes", b.bytes, Cli::bytes);
+    b.rounds = a.intOption("rounds", b.rounds);
+    b.reducers = a.intOption("reducers", b.reducers);
+    b.split = a.option("split", b.split, Cli::bytes);
+    b.slowstart = a.option("slowstart", b.slowstart, Float::parseFloat);
+    b.out = a.option("out", b.out);
+    a.done();
+    b.run();
+    return 0;
   }
 
   private void run() throws Exception {

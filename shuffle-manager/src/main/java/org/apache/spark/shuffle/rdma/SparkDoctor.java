@@ -10,6 +10,6 @@ public final class SparkDoctor {
   private SparkDoctor() {}
 
   public static void main(String[] args) {
-    System.exit(Doctor.run(SparkConfig.SCHEMA, args, System.out));
+    System.exit(Doctor.run(SparkConfig.SCHEMA, args, System.out, System.err));
   }
 }
