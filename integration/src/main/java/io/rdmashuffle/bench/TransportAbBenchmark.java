@@ -1,10 +1,14 @@
 package io.rdmashuffle.bench;
 
 import io.rdmashuffle.tools.Cli;
+import io.rdmashuffle.tools.Progress;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.Random;
 
 /**
@@ -66,13 +70,20 @@ public final class TransportAbBenchmark {
             .append(
                 "| block | old MB/s | new MB/s | new / old: median of the per-round ratios (each round) |\n")
             .append("| --- | --- | --- | --- |\n");
-    for (int block : new int[] {64 << 10, 256 << 10, 1 << 20, 4 << 20}) {
+    int[] blockSizes = {64 << 10, 256 << 10, 1 << 20, 4 << 20};
+    List<String> steps = new ArrayList<>();
+    for (int block : blockSizes) {
+      steps.addAll(Collections.nCopies(2 + rounds, String.valueOf(block)));
+    }
+    Progress progress = Progress.onStderr(steps);
+    for (int block : blockSizes) {
       int blocks = (int) (size / block);
       int passes = (int) Math.max(1, (1L << 30) / size);
       int window = (int) Math.max(1, (48L << 20) / block);
       double[][] mbps = new double[2][rounds];
       double[] ratio = new double[rounds];
       for (int r = -2; r < rounds; r++) {
+        long round0 = System.nanoTime();
         for (int k = 0; k < 2; k++) {
           int s = Math.floorMod(r + k, 2); // each round starts with the other build
           long t0 = System.nanoTime();
@@ -85,6 +96,15 @@ public final class TransportAbBenchmark {
         if (r >= 0) {
           ratio[r] = mbps[1][r] / mbps[0][r];
         }
+        progress.step(
+            String.valueOf(block),
+            (System.nanoTime() - round0) / 1e9,
+            "bench transport-ab, "
+                + (block >> 10)
+                + " KiB"
+                + (r < 0
+                    ? " warm-up " + (r + 3) + " of 2"
+                    : " round " + (r + 1) + " of " + rounds));
       }
       StringBuilder each = new StringBuilder();
       for (double x : ratio) {
@@ -99,6 +119,7 @@ public final class TransportAbBenchmark {
               median(ratio),
               each.toString().trim()));
     }
+    progress.finish();
     System.out.print(out);
     return 0; // Cli.main exits: the fetchers' transports are left to the process
   }

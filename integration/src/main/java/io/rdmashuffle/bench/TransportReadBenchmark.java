@@ -1,13 +1,17 @@
 package io.rdmashuffle.bench;
 
 import io.rdmashuffle.tools.Cli;
+import io.rdmashuffle.tools.Progress;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.Random;
 
 /**
@@ -98,6 +102,11 @@ public final class TransportReadBenchmark {
           .append("\n| --- | --- | --- | --- | --- | --- |")
           .append(other == null ? "" : " --- | --- |")
           .append('\n');
+      List<String> steps = new ArrayList<>();
+      for (long size : sizes) {
+        steps.addAll(Collections.nCopies(warmup + rounds, human(size)));
+      }
+      Progress progress = Progress.onStderr(steps);
       for (long size : sizes) {
         int blockSize = (int) size;
         int blocks = (int) (fileSize / blockSize);
@@ -105,6 +114,7 @@ public final class TransportReadBenchmark {
         int window = (int) Math.max(1, TransportReadBenchmark.window(blockSize, 48L << 20));
         double[][] mbps = new double[sides.length][rounds];
         for (int r = -warmup; r < rounds; r++) {
+          long t0 = System.nanoTime();
           // each round starts with the next side, so none always runs first
           for (int k = 0; k < sides.length; k++) {
             int side = Math.floorMod(r + k, sides.length);
@@ -113,6 +123,14 @@ public final class TransportReadBenchmark {
               mbps[side][r] = x;
             }
           }
+          progress.step(
+              human(blockSize),
+              (System.nanoTime() - t0) / 1e9,
+              "bench transport, "
+                  + human(blockSize)
+                  + (r < 0
+                      ? " warm-up " + (r + warmup + 1) + " of " + warmup
+                      : " round " + (r + 1) + " of " + rounds));
         }
         double ma = median(mbps[0]);
         double mb = median(mbps[1]);
@@ -143,6 +161,7 @@ public final class TransportReadBenchmark {
         System.out.print(row);
         roundRatios.append(perRoundRow(human(blockSize), mbps, other != null));
       }
+      progress.finish();
       report
           .append("\nThe same rounds as ratios taken within each round (sides that ran")
           .append(" back to back see about the same load): median (each round)\n\n")

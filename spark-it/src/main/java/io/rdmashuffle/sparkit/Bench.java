@@ -1,6 +1,7 @@
 package io.rdmashuffle.sparkit;
 
 import io.rdmashuffle.tools.Cli;
+import io.rdmashuffle.tools.Progress;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -86,6 +87,17 @@ public final class Bench {
                 memoryMb,
                 runs));
     boolean allEqual = true;
+    List<String> steps = new ArrayList<>();
+    for (String mode : modes) {
+      for (int round = 1; round <= runs; round++) {
+        steps.addAll(
+            round % 2 == 1
+                ? List.of(mode + " stock", mode + " ours")
+                : List.of(mode + " ours", mode + " stock"));
+      }
+    }
+    // a line per application: each is a result worth keeping on the screen
+    Progress progress = new Progress(steps, System.out, false, System.nanoTime());
     for (String mode : modes) {
       Workloads.Shuffle stock =
           mode.equals("transport") ? Workloads.Shuffle.STOCK_NETWORK : Workloads.Shuffle.STOCK;
@@ -100,20 +112,27 @@ public final class Bench {
             round % 2 == 1 ? List.of(stock, ours) : List.of(ours, stock);
         for (Workloads.Shuffle s : order) {
           List<String> fp = new ArrayList<>();
+          long t0 = System.nanoTime();
           Run t = runOnce(s, bytes, maps, memoryMb, fp);
+          progress.record(mode + (s == stock ? " stock" : " ours"), (System.nanoTime() - t0) / 1e9);
           times.get(s).groupBy().add(t.groupBy());
           times.get(s).sortBy().add(t.sortBy());
           times.get(s).reduce().add(t.reduce());
           List<String> previous = prints.putIfAbsent(s, fp);
           allEqual &= previous == null || previous.equals(fp);
-          System.out.printf(
-              Locale.ROOT,
-              "[%s round %d] %-34s groupBy %6.1f s  sortBy %6.1f s%n",
-              mode,
-              round,
-              s.label,
-              t.groupBy(),
-              t.sortBy());
+          progress.print(
+              progress.status(
+                  String.format(
+                      Locale.ROOT,
+                      "%s round %d of %d %-34s groupBy %6.1f s  sortBy %6.1f s",
+                      mode,
+                      round,
+                      runs,
+                      s.label,
+                      t.groupBy(),
+                      t.sortBy()),
+                  System.nanoTime(),
+                  0));
         }
       }
       boolean equal = prints.get(stock).equals(prints.get(ours));

@@ -7,6 +7,7 @@ import io.rdmashuffle.cluster.net.Rate;
 import io.rdmashuffle.cluster.net.Root;
 import io.rdmashuffle.cluster.spark.SparkApplication;
 import io.rdmashuffle.tools.Cli;
+import io.rdmashuffle.tools.Progress;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,8 +55,18 @@ public final class NetworkPathBenchmark {
     String loadAtStart = loadAverage();
     long t0 = System.nanoTime();
     List<Setting> settings = new ArrayList<>();
+    List<String> steps = new ArrayList<>();
     for (Rate rate : o.rates()) {
-      settings.add(runSetting(o, paths, rate));
+      for (int round = 1; round <= o.rounds(); round++) {
+        for (String side : order(round)) {
+          steps.add(NetworkPathOptions.label(rate) + " " + side);
+        }
+      }
+    }
+    // a line per run: each is a result worth keeping on the screen
+    Progress progress = new Progress(steps, System.out, false, t0);
+    for (Rate rate : o.rates()) {
+      settings.add(runSetting(o, paths, rate, progress));
     }
     String digest = checkEqual(settings);
     double minutes = (System.nanoTime() - t0) / 60e9;
@@ -67,7 +78,13 @@ public final class NetworkPathBenchmark {
     return 0;
   }
 
-  private static Setting runSetting(NetworkPathOptions o, ClusterPaths paths, Rate rate)
+  /** Stock first in odd rounds, ours first in even ones. */
+  private static List<String> order(int round) {
+    return round % 2 == 1 ? List.of("stock", "ours") : List.of("ours", "stock");
+  }
+
+  private static Setting runSetting(
+      NetworkPathOptions o, ClusterPaths paths, Rate rate, Progress progress)
       throws IOException, InterruptedException {
     ClusterSpec spec =
         ClusterSpec.builder(CLUSTER_NAME)
@@ -81,24 +98,31 @@ public final class NetworkPathBenchmark {
     try (Cluster c = startWhenFree(spec, paths, o.waitClusterSeconds())) {
       String qdisc = rate == null ? "none" : c.network().qdiscs(1);
       for (int round = 1; round <= o.rounds(); round++) {
-        List<String> order = round % 2 == 1 ? List.of("stock", "ours") : List.of("ours", "stock");
-        for (String side : order) {
+        for (String side : order(round)) {
+          long start = System.nanoTime();
           RunResult r = runOne(c, o, rate, side, round);
-          System.out.printf(
-              Locale.ROOT,
-              "%s round %d %-5s job %.1f s, reduce stage %.1f s,"
-                  + " fetch wait %.1f %%, served %.3f GB, serving CPU %.2f s (%.3f s/GB, sched %.3f s/GB) %s%n",
-              NetworkPathOptions.label(rate),
-              round,
-              side,
-              r.jobSeconds(),
-              r.reduceStageSeconds(),
-              100 * r.fetchWaitShare(),
-              r.remoteBytes() / 1e9,
-              r.servingCpuSeconds(),
-              r.servingCpuPerGb(),
-              r.servingSchedCpuPerGb(),
-              r.servingByPrefix());
+          progress.record(
+              NetworkPathOptions.label(rate) + " " + side, (System.nanoTime() - start) / 1e9);
+          progress.print(
+              progress.status(
+                  String.format(
+                      Locale.ROOT,
+                      "%s round %d of %d %-5s job %.1f s, reduce stage %.1f s,"
+                          + " fetch wait %.1f %%, served %.3f GB, serving CPU %.2f s (%.3f s/GB, sched %.3f s/GB) %s",
+                      NetworkPathOptions.label(rate),
+                      round,
+                      o.rounds(),
+                      side,
+                      r.jobSeconds(),
+                      r.reduceStageSeconds(),
+                      100 * r.fetchWaitShare(),
+                      r.remoteBytes() / 1e9,
+                      r.servingCpuSeconds(),
+                      r.servingCpuPerGb(),
+                      r.servingSchedCpuPerGb(),
+                      r.servingByPrefix()),
+                  System.nanoTime(),
+                  0));
           runs.add(r);
         }
       }

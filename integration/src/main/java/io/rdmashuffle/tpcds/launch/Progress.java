@@ -2,37 +2,31 @@ package io.rdmashuffle.tpcds.launch;
 
 import io.rdmashuffle.tpcds.report.QueryRun;
 import java.io.PrintStream;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * Progress of a long comparison on the terminal: query i of N, elapsed time and an estimate of the
- * time left. The estimate adds, for every query run still to come, the last time that query took
- * (on either side) or the mean of all runs so far, plus the mean start-up cost of an application
- * for each application still to start.
+ * time left ({@link io.rdmashuffle.tools.Progress}: for every query run still to come, the last
+ * time that query took, on either side, or the mean of all runs so far), plus the mean start-up
+ * cost of an application for each application still to start. One plain line per query run.
  */
 final class Progress {
   /** One query run the comparison will make, in order. */
   record Unit(String app, String query) {}
 
-  private final List<Unit> units;
+  private final io.rdmashuffle.tools.Progress core;
   private final PrintStream out;
-  private final long startNanos;
-  private final Map<String, Double> lastSeconds = new HashMap<>();
-  private double sumSeconds;
-  private int runs;
-  private int done;
   private int appsStarted;
   private final int apps;
   private double overheadSeconds;
 
   Progress(List<Unit> units, int apps, PrintStream out, long startNanos) {
-    this.units = List.copyOf(units);
+    this.core =
+        new io.rdmashuffle.tools.Progress(
+            units.stream().map(Unit::query).toList(), out, false, startNanos);
     this.apps = apps;
     this.out = out;
-    this.startNanos = startNanos;
   }
 
   void appStarted() {
@@ -46,51 +40,44 @@ final class Progress {
 
   /** Skips units an application never ran (it ended early). */
   void skip(int n) {
-    done = Math.min(units.size(), done + n);
+    core.skip(n);
   }
 
   void done(QueryRun r, long nowNanos) {
-    double s = r.millis() / 1000.0;
-    lastSeconds.put(r.query(), s);
-    sumSeconds += s;
-    runs++;
-    done = Math.min(units.size(), done + 1);
+    core.record(r.query(), r.millis() / 1000.0);
     out.println(line(r, nowNanos));
     out.flush();
   }
 
   String line(QueryRun r, long nowNanos) {
-    int width = String.valueOf(units.size()).length();
-    return String.format(
-        Locale.ROOT,
-        "[%" + width + "d/%d] %-20s %-10s %8.1f s  %-5s%s | elapsed %s, left ~%s",
-        done,
-        units.size(),
-        r.app() + (r.warmup() ? " warm-up" : ""),
-        r.query(),
-        r.millis() / 1000.0,
-        r.ok() ? "ok" : "ERROR",
-        r.ok() ? "" : " " + r.error(),
-        clock((nowNanos - startNanos) / 1e9),
-        clock(secondsLeft()));
+    return core.status(
+        String.format(
+            Locale.ROOT,
+            "%-20s %-10s %8.1f s  %-5s%s",
+            r.app() + (r.warmup() ? " warm-up" : ""),
+            r.query(),
+            r.millis() / 1000.0,
+            r.ok() ? "ok" : "ERROR",
+            r.ok() ? "" : " " + r.error()),
+        nowNanos,
+        startsLeftSeconds());
   }
 
   double secondsLeft() {
-    double mean = runs == 0 ? 10 : sumSeconds / runs;
-    double left = 0;
-    for (int i = done; i < units.size(); i++) {
-      left += lastSeconds.getOrDefault(units.get(i).query(), mean);
-    }
+    return core.secondsLeft() + startsLeftSeconds();
+  }
+
+  /** The applications still to start, at the mean start-up cost of those started. */
+  private double startsLeftSeconds() {
     int ended = Math.max(1, appsStarted);
-    return left + Math.max(0, apps - appsStarted) * (overheadSeconds / ended);
+    return Math.max(0, apps - appsStarted) * (overheadSeconds / ended);
   }
 
   int done() {
-    return done;
+    return core.done();
   }
 
   static String clock(double seconds) {
-    long s = Math.max(0, Math.round(seconds));
-    return String.format(Locale.ROOT, "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
+    return io.rdmashuffle.tools.Progress.clock(seconds);
   }
 }

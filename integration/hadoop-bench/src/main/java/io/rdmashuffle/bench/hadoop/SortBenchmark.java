@@ -3,6 +3,7 @@ package io.rdmashuffle.bench.hadoop;
 import io.rdmashuffle.hadoop.reduce.RdmaShuffleCounter;
 import io.rdmashuffle.hadoop.testing.RdmaMiniCluster;
 import io.rdmashuffle.tools.Cli;
+import io.rdmashuffle.tools.Progress;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -114,14 +115,22 @@ public final class SortBenchmark {
                   "-D" + MRJobConfig.NUM_MAPS + "=4", Long.toString(rows), gen.toString()
                 }));
       }
+      List<String> steps = new ArrayList<>();
+      for (int round = 0; round < rounds; round++) {
+        steps.addAll(round % 2 == 0 ? List.of("stock", "ours") : List.of("ours", "stock"));
+      }
+      // a line per run: each is a result worth keeping on the screen
+      Progress progress = new Progress(steps, System.err, false, System.nanoTime());
       for (int round = 0; round < rounds; round++) {
         // alternate which goes first, so neither always runs on a warmer page cache
         boolean[] order =
             round % 2 == 0 ? new boolean[] {false, true} : new boolean[] {true, false};
         for (boolean ours : order) {
+          long t0 = System.nanoTime();
           Run r = sort(cluster, gen, ours, round);
           runs.add(r);
-          log(describe(r));
+          progress.record(ours ? "ours" : "stock", (System.nanoTime() - t0) / 1e9);
+          log(progress.status(describe(r), System.nanoTime(), 0));
         }
       }
     }
