@@ -30,6 +30,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -60,6 +61,7 @@ public abstract class TransportContractTest {
   @TempDir protected Path dir;
 
   protected Transport server;
+  protected ApplicationSecrets serverSecrets;
   protected Transport client;
   protected BufferPool pool;
   protected final List<AutoCloseable> closeAfter = new ArrayList<>();
@@ -113,7 +115,7 @@ public abstract class TransportContractTest {
   @BeforeEach
   void startTransports() throws Exception {
     fdsBefore = FileDescriptors.open();
-    ApplicationSecrets serverSecrets = ApplicationSecrets.of(APP, SECRET);
+    serverSecrets = ApplicationSecrets.of(APP, SECRET);
     serverSecrets.put(OTHER_APP, OTHER_SECRET);
     RdmaConf conf = conf(Map.of());
     server = start(serverHost(), conf, serverSecrets);
@@ -474,6 +476,48 @@ public abstract class TransportContractTest {
     }
     a.close();
     b.close();
+  }
+
+  /**
+   * Withdrawal is final for calls too: the application's authenticated CALL connections end (a
+   * connection left open would keep answering it, verbs announcements included), a new one is
+   * refused (its secret is gone), and another application's calls go on.
+   */
+  @Test
+  void withdrawingAnApplicationEndsItsCallConnectionsAndNoOneElses() throws Exception {
+    int echo = 100;
+    server.serveCalls(
+        echo,
+        (application, request) -> {
+          ByteBuffer a = ByteBuffer.allocate(request.remaining());
+          a.put(request).flip();
+          return a;
+        });
+    for (String app : List.of(APP, OTHER_APP)) {
+      ByteBuffer answer =
+          client
+              .call(server.localAddress(), app, echo, ByteBuffer.wrap(new byte[] {7}))
+              .get(connectTimeoutSeconds() + readTimeoutSeconds(), TimeUnit.SECONDS);
+      assertEquals(7, answer.get(0), app);
+    }
+    // what the serving core does at withdrawal: the secret goes, then the transport is told
+    serverSecrets.remove(APP);
+    server.withdrawApplication(APP);
+
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                client
+                    .call(server.localAddress(), APP, echo, ByteBuffer.wrap(new byte[] {8}))
+                    .get(connectTimeoutSeconds() + readTimeoutSeconds(), TimeUnit.SECONDS),
+            "a call of the withdrawn application was answered");
+    assertInstanceOf(TransportException.class, e.getCause(), e.toString());
+    ByteBuffer other =
+        client
+            .call(server.localAddress(), OTHER_APP, echo, ByteBuffer.wrap(new byte[] {9}))
+            .get(connectTimeoutSeconds() + readTimeoutSeconds(), TimeUnit.SECONDS);
+    assertEquals(9, other.get(0), "another application's calls go on");
   }
 
   @Test

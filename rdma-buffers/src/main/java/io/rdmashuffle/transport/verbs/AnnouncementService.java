@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntSupplier;
+import java.util.function.Predicate;
 
 /**
  * The verbs transport's connect announcement ({@link ConnectLayout}), served as call service {@link
@@ -36,15 +37,23 @@ public final class AnnouncementService implements CallHandler {
   /** The responder has too many live announcements. */
   public static final int FULL = PEER_FULL + 1;
 
+  /** The application is no longer served here (withdrawn), whatever its connection proved. */
+  public static final int WITHDRAWN = FULL + 1;
+
   private final ConnectExpectations expectations;
   private final IntSupplier cmPort;
+  private final Predicate<String> admitted;
 
   /**
    * @param cmPort the RDMA-CM listening port, told to every announcer
+   * @param admitted whether an application is still served here: a connection authenticated before
+   *     its withdrawal announces nothing after it
    */
-  public AnnouncementService(ConnectExpectations expectations, IntSupplier cmPort) {
+  public AnnouncementService(
+      ConnectExpectations expectations, IntSupplier cmPort, Predicate<String> admitted) {
     this.expectations = expectations;
     this.cmPort = cmPort;
+    this.admitted = admitted;
   }
 
   @Override
@@ -60,6 +69,10 @@ public final class AnnouncementService implements CallHandler {
       source = ConnectLayout.decodeAnnouncement(request);
     } catch (IllegalArgumentException e) {
       throw new CallRefusedException(CallRefusedException.MALFORMED, e.getMessage());
+    }
+    if (!admitted.test(caller.application())) {
+      throw new CallRefusedException(
+          WITHDRAWN, "application " + caller.application() + " is no longer served here");
     }
     if (!source.getAddress().equals(caller.address().getAddress())) {
       throw new CallRefusedException(

@@ -114,7 +114,9 @@ abstract class HostileServerFixture {
     server.serveCalls(
         CallServices.VERBS_ANNOUNCE,
         new AnnouncementService(
-            new ConnectExpectations(TimeUnit.SECONDS.toNanos(10), 100, 10), () -> 4791));
+            new ConnectExpectations(TimeUnit.SECONDS.toNanos(10), 100, 10),
+            () -> 4791,
+            app -> secrets.secretOf(app) != null));
     region = serve(APP, 1);
     foreign = serve(OTHER, 2);
     stale = serve(APP, 3);

@@ -43,6 +43,7 @@ class AnnouncementServiceTest {
 
   private final TransportMetrics serverMetrics = new TransportMetrics();
   private ConnectExpectations expectations;
+  private ApplicationSecrets secrets;
   private ConnectionServer server;
   private ConnectionServer reader;
   private PeerAddress address;
@@ -60,13 +61,14 @@ class AnnouncementServiceTest {
 
   @BeforeEach
   void start() throws Exception {
-    ApplicationSecrets secrets = ApplicationSecrets.of("app", SECRET);
+    secrets = ApplicationSecrets.of("app", SECRET);
     secrets.put("other", OTHER_SECRET);
     expectations = new ConnectExpectations(TimeUnit.SECONDS.toNanos(5), 3, 2);
     server =
         new ConnectionServer(limits("2s"), secrets, serverMetrics, "127.0.0.1", 0, "127.0.0.1");
     server.serveCalls(
-        CallServices.VERBS_ANNOUNCE, new AnnouncementService(expectations, () -> CM_PORT));
+        CallServices.VERBS_ANNOUNCE,
+        new AnnouncementService(expectations, () -> CM_PORT, app -> secrets.secretOf(app) != null));
     address = server.address();
     ApplicationSecrets readerSecrets = ApplicationSecrets.of("app", SECRET);
     readerSecrets.put("other", OTHER_SECRET);
@@ -132,6 +134,18 @@ class AnnouncementServiceTest {
     await(() -> serverMetrics.failures(FailureKind.AUTHENTICATION) > 0);
     assertEquals(1, serverMetrics.failures(FailureKind.AUTHENTICATION), "the refusal is counted");
     assertEquals(1, serverMetrics.refusals(Refusal.HANDSHAKE_FAILED));
+  }
+
+  @Test
+  void anAnnouncementOfAWithdrawnApplicationIsRefusedEvenOnItsOpenConnection() throws Exception {
+    assertEquals(CM_PORT, announce("app", at("127.0.0.1", 40170)));
+    // withdrawn (its secret gone) while its authenticated CALL connection is still open
+    secrets.remove("app");
+    CallRefusedException e =
+        assertThrows(CallRefusedException.class, () -> announce("app", at("127.0.0.1", 40171)));
+    assertEquals(AnnouncementService.WITHDRAWN, e.status(), e.getMessage());
+    assertNull(expectations.claim(at("127.0.0.1", 40171)), "nothing announced");
+    assertEquals(CM_PORT, announce("other", at("127.0.0.1", 40172)), "others still announce");
   }
 
   @Test

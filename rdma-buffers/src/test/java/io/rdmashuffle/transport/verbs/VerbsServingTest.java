@@ -180,6 +180,11 @@ class VerbsServingTest {
             "unexpected " + e);
         assertFalse(c.isOpen());
         server.withdrawApplication(APP); // idempotent
+
+        // a late reader of it (a killed or speculative attempt) gets nothing: its connect is
+        // refused, and no queue pair or protection domain is made for it again
+        assertThrows(TransportException.class, () -> client.connect(server.localAddress(), APP));
+        assertEquals(0, served(server), "a queue pair served after the withdrawal");
       } finally {
         target.close();
         region.close();

@@ -49,6 +49,19 @@ final class VerbsRegistrar implements MemoryRegistrar {
   /** Applications withdrawn while regions of theirs were still registered. */
   private final Set<String> withdrawn = new java.util.HashSet<>();
 
+  /** How many withdrawn applications are remembered, so that none gets a domain again. */
+  private static final int ENDED_MEMORY = 1 << 16;
+
+  /** Applications withdrawn (ended): a late registration or connect of theirs is refused. */
+  private final Set<String> ended =
+      Collections.newSetFromMap(
+          new java.util.LinkedHashMap<>() {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+              return size() > ENDED_MEMORY;
+            }
+          });
+
   private final Set<VerbsRegion> live = Collections.newSetFromMap(new IdentityHashMap<>());
   private final MemoryAccounting accounting;
   private final OdpSupport odp;
@@ -72,12 +85,19 @@ final class VerbsRegistrar implements MemoryRegistrar {
     return ownPd;
   }
 
-  /** The protection domain of {@code application}'s served regions, created on first use. */
+  /**
+   * The protection domain of {@code application}'s served regions, created on first use; refused
+   * once the application was withdrawn (final: it is never allocated again).
+   */
   synchronized IbvPd pdOf(String application) throws IOException {
     if (gone) {
       throw new IOException("the RDMA device is gone");
     }
-    withdrawn.remove(application);
+    if (ended.contains(application)) {
+      // a late reader (a killed or speculative attempt) or registration after the application
+      // ended: allocating again would keep a domain, regions and queue pairs for the process's life
+      throw new IOException("application " + application + " was withdrawn from this server");
+    }
     IbvPd pd = applicationPds.get(application);
     if (pd == null) {
       pd = context.allocPd();
@@ -91,6 +111,7 @@ final class VerbsRegistrar implements MemoryRegistrar {
    * deallocated now, or as its last region is deregistered.
    */
   synchronized void withdraw(String application) {
+    ended.add(application);
     if (!applicationPds.containsKey(application) || released) {
       return;
     }

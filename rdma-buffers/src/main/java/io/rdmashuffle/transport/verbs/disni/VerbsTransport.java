@@ -149,7 +149,8 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
             conf.get(RdmaShuffleConfig.VERBS_SERVED_QUEUE_PAIRS),
             conf.get(RdmaShuffleConfig.VERBS_SERVED_QUEUE_PAIRS_PER_PEER));
     listener.listen();
-    announcements = new AnnouncementService(expectations, listener::port);
+    announcements =
+        new AnnouncementService(expectations, listener::port, app -> secrets.secretOf(app) != null);
     server.serveCalls(CallServices.VERBS_ANNOUNCE, announcements);
     address = server.address();
     LOG.info(
@@ -263,12 +264,18 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
   }
 
   /**
-   * Drops every queue pair served for {@code application} and releases its protection domain once
-   * its regions are deregistered (at once when none is left).
+   * Closes the application's connections to this process's connection server (its CALLs:
+   * announcements, locates), drops every queue pair served for it and releases its protection
+   * domain once its regions are deregistered (at once when none is left).
    */
   @Override
   public void withdrawApplication(String application) {
-    if (closed || unusable != null || responder == null) {
+    if (closed) {
+      return;
+    }
+    // its CALL connections too, as tcp's: one left open would go on answering it
+    server.closeApplication(application);
+    if (unusable != null || responder == null) {
       return;
     }
     try {
