@@ -43,5 +43,10 @@ public enum Refusal {
   /** Accepting a connection failed (any error, including running out of memory or descriptors). */
   ACCEPT_FAILED,
   /** An I/O thread hit an unexpected error while handling a connection (closed). */
-  CONNECTION_FAILED
+  CONNECTION_FAILED,
+  /**
+   * A locate over MapReduce's shuffle port (HTTP) for an unknown job or with a wrong or missing
+   * hash: answered 401 alike, logged at most once per interval.
+   */
+  LOCATE_UNAUTHENTICATED
 }

@@ -63,6 +63,7 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   private static volatile TransportSelector selector;
 
   private final TransportMetrics metrics = new TransportMetrics();
+  private final RefusedLocates refusedLocates = new RefusedLocates(metrics);
   private final AtomicInteger answered = new AtomicInteger();
   private RdmaConf rdmaConf;
   private volatile ShuffleChannelHandlerContext handlerContext;
@@ -337,17 +338,13 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     }
     SecretKey key = tokenSecret(req.jobId());
     if (key == null) {
-      LOG.info("refused a locate request for unknown job {}", req.jobId());
-      return MapOutputsRequestHandler.Response.error(
-          HttpResponseStatus.UNAUTHORIZED, "unknown job " + req.jobId());
+      return refuse(req, "unknown job");
     }
     String reply;
     try {
       reply = verify(req, key);
     } catch (IOException e) {
-      LOG.warn("refused a locate request for job {}: {}", req.jobId(), e.getMessage());
-      return MapOutputsRequestHandler.Response.error(
-          HttpResponseStatus.UNAUTHORIZED, "request not authenticated for job " + req.jobId());
+      return refuse(req, e.getMessage());
     }
     NodeRuntime r = runtime;
     if (r == null || !admit(r.catalog(), req.jobId())) {
@@ -362,6 +359,14 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     answer.get(body);
     return new MapOutputsRequestHandler.Response(
         HttpResponseStatus.OK, body, MapOutputsRequest.CONTENT_TYPE, reply);
+  }
+
+  /** One answer for every request that proved nothing: which cause it was is not told. */
+  private MapOutputsRequestHandler.Response refuse(
+      MapOutputsRequestHandler.Request req, String why) {
+    refusedLocates.refused(req.jobId(), why);
+    return MapOutputsRequestHandler.Response.error(
+        HttpResponseStatus.UNAUTHORIZED, RefusedLocates.ANSWER);
   }
 
   /** Checks the request's UrlHash as the stock shuffle does; returns the ReplyHash. */
