@@ -72,7 +72,7 @@ public final class ClientHandshake {
       if (step == Step.CHALLENGE) {
         onChallenge(decodeChallenge(in));
       } else if (step == Step.RESULT) {
-        onResult(decodeResult(in));
+        onResult(in);
       }
     } catch (IllegalArgumentException e) {
       refuse(
@@ -119,16 +119,7 @@ public final class ClientHandshake {
     }
     serverNonce = c.nonce();
     byte[] p = {(byte) purpose.code()};
-    byte[] expected =
-        Handshake.hmac(secret, Handshake.SERVER_LABEL, clientNonce, serverNonce, p, app);
-    if (!MessageDigest.isEqual(expected, c.proof())) {
-      refuse(
-          Reason.WRONG_SECRET,
-          "peer could not prove the secret of application "
-              + application
-              + " (another application's peer, or a wrong secret)");
-      return;
-    }
+    // the client proves first; the server proves itself in its RESULT
     out =
         ByteBuffer.wrap(
             Handshake.hmac(secret, Handshake.CLIENT_LABEL, serverNonce, clientNonce, p, app));
@@ -136,20 +127,41 @@ public final class ClientHandshake {
     step = Step.RESULT;
   }
 
-  private void onResult(int status) {
-    if (status == STATUS_OK) {
-      byte[] p = {(byte) purpose.code()};
-      result =
-          new Handshake.Result(
-              application,
-              purpose,
-              Handshake.hmac(secret, Handshake.SESSION_LABEL, clientNonce, serverNonce, p, app));
-      step = Step.DONE;
-    } else if (status == STATUS_BUSY) {
-      refuse(Reason.BUSY, "peer is at a connection bound; retry later");
-    } else {
-      refuse(Reason.REFUSED, "peer refused our proof for application " + application);
+  private void onResult(ByteBuffer b) {
+    int status = decodeResult(b);
+    if (status == STATUS_REFUSED) {
+      refuse(
+          Reason.WRONG_SECRET,
+          "peer refused our proof: we could not prove the secret of application "
+              + application
+              + " to it (a wrong secret, or an application it does not serve)");
+      return;
     }
+    if (status != STATUS_OK && status != STATUS_BUSY) {
+      refuse(Reason.MALFORMED, "peer sent result status=" + status);
+      return;
+    }
+    byte[] p = {(byte) purpose.code()};
+    byte[] expected =
+        Handshake.hmac(secret, Handshake.SERVER_LABEL, clientNonce, serverNonce, p, app);
+    if (!MessageDigest.isEqual(expected, decodeResultProof(b))) {
+      refuse(
+          Reason.WRONG_SECRET,
+          "peer could not prove the secret of application "
+              + application
+              + " (it is not a server of that application)");
+      return;
+    }
+    if (status == STATUS_BUSY) {
+      refuse(Reason.BUSY, "peer is at a connection bound; retry later");
+      return;
+    }
+    result =
+        new Handshake.Result(
+            application,
+            purpose,
+            Handshake.hmac(secret, Handshake.SESSION_LABEL, clientNonce, serverNonce, p, app));
+    step = Step.DONE;
   }
 
   private void refuse(Reason reason, String message) {

@@ -3,9 +3,12 @@ package io.rdmashuffle.transport;
 import java.nio.ByteBuffer;
 
 /**
- * Byte layout of the authentication handshake (big-endian, version 2), run on every connection
+ * Byte layout of the authentication handshake (big-endian, version 3), run on every connection
  * before it serves anything. Both sides prove the application secret by HMAC-SHA256 over fresh
- * nonces and the purpose; the secret never crosses the wire.
+ * nonces and the purpose; the secret never crosses the wire. The client proves first: the server's
+ * CHALLENGE is its nonce only, and it proves itself in the RESULT, to a client that proved the
+ * secret. So a host that knows nothing gets nothing computed with the secret to search it offline
+ * (version 2's CHALLENGE carried the server's proof: one such oracle per HELLO, for any host).
  *
  * <pre>
  * HELLO, client to server (42 + n bytes):
@@ -14,27 +17,29 @@ import java.nio.ByteBuffer;
  *  | magic |version|purpose|reservd|app len|      client nonce (32)       | application (n)   |
  *  +-------+-------+-------+-------+-------+------------------------------+-------------------+
  *
- * CHALLENGE, server to client (72 bytes):
- *  0       4       8                              40                             72
- *  +-------+-------+------------------------------+------------------------------+
- *  | magic |status |      server nonce (32)       |      server proof (32)       |
- *  +-------+-------+------------------------------+------------------------------+
+ * CHALLENGE, server to client (40 bytes):
+ *  0       4       8                              40
+ *  +-------+-------+------------------------------+
+ *  | magic |status |      server nonce (32)       |
+ *  +-------+-------+------------------------------+
  *
- * PROOF, client to server (32 bytes):     RESULT, server to client (4 bytes):
- *  0                              32       0       4
- *  +------------------------------+        +-------+
- *  |      client proof (32)       |        |status |
- *  +------------------------------+        +-------+
+ * PROOF, client to server (32 bytes):     RESULT, server to client (36 bytes):
+ *  0                              32       0       4                              36
+ *  +------------------------------+        +-------+------------------------------+
+ *  |      client proof (32)       |        |status |  server proof (32), or zeros  |
+ *  +------------------------------+        +-------+------------------------------+
  * </pre>
  *
- * server proof = HMAC(secret, "rdma-shuffle server" | client nonce | server nonce | purpose |
- * application), client proof = HMAC(secret, "rdma-shuffle client" | server nonce | client nonce |
- * purpose | application). The first 8 bytes of HELLO and the whole CHALLENGE are laid out as in
- * version 1, so a version 1 peer learns the version mismatch instead of hanging.
+ * client proof = HMAC(secret, "rdma-shuffle client" | server nonce | client nonce | purpose |
+ * application); server proof = HMAC(secret, "rdma-shuffle server" | client nonce | server nonce |
+ * purpose | application), sent with status OK or BUSY only (zeros otherwise). The first 8 bytes of
+ * HELLO and of CHALLENGE are laid out as in versions 1 and 2, and a HELLO of another version gets a
+ * {@value #LEGACY_CHALLENGE_BYTES}-byte CHALLENGE with status BAD_VERSION (versions 1 and 2 read
+ * that many), so an older or newer peer learns the version mismatch instead of hanging.
  */
 public final class HandshakeLayout {
   public static final int MAGIC = 0x52445348; // "RDSH"
-  public static final short VERSION = 2;
+  public static final short VERSION = 3;
   public static final int NONCE_BYTES = 32;
   public static final int PROOF_BYTES = 32;
   public static final int MAX_APPLICATION_BYTES = 1024;
@@ -57,12 +62,15 @@ public final class HandshakeLayout {
   public static final int CHALLENGE_MAGIC_OFFSET = 0;
   public static final int CHALLENGE_STATUS_OFFSET = CHALLENGE_MAGIC_OFFSET + 4;
   public static final int CHALLENGE_NONCE_OFFSET = CHALLENGE_STATUS_OFFSET + 4;
-  public static final int CHALLENGE_PROOF_OFFSET = CHALLENGE_NONCE_OFFSET + NONCE_BYTES;
-  public static final int CHALLENGE_BYTES = CHALLENGE_PROOF_OFFSET + PROOF_BYTES;
+  public static final int CHALLENGE_BYTES = CHALLENGE_NONCE_OFFSET + NONCE_BYTES;
+
+  /** The CHALLENGE length of versions 1 and 2: a version refusal is padded to it. */
+  public static final int LEGACY_CHALLENGE_BYTES = 72;
 
   public static final int PROOF_MESSAGE_BYTES = PROOF_BYTES;
   public static final int RESULT_STATUS_OFFSET = 0;
-  public static final int RESULT_BYTES = RESULT_STATUS_OFFSET + 4;
+  public static final int RESULT_PROOF_OFFSET = RESULT_STATUS_OFFSET + 4;
+  public static final int RESULT_BYTES = RESULT_PROOF_OFFSET + PROOF_BYTES;
 
   /** The challenge or result carries on; anything else ends the handshake. */
   public static final int STATUS_OK = 0;
@@ -92,7 +100,7 @@ public final class HandshakeLayout {
   public record Hello(int version, int purpose, int applicationLength, byte[] nonce) {}
 
   /** A CHALLENGE. */
-  public record Challenge(int status, byte[] nonce, byte[] proof) {}
+  public record Challenge(int status, byte[] nonce) {}
 
   public static ByteBuffer encodeHello(int purpose, byte[] nonce, byte[] application) {
     if (application.length == 0 || application.length > MAX_APPLICATION_BYTES) {
@@ -141,13 +149,19 @@ public final class HandshakeLayout {
     return new Hello(version, fixed.get(HELLO_PURPOSE_OFFSET) & 0xff, appLength, nonce);
   }
 
-  public static ByteBuffer encodeChallenge(int status, byte[] nonce, byte[] proof) {
+  public static ByteBuffer encodeChallenge(int status, byte[] nonce) {
     ByteBuffer b = ByteBuffer.allocate(CHALLENGE_BYTES);
     b.putInt(CHALLENGE_MAGIC_OFFSET, MAGIC)
         .putInt(CHALLENGE_STATUS_OFFSET, status)
-        .put(CHALLENGE_NONCE_OFFSET, nonce)
-        .put(CHALLENGE_PROOF_OFFSET, proof);
+        .put(CHALLENGE_NONCE_OFFSET, nonce);
     return b;
+  }
+
+  /** The answer to a HELLO of another version, as long as versions 1 and 2 read a CHALLENGE. */
+  public static ByteBuffer encodeVersionRefusal() {
+    return ByteBuffer.allocate(LEGACY_CHALLENGE_BYTES)
+        .putInt(CHALLENGE_MAGIC_OFFSET, MAGIC)
+        .putInt(CHALLENGE_STATUS_OFFSET, STATUS_BAD_VERSION);
   }
 
   public static Challenge decodeChallenge(ByteBuffer b) {
@@ -159,19 +173,33 @@ public final class HandshakeLayout {
     }
     int status = status(b.getInt(CHALLENGE_STATUS_OFFSET));
     byte[] nonce = new byte[NONCE_BYTES];
-    byte[] proof = new byte[PROOF_BYTES];
     b.get(CHALLENGE_NONCE_OFFSET, nonce);
-    b.get(CHALLENGE_PROOF_OFFSET, proof);
-    return new Challenge(status, nonce, proof);
+    return new Challenge(status, nonce);
   }
 
+  /** A RESULT; {@code proof} is the server's (OK, BUSY) or zeros. */
+  public static ByteBuffer encodeResult(int status, byte[] proof) {
+    return ByteBuffer.allocate(RESULT_BYTES)
+        .putInt(RESULT_STATUS_OFFSET, status)
+        .put(RESULT_PROOF_OFFSET, proof);
+  }
+
+  /** A RESULT that proves nothing (a refusal). */
   public static ByteBuffer encodeResult(int status) {
-    return ByteBuffer.allocate(RESULT_BYTES).putInt(RESULT_STATUS_OFFSET, status);
+    return encodeResult(status, new byte[PROOF_BYTES]);
   }
 
   public static int decodeResult(ByteBuffer b) {
     need(b, RESULT_BYTES, "RESULT");
     return status(b.getInt(RESULT_STATUS_OFFSET));
+  }
+
+  /** The server proof of a RESULT. */
+  public static byte[] decodeResultProof(ByteBuffer b) {
+    need(b, RESULT_BYTES, "RESULT");
+    byte[] proof = new byte[PROOF_BYTES];
+    b.get(RESULT_PROOF_OFFSET, proof);
+    return proof;
   }
 
   private static int status(int status) {

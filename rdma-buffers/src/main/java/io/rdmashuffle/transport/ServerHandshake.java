@@ -16,8 +16,9 @@ import java.util.function.Predicate;
  * #refuseBusy}. After a {@link #refusal()} the caller sends what {@link #out()} still holds (best
  * effort) and closes. One per accepted connection, on one thread at a time.
  *
- * <p>An unknown application gets a challenge it can't answer, indistinguishable from a wrong
- * secret, so a peer can't probe which applications a server knows.
+ * <p>Every client gets the same challenge, its nonce only, and an unknown application's proof is
+ * refused as a wrong secret's is, so a peer can't probe which applications a server knows, nor get
+ * anything computed with a secret before it proved it.
  */
 public final class ServerHandshake {
   private enum Step {
@@ -117,7 +118,7 @@ public final class ServerHandshake {
   /** Sends the result and ends the handshake: the connection is authenticated. */
   public void accept() {
     check(Step.VERIFIED);
-    out = encodeResult(STATUS_OK);
+    out = encodeResult(STATUS_OK, serverProof());
     byte[] p = {(byte) purpose.code()};
     result =
         new Handshake.Result(
@@ -130,24 +131,23 @@ public final class ServerHandshake {
   /** Proven, but a bound refuses the connection: tells the client to retry later. */
   public void refuseBusy(String why) {
     check(Step.VERIFIED);
-    refuse(Reason.BUSY, why, encodeResult(STATUS_BUSY));
+    refuse(Reason.BUSY, why, encodeResult(STATUS_BUSY, serverProof()));
+  }
+
+  /** This server's proof of the secret, for a client that proved it first. */
+  private byte[] serverProof() {
+    byte[] p = {(byte) purpose.code()};
+    return Handshake.hmac(secret, Handshake.SERVER_LABEL, clientNonce, serverNonce, p, app);
   }
 
   /** The client closed the connection before the handshake finished. */
   public void hungUp() {
-    if (step == Step.PROOF) {
-      // what a client does when our proof fails its check: another secret, or we don't know it
-      refuse(
-          known ? Reason.WRONG_SECRET : Reason.UNKNOWN_APPLICATION,
-          "client of "
-              + (known ? "" : "unknown ")
-              + "application "
-              + application
-              + " hung up instead of proving the secret",
-          NOTHING);
-    } else {
-      refuse(Reason.HUNG_UP, "client closed the connection during the handshake", NOTHING);
-    }
+    refuse(
+        Reason.HUNG_UP,
+        step == Step.PROOF
+            ? "client of application " + application + " hung up instead of proving the secret"
+            : "client closed the connection during the handshake",
+        NOTHING);
   }
 
   /** The deadline passed. */
@@ -159,9 +159,7 @@ public final class ServerHandshake {
     int version = decodeHelloVersion(in);
     if (version != VERSION) {
       refuse(
-          Reason.BAD_VERSION,
-          "client speaks handshake version " + version,
-          encodeChallenge(STATUS_BAD_VERSION, new byte[NONCE_BYTES], new byte[PROOF_BYTES]));
+          Reason.BAD_VERSION, "client speaks handshake version " + version, encodeVersionRefusal());
       return;
     }
     fixed = ByteBuffer.allocate(HELLO_FIXED_BYTES).put(in);
@@ -208,12 +206,8 @@ public final class ServerHandshake {
     }
     serverNonce = Handshake.nonce();
     history.record(serverNonce, NonceHistory.Origin.SERVER);
-    byte[] p = {(byte) purpose.code()};
-    out =
-        encodeChallenge(
-            STATUS_OK,
-            serverNonce,
-            Handshake.hmac(secret, Handshake.SERVER_LABEL, clientNonce, serverNonce, p, app));
+    // the nonce only: nothing computed with the secret goes to a client that proved nothing
+    out = encodeChallenge(STATUS_OK, serverNonce);
     in = ByteBuffer.allocate(PROOF_MESSAGE_BYTES);
     step = Step.PROOF;
   }
@@ -240,7 +234,7 @@ public final class ServerHandshake {
   }
 
   private static ByteBuffer challengeStatus(int status) {
-    return encodeChallenge(status, new byte[NONCE_BYTES], new byte[PROOF_BYTES]);
+    return encodeChallenge(status, new byte[NONCE_BYTES]);
   }
 
   private void refuse(Reason reason, String message, ByteBuffer reply) {

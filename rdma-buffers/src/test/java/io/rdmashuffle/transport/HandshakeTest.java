@@ -121,6 +121,75 @@ class HandshakeTest {
         "a frame reflected into the other direction must fail");
   }
 
+  /**
+   * The server's first message carries nothing computed with the secret: an outsider who sends a
+   * HELLO per job gets no HMAC to search the secret offline with (version 2's CHALLENGE proved the
+   * server first, an oracle for any host). The client proves first; the server proves itself in its
+   * RESULT, to a client that proved the secret.
+   */
+  @Test
+  void theChallengeCarriesOnlyTheServersNonceNothingComputedWithTheSecret() {
+    ServerHandshake s = server();
+    byte[] clientNonce = Handshake.nonce();
+    feed(s, HandshakeLayout.encodeHello(Purpose.CALL.code(), clientNonce, bytes("app-1")));
+    assertNull(s.refusal());
+    byte[] challenge = new byte[s.out().remaining()];
+    s.out().duplicate().get(challenge);
+    byte[] serverNonce = HandshakeLayout.decodeChallenge(ByteBuffer.wrap(challenge)).nonce();
+    byte[] p = {(byte) Purpose.CALL.code()};
+    byte[] oracle =
+        Handshake.hmac(SECRET, Handshake.SERVER_LABEL, clientNonce, serverNonce, p, bytes("app-1"));
+    assertFalse(
+        new String(challenge, StandardCharsets.ISO_8859_1)
+            .contains(new String(oracle, StandardCharsets.ISO_8859_1)),
+        "the challenge carries the server's proof before the client proved anything");
+    assertEquals(8 + HandshakeLayout.NONCE_BYTES, challenge.length, "magic, status, nonce");
+  }
+
+  @Test
+  void aClientRefusesAResultWhoseServerProofFails() {
+    ClientHandshake c = new ClientHandshake("app-1", SECRET, Purpose.READ);
+    ServerHandshake s =
+        new ServerHandshake(
+            ApplicationSecrets.of("app-1", SECRET),
+            new NonceHistory(64, TimeUnit.MINUTES.toNanos(1)),
+            x -> true);
+    Run r = new Run(c, s);
+    for (int i = 0; i < 4 && !s.verified(); i++) {
+      r.move(c.out(), s.in(), s::received);
+      r.move(s.out(), c.in(), c::received);
+    }
+    assertTrue(s.verified());
+    // a RESULT that says OK without the server's proof: a server that does not know the secret
+    c.in().put(HandshakeLayout.encodeResult(HandshakeLayout.STATUS_OK, new byte[32]));
+    c.received();
+    assertEquals(Reason.WRONG_SECRET, c.refusal().reason());
+    assertTrue(c.refusal().getMessage().contains("could not prove"), c.refusal().getMessage());
+  }
+
+  @Test
+  void aVersionTwoClientIsToldTheVersionDiffersInTheLengthItReads() {
+    ServerHandshake s = server();
+    ByteBuffer v2 = HandshakeLayout.encodeHello(Purpose.READ.code(), new byte[32], bytes("app-1"));
+    v2.putShort(HandshakeLayout.HELLO_VERSION_OFFSET, (short) 2);
+    feed(s, v2);
+    assertEquals(Reason.BAD_VERSION, s.refusal().reason());
+    assertEquals(72, s.out().remaining(), "version 2's CHALLENGE length");
+    assertEquals(
+        HandshakeLayout.STATUS_BAD_VERSION, HandshakeLayout.decodeChallenge(s.out()).status());
+  }
+
+  @Test
+  void aClientOfAVersionTwoServerIsToldTheVersionDiffers() {
+    ClientHandshake c = new ClientHandshake("app-1", SECRET, Purpose.READ);
+    // what a version 2 server answers a newer HELLO: its 72-byte CHALLENGE, status BAD_VERSION
+    ByteBuffer old = ByteBuffer.allocate(72);
+    old.putInt(0, HandshakeLayout.MAGIC).putInt(4, HandshakeLayout.STATUS_BAD_VERSION);
+    c.in().put(old.limit(c.in().remaining()));
+    c.received();
+    assertEquals(Reason.BAD_VERSION, c.refusal().reason());
+  }
+
   @Test
   void aWrongSecretIsRefusedOnBothSidesWithoutTheServerTellingWhy() {
     Run r = new Run(new ClientHandshake("app-1", WRONG, Purpose.READ), server()).go();
@@ -235,7 +304,7 @@ class HandshakeTest {
     ClientHandshake c = new ClientHandshake("app-1", SECRET, Purpose.READ);
     byte[] mine = new byte[32];
     c.out().duplicate().get(HandshakeLayout.HELLO_NONCE_OFFSET, mine);
-    c.in().put(HandshakeLayout.encodeChallenge(HandshakeLayout.STATUS_OK, mine, new byte[32]));
+    c.in().put(HandshakeLayout.encodeChallenge(HandshakeLayout.STATUS_OK, mine));
     c.received();
     assertEquals(Reason.REFLECTED, c.refusal().reason());
   }
