@@ -64,6 +64,7 @@ public class RdmaShuffleHandler extends ShuffleHandler {
 
   private final TransportMetrics metrics = new TransportMetrics();
   private final RefusedLocates refusedLocates = new RefusedLocates(metrics);
+  private final ShuffleKeyLength shuffleKeys = new ShuffleKeyLength();
   private final AtomicInteger answered = new AtomicInteger();
   private RdmaConf rdmaConf;
   private volatile ShuffleChannelHandlerContext handlerContext;
@@ -89,6 +90,8 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   @Override
   protected void serviceInit(Configuration conf) throws Exception {
     rdmaConf = HadoopConf.load(conf);
+    ShuffleKeyLength.checkConfigured(
+        conf.getInt(ShuffleKeyLength.KEY, ShuffleKeyLength.HADOOP_DEFAULT_BITS));
     super.serviceInit(conf);
   }
 
@@ -212,9 +215,14 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   @Override
   public void initializeApplication(ApplicationInitializationContext context) {
     super.initializeApplication(context);
+    String job = jobIdOf(context.getApplicationId());
+    SecretKey key = tokenSecret(job);
+    if (key != null) {
+      shuffleKeys.checkJob(job, key.getEncoded().length);
+    }
     NodeRuntime r = runtime;
     if (r != null) {
-      admit(r.catalog(), jobIdOf(context.getApplicationId()));
+      admit(r.catalog(), job);
     }
   }
 
