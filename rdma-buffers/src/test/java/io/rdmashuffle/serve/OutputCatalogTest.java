@@ -6,6 +6,7 @@ import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
 import io.rdmashuffle.mapoutput.LocateAnswer.Located;
 import io.rdmashuffle.mapoutput.LocateAnswer.Status;
 import io.rdmashuffle.mapoutput.OutputId;
+import io.rdmashuffle.testing.CountingRegistrar;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import java.io.IOException;
@@ -28,7 +29,7 @@ class OutputCatalogTest {
   private static final long SIZE = 8096;
 
   @TempDir Path dir;
-  private final PinningRegistrar registrar = new PinningRegistrar();
+  private final CountingRegistrar registrar = new CountingRegistrar(true);
   private final PublishedOutputs published = new PublishedOutputs();
   private final ApplicationSecrets secrets = new ApplicationSecrets();
   private final List<String> withdrawn = new ArrayList<>();
@@ -51,7 +52,7 @@ class OutputCatalogTest {
     if (catalog != null) {
       catalog.close();
     }
-    assertEquals(0, registrar.live.get(), "every registration released");
+    assertEquals(0, registrar.live(), "every registration released");
   }
 
   /** A committed map output {@code map} of shuffle 1 with its meta file. */
@@ -110,7 +111,7 @@ class OutputCatalogTest {
     assertEquals(1, catalog.metrics().evictions());
     assertTrue(catalog.locate(b, 0, 4, false).ok()); // registered again, evicting a
     assertEquals(1, catalog.metrics().reRegistrations());
-    assertEquals(2, registrar.live.get(), "two outputs of one piece each stay registered");
+    assertEquals(2, registrar.live(), "two outputs of one piece each stay registered");
   }
 
   @Test
@@ -185,7 +186,7 @@ class OutputCatalogTest {
     catalog.withdraw(APP);
     assertNull(secrets.secretOf(APP));
     assertEquals(0, catalog.registeredOutputs());
-    assertEquals(0, registrar.live.get());
+    assertEquals(0, registrar.live());
     assertEquals(List.of(APP), withdrawn);
     assertEquals(Status.REFUSED, catalog.locate(id, 0, 4, false).status());
   }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import io.rdmashuffle.mapoutput.LocateAnswer.Located;
 import io.rdmashuffle.mapoutput.LocateAnswer.Status;
 import io.rdmashuffle.mapoutput.OutputId;
+import io.rdmashuffle.testing.CountingRegistrar;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.transport.ApplicationSecrets;
 import java.io.IOException;
@@ -40,7 +41,7 @@ class OutputRegistrationConcurrencyTest {
       Long.getLong("rdma.test.registrationStressSeconds", 4) * 1000;
 
   @TempDir Path dir;
-  private final PinningRegistrar registrar = new PinningRegistrar();
+  private final CountingRegistrar registrar = new CountingRegistrar(true);
   private final PublishedOutputs published = new PublishedOutputs();
   private OutputCatalog catalog;
 
@@ -49,7 +50,7 @@ class OutputRegistrationConcurrencyTest {
     if (catalog != null) {
       catalog.close();
     }
-    assertEquals(0, registrar.live.get(), "every registration released");
+    assertEquals(0, registrar.live(), "every registration released");
   }
 
   private void catalog(int maxOpen) {
@@ -172,7 +173,7 @@ class OutputRegistrationConcurrencyTest {
       int registered = catalog.registeredOutputs();
       assertTrue(registered <= 3, where + ": " + registered + " registered past the bound");
       assertEquals(registered, catalog.metrics().openOutputs(), where + ": registered != counted");
-      assertEquals(registered, registrar.live.get(), where + ": registered != live");
+      assertEquals(registered, registrar.live(), where + ": registered != live");
     }
   }
 
@@ -224,6 +225,6 @@ class OutputRegistrationConcurrencyTest {
     assertTrue(catalog.metrics().evictions() > 0, "the hot output was never evicted");
     int registered = catalog.registeredOutputs();
     assertEquals(registered, catalog.metrics().openOutputs(), "registered != counted");
-    assertEquals(registered, registrar.live.get(), "registered != live");
+    assertEquals(registered, registrar.live(), "registered != live");
   }
 }
