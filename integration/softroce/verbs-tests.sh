@@ -7,7 +7,9 @@
 #   integration/softroce/verbs-tests.sh [TEST CLASS ...]
 #
 # Default classes: io.rdmashuffle.transport.verbs.VerbsTransportTest,
-# io.rdmashuffle.transport.verbs.VerbsFaultTest, ...VerbsServingTest and ...VerbsCatalogTest. Kernels (SOFTROCE_KERNELS, Debian suites as
+# io.rdmashuffle.transport.verbs.VerbsFaultTest, ...VerbsServingTest, ...VerbsCatalogTest and
+# ...VerbsServedAsAnotherUserTest (a serving process run as nobody, root's outputs read-only).
+# Kernels (SOFTROCE_KERNELS, Debian suites as
 # run-in-guest.sh's SOFTROCE_KERNEL takes them; default "bookworm trixie-backports"): Debian 12's
 # 6.1, whose rxe has no on-demand paging (memory is pinned), and trixie-backports' 7.x, whose rxe
 # has it. Every kernel runs even when an earlier one failed. Reports land in
@@ -25,7 +27,8 @@ guest_kernels "bookworm trixie-backports"
 classes=("$@")
 [ ${#classes[@]} -gt 0 ] || classes=(io.rdmashuffle.transport.verbs.VerbsTransportTest
   io.rdmashuffle.transport.verbs.VerbsFaultTest io.rdmashuffle.transport.verbs.VerbsServingTest
-  io.rdmashuffle.transport.verbs.VerbsCatalogTest)
+  io.rdmashuffle.transport.verbs.VerbsCatalogTest
+  io.rdmashuffle.transport.verbs.VerbsServedAsAnotherUserTest)
 
 jar="$(ls "$module"/target/rdma-buffers-*-SNAPSHOT.jar 2>/dev/null | grep -v -- -tests.jar | head -n 1 || true)"
 # rebuilt when asked (REBUILD=1), missing, or older than a source of rdma-buffers (a stale jar

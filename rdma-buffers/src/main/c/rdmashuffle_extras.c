@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
@@ -252,4 +253,81 @@ EXTRAS(jint, prefetch)(JNIEnv *env UNUSED, jclass cls UNUSED, jlong mr_id, jlong
 	rc = ibv_advise_mr(mr->pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
 			   wait ? IBV_ADVISE_MR_FLAG_FLUSH : 0, &sge, 1);
 	return rc > 0 ? -rc : rc;
+}
+
+/*
+ * The descriptor of an open java.nio FileChannel: its FileDescriptor's fd, read straight from the
+ * fields (sun.nio.ch.FileChannelImpl.fd, java.io.FileDescriptor.fd), which JNI may read although
+ * the module system hides them from Java code. -1 (with an exception pending) when absent.
+ */
+static int channel_fd(JNIEnv *env, jobject channel)
+{
+	jclass cls = (*env)->GetObjectClass(env, channel);
+	jfieldID fd_field = (*env)->GetFieldID(env, cls, "fd", "Ljava/io/FileDescriptor;");
+	jobject fd_object;
+	jclass fd_class;
+	jfieldID int_field;
+
+	if (fd_field == NULL)
+		return -1;
+	fd_object = (*env)->GetObjectField(env, channel, fd_field);
+	if (fd_object == NULL) {
+		disni_throw_errno(env, EBADF, "FileChannel without a descriptor");
+		return -1;
+	}
+	fd_class = (*env)->GetObjectClass(env, fd_object);
+	int_field = (*env)->GetFieldID(env, fd_class, "fd", "I");
+	if (int_field == NULL)
+		return -1;
+	return (*env)->GetIntField(env, fd_object, int_field);
+}
+
+/*
+ * Maps [offset, offset + length) of a file channel open for reading only as a read-only private
+ * mapping (PROT_READ, MAP_PRIVATE), which java.nio can't make (its PRIVATE mode needs a channel
+ * open for writing), and returns it as a direct ByteBuffer; throws IOException on failure. Such a
+ * mapping can be pinned where a read-only shared one can't: a kernel whose ib_umem_get pins
+ * read-only registrations with FOLL_WRITE | FOLL_FORCE (Linux 6.1) refuses a shared mapping of a
+ * descriptor not open for writing (EFAULT), and breaks copy-on-write in a private one instead: the
+ * pages pinned are private copies, and the file is never written. Unmapped with unmapFile.
+ */
+EXTRAS(jobject, mapPrivateReadOnly)(JNIEnv *env, jclass cls UNUSED, jobject channel, jlong offset,
+				    jint length)
+{
+	int fd;
+	void *addr;
+	jobject buffer;
+
+	if (channel == NULL || offset < 0 || length <= 0) {
+		disni_throw_errno(env, EINVAL, "mapPrivateReadOnly(offset=%lld, length=%d)",
+				  (long long)offset, (int)length);
+		return NULL;
+	}
+	fd = channel_fd(env, channel);
+	if (fd < 0) {
+		if (!(*env)->ExceptionCheck(env))
+			disni_throw_errno(env, EBADF, "FileChannel closed");
+		return NULL;
+	}
+	addr = mmap(NULL, (size_t)length, PROT_READ, MAP_PRIVATE, fd, (off_t)offset);
+	if (addr == MAP_FAILED) {
+		disni_throw_errno(env, errno, "mmap(length=%d, offset=%lld, PROT_READ, MAP_PRIVATE)",
+				  (int)length, (long long)offset);
+		return NULL;
+	}
+	buffer = (*env)->NewDirectByteBuffer(env, addr, (jlong)length);
+	if (buffer == NULL)
+		munmap(addr, (size_t)length);
+	return buffer;
+}
+
+/* Unmaps what mapPrivateReadOnly returned; 0 or a negative errno. */
+EXTRAS(jint, unmapFile)(JNIEnv *env, jclass cls UNUSED, jobject mapping)
+{
+	void *addr = mapping == NULL ? NULL : (*env)->GetDirectBufferAddress(env, mapping);
+	jlong length = mapping == NULL ? -1 : (*env)->GetDirectBufferCapacity(env, mapping);
+
+	if (addr == NULL || length <= 0)
+		return -EINVAL;
+	return munmap(addr, (size_t)length) ? -errno : 0;
 }

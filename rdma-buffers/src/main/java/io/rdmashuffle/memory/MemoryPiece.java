@@ -1,7 +1,6 @@
 package io.rdmashuffle.memory;
 
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.Objects;
 
@@ -14,10 +13,8 @@ public final class MemoryPiece {
   private final ByteBuffer buffer;
   private final FileChannel file;
   private final long fileOffset;
-  private final boolean writableMapping;
 
-  private MemoryPiece(ByteBuffer buffer, FileChannel file, long fileOffset, boolean writable) {
-    this.writableMapping = writable;
+  private MemoryPiece(ByteBuffer buffer, FileChannel file, long fileOffset) {
     if (!buffer.isDirect()) {
       throw new IllegalArgumentException("only direct or mapped memory can be registered");
     }
@@ -28,19 +25,18 @@ public final class MemoryPiece {
 
   /** Direct memory; the buffer's whole capacity is registered. */
   public static MemoryPiece of(ByteBuffer direct) {
-    return new MemoryPiece(direct, null, 0, false);
+    return new MemoryPiece(direct, null, 0);
   }
 
   /**
-   * A mapped piece of {@code file} starting at {@code fileOffset}. A writable mapping is only ever
-   * read: {@link #buffer()} hands out a read-only view of it.
+   * A mapped piece of {@code file} starting at {@code fileOffset} (a {@link FileMapper}'s read-only
+   * mapping): {@link #buffer()} hands out a read-only view of it.
    */
-  public static MemoryPiece ofMappedFile(MappedByteBuffer mapped, FileChannel file, long offset) {
+  public static MemoryPiece ofMappedFile(ByteBuffer mapped, FileChannel file, long offset) {
     return new MemoryPiece(
         mapped.isReadOnly() ? mapped : mapped.asReadOnlyBuffer(),
         Objects.requireNonNull(file),
-        offset,
-        !mapped.isReadOnly());
+        offset);
   }
 
   /**
@@ -67,10 +63,5 @@ public final class MemoryPiece {
 
   public boolean isFile() {
     return file != null;
-  }
-
-  /** Whether this file piece is mapped writable (see {@code needsWritableMappings}). */
-  public boolean writableMapping() {
-    return writableMapping;
   }
 }

@@ -21,13 +21,11 @@ public interface MemoryRegistrar {
   MemoryAccounting accounting();
 
   /**
-   * Whether files must be mapped writable to be registered. The Linux kernel (6.1 measured here)
-   * refuses to pin a read-only shared file mapping for a NIC ({@code ibv_reg_mr} fails with EFAULT
-   * even for remote READ only access), so verbs needs the mapping writable; nothing ever writes
-   * through it, and the NIC gets remote READ access only.
+   * How served files are mapped to be registered: always read-only, from a descriptor open for
+   * reading only; {@link FileMapper#SHARED} unless the transport can't register such a mapping.
    */
-  default boolean needsWritableMappings() {
-    return false;
+  default FileMapper fileMapper() {
+    return FileMapper.SHARED;
   }
 
   /**

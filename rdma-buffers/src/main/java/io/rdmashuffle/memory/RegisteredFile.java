@@ -2,20 +2,18 @@ package io.rdmashuffle.memory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A file mapped (read-only, unless the registrar can only pin writable mappings: then mapped
- * writable but never written) and registered for remote READ only in pieces of at most {@code
- * pieceSize} bytes (each registration is limited to 2 GiB, so files of any size work). Owned by
- * whoever opened it; {@link #close()} withdraws every piece at once and unmaps the file (and closes
- * its descriptor) after the last in-flight READ of it finishes.
+ * A file opened for reading only, mapped read-only (as its registrar's {@link FileMapper} says) and
+ * registered for remote READ only in pieces of at most {@code pieceSize} bytes (each registration
+ * is limited to 2 GiB, so files of any size work). Owned by whoever opened it; {@link #close()}
+ * withdraws every piece at once and unmaps the file (and closes its descriptor) after the last
+ * in-flight READ of it finishes.
  *
  * <p>Counted as a withdrawable {@link RefCount} (see {@link RefCounted}): the owner's reference,
  * one per registered piece until the piece is deregistered, and one per holder that {@link
@@ -27,17 +25,16 @@ public final class RegisteredFile extends CountedResource<RegisteredFile> implem
   private final long length;
   private final long pieceSize;
   private final List<RegisteredRegion> pieces;
-  private final List<MappedByteBuffer> mappings;
+  private final List<ByteBuffer> mappings;
 
-  /** Mapped writable for a registrar that can pin nothing else; never written through. */
-  private final boolean writable;
+  private final FileMapper mapper;
 
   private final LeakDetector.Tracker tracker;
 
   private RegisteredFile(
-      Path path, FileChannel channel, long length, long pieceSize, boolean writable) {
+      Path path, FileChannel channel, long length, long pieceSize, FileMapper mapper) {
     super(RefCount.withdrawable("registered file"));
-    this.writable = writable;
+    this.mapper = mapper;
     this.path = path;
     this.channel = channel;
     this.length = length;
@@ -60,34 +57,23 @@ public final class RegisteredFile extends CountedResource<RegisteredFile> implem
   public static RegisteredFile open(
       Path path, long pieceSize, MemoryRegistrar registrar, String owner) throws IOException {
     checkPieceSize(pieceSize);
-    boolean writable = registrar.needsWritableMappings() && Files.isWritable(path);
-    FileChannel ch =
-        writable
-            ? FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)
-            : FileChannel.open(path, StandardOpenOption.READ);
-    return register(path, ch, writable, pieceSize, registrar, owner);
+    FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
+    return register(path, ch, pieceSize, registrar, owner);
   }
 
   /**
    * Maps and registers a file its caller already opened (and checked: what is registered is exactly
    * that open file, whatever happens to its path meanwhile). Takes over {@code channel}: it is
-   * closed with the registered file, or at once when registration fails.
-   *
-   * @param writable whether {@code channel} is open for writing, as a registrar that needs writable
-   *     mappings wants it
+   * closed with the registered file, or at once when registration fails. {@code channel} is open
+   * for reading only.
    */
   public static RegisteredFile register(
-      Path path,
-      FileChannel channel,
-      boolean writable,
-      long pieceSize,
-      MemoryRegistrar registrar,
-      String owner)
+      Path path, FileChannel channel, long pieceSize, MemoryRegistrar registrar, String owner)
       throws IOException {
     RegisteredFile file;
     try {
       checkPieceSize(pieceSize);
-      file = new RegisteredFile(path, channel, channel.size(), pieceSize, writable);
+      file = new RegisteredFile(path, channel, channel.size(), pieceSize, registrar.fileMapper());
     } catch (IOException | RuntimeException e) {
       channel.close();
       throw e;
@@ -111,9 +97,7 @@ public final class RegisteredFile extends CountedResource<RegisteredFile> implem
   private void mapAndRegister(MemoryRegistrar registrar, String owner) throws IOException {
     for (long off = 0; off < length; off += pieceSize) {
       int size = (int) Math.min(pieceSize, length - off);
-      MappedByteBuffer mapped =
-          channel.map(
-              writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, off, size);
+      ByteBuffer mapped = mapper.map(channel, off, size);
       mappings.add(mapped);
       refs().retain();
       try {
@@ -206,8 +190,8 @@ public final class RegisteredFile extends CountedResource<RegisteredFile> implem
   /** The last reference given back: unmaps the file and closes its descriptor. */
   @Override
   protected void lastReleased() {
-    for (MappedByteBuffer m : mappings) {
-      DirectMemory.free(m);
+    for (ByteBuffer m : mappings) {
+      mapper.unmap(m);
     }
     try {
       channel.close();

@@ -37,7 +37,7 @@ public final class ConfinedFiles {
   private ConfinedFiles() {}
 
   /**
-   * Opens {@code root/components...} for reading (and writing when {@code writable}).
+   * Opens {@code root/components...} for reading only.
    *
    * @param owner the user the file must belong to, or null for any
    * @throws NoSuchFileException when a component does not exist
@@ -47,7 +47,7 @@ public final class ConfinedFiles {
    *     the serving node's set-up, not of the map output; the message names the file, its mode and
    *     owner, and this process's user
    */
-  public static FileChannel open(Path root, List<String> components, String owner, boolean writable)
+  public static FileChannel open(Path root, List<String> components, String owner)
       throws IOException {
     if (components.isEmpty()) {
       throw new IllegalArgumentException("no file below " + root);
@@ -82,27 +82,20 @@ public final class ConfinedFiles {
         dir.close();
         dir = next;
       }
-      return openFile(dir, root, components, owner, writable);
+      return openFile(dir, root, components, owner);
     } finally {
       dir.close();
     }
   }
 
   private static FileChannel openFile(
-      SecureDirectoryStream<Path> dir,
-      Path root,
-      List<String> components,
-      String owner,
-      boolean writable)
+      SecureDirectoryStream<Path> dir, Path root, List<String> components, String owner)
       throws IOException {
     int last = components.size() - 1;
     Path name = root.getFileSystem().getPath(components.get(last));
     Set<OpenOption> options = new HashSet<>();
     options.add(StandardOpenOption.READ);
     options.add(LinkOption.NOFOLLOW_LINKS);
-    if (writable) {
-      options.add(StandardOpenOption.WRITE);
-    }
     PosixFileAttributes before = attributes(dir, name);
     check(before, root, components, owner);
     SeekableByteChannel ch;
@@ -111,7 +104,7 @@ public final class ConfinedFiles {
     } catch (NoSuchFileException e) {
       throw e;
     } catch (AccessDeniedException e) {
-      throw denied(describe(root, components, last), before, writable, e);
+      throw denied(describe(root, components, last), before, e);
     } catch (IOException e) {
       throw new RefusedException(describe(root, components, last) + " can't be opened: " + e);
     }
@@ -138,7 +131,7 @@ public final class ConfinedFiles {
    * mode, owner and group, and the user this process runs as).
    */
   static UnavailableException denied(
-      String file, PosixFileAttributes a, boolean writable, AccessDeniedException cause) {
+      String file, PosixFileAttributes a, AccessDeniedException cause) {
     return new UnavailableException(
         file
             + " (mode "
@@ -147,9 +140,7 @@ public final class ConfinedFiles {
             + (a.owner() == null ? "?" : a.owner().getName())
             + ", group "
             + (a.group() == null ? "?" : a.group().getName())
-            + ") can't be opened for "
-            + (writable ? "reading and writing" : "reading")
-            + " by this process's user "
+            + ") can't be opened for reading by this process's user "
             + System.getProperty("user.name")
             + ": permission denied",
         cause);

@@ -232,7 +232,7 @@ public final class OutputCatalog implements AutoCloseable {
         return new Described(r.file().path(), r.file().length(), r.table());
       }
     }
-    try (OpenedOutput o = source.open(id, false)) {
+    try (OpenedOutput o = source.open(id)) {
       long length = o.channel().size();
       o.table().checkWithin(length);
       return new Described(o.path(), length, o.table());

@@ -193,7 +193,7 @@ final class OutputRegistration {
   }
 
   private Registered register(OutputId id, boolean evict) throws IOException {
-    OpenedOutput o = source.open(id, registrar.needsWritableMappings());
+    OpenedOutput o = source.open(id);
     long length;
     try {
       length = o.channel().size();
@@ -267,12 +267,7 @@ final class OutputRegistration {
     for (int attempt = 0; ; attempt++) {
       try {
         return RegisteredFile.register(
-            o.path(),
-            o.channel(),
-            registrar.needsWritableMappings(),
-            limits.pieceSize(),
-            registrar,
-            id.application());
+            o.path(), o.channel(), limits.pieceSize(), registrar, id.application());
       } catch (RegistrationException e) {
         // the failed attempt closed the channel
         Registered victim = attempt == 0 ? evictOne() : null;
@@ -293,7 +288,7 @@ final class OutputRegistration {
 
   /** Opens an output again, the same checked way; it must not have changed meanwhile. */
   private OpenedOutput reopen(OutputId id, PartitionTable table, long length) throws IOException {
-    OpenedOutput again = source.open(id, registrar.needsWritableMappings());
+    OpenedOutput again = source.open(id);
     if (!again.table().equals(table) || again.channel().size() != length) {
       again.close();
       throw new IOException("map output " + id + " changed while being registered");

@@ -12,13 +12,11 @@ import java.io.IOException;
  */
 public interface OutputSource {
   /**
-   * Opens the data file of {@code id} and reads its partition table.
+   * Opens the data file of {@code id} for reading only and reads its partition table.
    *
-   * @param writable open it for writing too (a registrar that can only pin writable mappings;
-   *     nothing is ever written)
    * @throws java.nio.file.NoSuchFileException when there is no such output here
    * @throws RefusedException when the output may not be served to {@code id.application()}
    * @throws IOException when its files can't be read (the output is damaged or lost)
    */
-  OpenedOutput open(OutputId id, boolean writable) throws IOException;
+  OpenedOutput open(OutputId id) throws IOException;
 }

@@ -80,15 +80,12 @@ public final class PublishedOutputs implements OutputSource {
   }
 
   @Override
-  public OpenedOutput open(OutputId id, boolean writable) throws IOException {
+  public OpenedOutput open(OutputId id) throws IOException {
     Path data = outputs.get(id);
     if (data == null) {
       throw new NoSuchFileException(id.toString());
     }
-    FileChannel ch =
-        writable
-            ? FileChannel.open(data, StandardOpenOption.READ, StandardOpenOption.WRITE)
-            : FileChannel.open(data, StandardOpenOption.READ);
+    FileChannel ch = FileChannel.open(data, StandardOpenOption.READ);
     try {
       PartitionTable table =
           MetaFiles.read(data, Integer.parseInt(id.shuffle()), Long.parseLong(id.map()), ch.size());

@@ -41,7 +41,7 @@ class ConfinedFilesTest {
   void opensTheFileBelowTheRoot() throws Exception {
     job("attempt_1", "alice's map output");
     String me = System.getProperty("user.name");
-    try (FileChannel ch = ConfinedFiles.open(dir.resolve("local"), path("attempt_1"), me, false)) {
+    try (FileChannel ch = ConfinedFiles.open(dir.resolve("local"), path("attempt_1"), me)) {
       assertEquals("alice's map output", read(ch));
     }
   }
@@ -59,7 +59,7 @@ class ConfinedFilesTest {
     RefusedException e =
         assertThrows(
             RefusedException.class,
-            () -> ConfinedFiles.open(dir.resolve("local"), path("attempt_1"), null, false));
+            () -> ConfinedFiles.open(dir.resolve("local"), path("attempt_1"), null));
     assertTrue(e.getMessage().contains("attempt_1"), e.getMessage());
   }
 
@@ -71,7 +71,7 @@ class ConfinedFilesTest {
     Files.createSymbolicLink(out.resolve("file.out"), secret);
     assertThrows(
         RefusedException.class,
-        () -> ConfinedFiles.open(dir.resolve("local"), path("attempt_2"), null, false));
+        () -> ConfinedFiles.open(dir.resolve("local"), path("attempt_2"), null));
   }
 
   @Test
@@ -80,17 +80,15 @@ class ConfinedFilesTest {
     RefusedException e =
         assertThrows(
             RefusedException.class,
-            () ->
-                ConfinedFiles.open(dir.resolve("local"), path("attempt_3"), "nobody-here", false));
+            () -> ConfinedFiles.open(dir.resolve("local"), path("attempt_3"), "nobody-here"));
     assertTrue(e.getMessage().contains("not nobody-here"), e.getMessage());
     assertThrows(
         NoSuchFileException.class,
-        () -> ConfinedFiles.open(dir.resolve("local"), path("attempt_9"), null, false));
+        () -> ConfinedFiles.open(dir.resolve("local"), path("attempt_9"), null));
     assertThrows(
         RefusedException.class,
         () ->
-            ConfinedFiles.open(
-                dir.resolve("local"), List.of("usercache", "..", "file.out"), null, false));
+            ConfinedFiles.open(dir.resolve("local"), List.of("usercache", "..", "file.out"), null));
   }
 
   @Test
@@ -106,7 +104,6 @@ class ConfinedFilesTest {
         ConfinedFiles.denied(
             out.resolve("file.out").toString(),
             a,
-            false,
             new java.nio.file.AccessDeniedException(out.resolve("file.out").toString()));
     String me = System.getProperty("user.name");
     assertEquals(

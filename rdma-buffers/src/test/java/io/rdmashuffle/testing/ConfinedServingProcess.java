@@ -39,9 +39,9 @@ public final class ConfinedServingProcess {
       settings.put(args[i].substring(0, eq), args[i].substring(eq + 1));
     }
     OutputSource source =
-        (OutputId id, boolean writable) -> {
+        (OutputId id) -> {
           String name = "shuffle_" + id.shuffle() + "_" + id.map() + "_0.data";
-          FileChannel ch = ConfinedFiles.open(root, List.of(name), null, writable);
+          FileChannel ch = ConfinedFiles.open(root, List.of(name), null);
           try {
             Path data = root.resolve(name);
             return new OpenedOutput(

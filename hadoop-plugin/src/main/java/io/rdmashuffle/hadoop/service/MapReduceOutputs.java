@@ -58,7 +58,7 @@ final class MapReduceOutputs implements OutputSource {
   }
 
   @Override
-  public OpenedOutput open(OutputId id, boolean writable) throws IOException {
+  public OpenedOutput open(OutputId id) throws IOException {
     JobID job = job(id);
     TaskAttemptID attempt = mapAttempt(id, job);
     String user = userOfJob.apply(id.application());
@@ -77,8 +77,7 @@ final class MapReduceOutputs implements OutputSource {
     // lie in another local dir
     PartitionTable table = null;
     for (Path root : roots) {
-      try (FileChannel index =
-          ConfinedFiles.open(root, with(attemptDir, INDEX_FILE), owner, false)) {
+      try (FileChannel index = ConfinedFiles.open(root, with(attemptDir, INDEX_FILE), owner)) {
         table = readIndex(index, root, attempt);
         break;
       } catch (NoSuchFileException e) {
@@ -89,7 +88,7 @@ final class MapReduceOutputs implements OutputSource {
       for (Path root : roots) {
         List<String> data = with(attemptDir, DATA_FILE);
         try {
-          FileChannel ch = ConfinedFiles.open(root, data, owner, writable);
+          FileChannel ch = ConfinedFiles.open(root, data, owner);
           return new OpenedOutput(root.resolve(String.join("/", data)), ch, table);
         } catch (NoSuchFileException e) {
           // another local dir may have it

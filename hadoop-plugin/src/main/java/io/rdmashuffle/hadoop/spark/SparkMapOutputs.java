@@ -43,7 +43,7 @@ final class SparkMapOutputs implements OutputSource {
   }
 
   @Override
-  public OpenedOutput open(OutputId id, boolean writable) throws IOException {
+  public OpenedOutput open(OutputId id) throws IOException {
     int shuffle;
     long map;
     try {
@@ -62,7 +62,7 @@ final class SparkMapOutputs implements OutputSource {
       Located where = locate(e, name);
       FileChannel data;
       try {
-        data = ConfinedFiles.open(where.root(), where.components(), owner, writable);
+        data = ConfinedFiles.open(where.root(), where.components(), owner);
       } catch (NoSuchFileException notHere) {
         continue;
       }
@@ -118,7 +118,7 @@ final class SparkMapOutputs implements OutputSource {
   private static PartitionTable readMeta(
       Located data, String owner, int shuffle, long map, long dataLength) throws IOException {
     Located meta = data.sibling(data.components().get(data.components().size() - 1) + ".rdma-meta");
-    try (FileChannel ch = ConfinedFiles.open(meta.root(), meta.components(), owner, false)) {
+    try (FileChannel ch = ConfinedFiles.open(meta.root(), meta.components(), owner)) {
       long size = ch.size();
       int max = MetaFileLayout.fileLength(MetaFileLayout.MAX_PARTITIONS);
       if (size > max) {

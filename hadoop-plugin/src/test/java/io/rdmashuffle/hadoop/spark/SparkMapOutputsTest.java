@@ -77,8 +77,7 @@ class SparkMapOutputsTest {
     executor(APP, USER, "1");
     String[] second = executor(APP, USER, "2");
     Path data = commit(second, 3, 42, new long[] {10, 0, 25});
-    try (OpenedOutput o =
-        new SparkMapOutputs(executors, false).open(OutputId.spark(APP, 3, 42), false)) {
+    try (OpenedOutput o = new SparkMapOutputs(executors, false).open(OutputId.spark(APP, 3, 42))) {
       assertEquals(data, o.path());
       assertEquals(35, o.channel().size());
       assertEquals(3, o.table().end());
@@ -94,11 +93,10 @@ class SparkMapOutputsTest {
     commit(theirs, 0, 5, new long[] {8});
     executor(APP, USER, "1");
     SparkMapOutputs source = new SparkMapOutputs(executors, false);
-    assertThrows(NoSuchFileException.class, () -> source.open(OutputId.spark(APP, 0, 5), false));
+    assertThrows(NoSuchFileException.class, () -> source.open(OutputId.spark(APP, 0, 5)));
     assertThrows(
-        NoSuchFileException.class,
-        () -> source.open(OutputId.spark("application_1_9", 0, 5), false));
-    source.open(OutputId.spark(OTHER, 0, 5), false).close();
+        NoSuchFileException.class, () -> source.open(OutputId.spark("application_1_9", 0, 5)));
+    source.open(OutputId.spark(OTHER, 0, 5)).close();
   }
 
   @Test
@@ -135,7 +133,7 @@ class SparkMapOutputsTest {
     Files.createSymbolicLink(sub, copy.resolve("sub"));
     assertThrows(
         RefusedException.class,
-        () -> new SparkMapOutputs(executors, false).open(OutputId.spark(APP, 1, 7), false));
+        () -> new SparkMapOutputs(executors, false).open(OutputId.spark(APP, 1, 7)));
   }
 
   @Test
@@ -146,7 +144,7 @@ class SparkMapOutputsTest {
     RefusedException e =
         assertThrows(
             RefusedException.class,
-            () -> new SparkMapOutputs(executors, true).open(OutputId.spark(APP, 1, 7), false));
+            () -> new SparkMapOutputs(executors, true).open(OutputId.spark(APP, 1, 7)));
     assertTrue(e.getMessage().contains("not " + USER), e.getMessage());
   }
 
@@ -158,7 +156,7 @@ class SparkMapOutputsTest {
     IOException e =
         assertThrows(
             IOException.class,
-            () -> new SparkMapOutputs(executors, false).open(OutputId.spark(APP, 2, 3), false));
+            () -> new SparkMapOutputs(executors, false).open(OutputId.spark(APP, 2, 3)));
     assertFalse(e instanceof NoSuchFileException, e.toString());
     assertTrue(e.getMessage().contains("no meta file"), e.getMessage());
   }
@@ -177,7 +175,7 @@ class SparkMapOutputsTest {
             new SparkExecutors.Application(OTHER, "bob", "s3cret")),
         apps);
     assertEquals(2, restarted.size());
-    new SparkMapOutputs(restarted, false).open(OutputId.spark(APP, 0, 1), false).close();
+    new SparkMapOutputs(restarted, false).open(OutputId.spark(APP, 0, 1)).close();
 
     restarted.removeApplication(APP);
     SparkExecutors again = new SparkExecutors(List.of(nmLocal), new SparkServiceState(tmp));

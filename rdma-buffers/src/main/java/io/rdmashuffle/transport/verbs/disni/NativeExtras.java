@@ -64,4 +64,18 @@ final class NativeExtras {
    * ibv_advise_mr} prefetch); waits for it when {@code wait}. 0 or a negative errno.
    */
   static native int prefetch(long mr, long address, int length, boolean wait);
+
+  /**
+   * Maps a range of a file open for reading only as a read-only private mapping ({@code PROT_READ,
+   * MAP_PRIVATE}: java.nio's PRIVATE mode needs a channel open for writing), for a kernel that pins
+   * no read-only shared file mapping ({@link FileMappings}). {@code offset} a multiple of the page
+   * size. Unmapped with {@link #unmapFile}.
+   *
+   * @throws java.io.IOException when mmap fails
+   */
+  static native java.nio.ByteBuffer mapPrivateReadOnly(
+      java.nio.channels.FileChannel channel, long offset, int length) throws java.io.IOException;
+
+  /** Unmaps what {@link #mapPrivateReadOnly} returned: 0 or a negative errno. */
+  static native int unmapFile(java.nio.ByteBuffer mapping);
 }

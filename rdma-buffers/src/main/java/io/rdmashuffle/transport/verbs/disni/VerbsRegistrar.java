@@ -6,6 +6,7 @@ import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.SVCRegMr;
 import com.ibm.disni.verbs.impl.NatIbvMr;
 import io.rdmashuffle.memory.Access;
+import io.rdmashuffle.memory.FileMapper;
 import io.rdmashuffle.memory.MemoryAccounting;
 import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.MemoryRegistrar;
@@ -26,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * application, and the queue pair a peer of that application is given is created in the same
  * domain: the NIC then refuses any rkey of another application's region on it (remote access
  * error). READ targets go into the transport's own domain, where its reading queue pairs live.
- * Served regions are registered with remote READ only (no local write, never remote write), so a
- * read-only file mapping can be registered.
+ * Served regions are registered with remote READ only (no local write, never remote write), from
+ * read-only mappings of files opened for reading only ({@link FileMappings}).
  *
  * <p>Served memory is registered with on-demand paging ({@code IBV_ACCESS_ON_DEMAND}) when {@link
  * OdpSupport} says so: nothing is pinned, the device faults pages in as READs touch them, and a
@@ -65,6 +66,7 @@ final class VerbsRegistrar implements MemoryRegistrar {
   private final Set<VerbsRegion> live = Collections.newSetFromMap(new IdentityHashMap<>());
   private final MemoryAccounting accounting;
   private final OdpSupport odp;
+  private final FileMapper fileMapper;
   private boolean gone;
   private boolean released;
 
@@ -74,6 +76,7 @@ final class VerbsRegistrar implements MemoryRegistrar {
     this.accounting = accounting;
     this.odp = odp;
     this.ownPd = context.allocPd();
+    this.fileMapper = odp.servedOnDemand() ? FileMapper.SHARED : FileMappings.forPinning(ownPd);
   }
 
   /** Which registration served memory gets, and why. */
@@ -184,20 +187,21 @@ final class VerbsRegistrar implements MemoryRegistrar {
               + " bytes ("
               + e.getMessage()
               + "): "
-              + (piece.isFile() && !piece.writableMapping()
-                  ? "the kernel pins only writable file mappings, and this process can't open the"
-                      + " file for writing (nothing is ever written through it)"
-                  : odp.servedOnDemand() && access == Access.REMOTE_READ
-                      ? "on-demand registration refused (" + odp.describe() + ")"
-                      : "registered memory is pinned, check the memlock limit"),
+              + (odp.servedOnDemand() && access == Access.REMOTE_READ
+                  ? "on-demand registration refused (" + odp.describe() + ")"
+                  : "registered memory is pinned, check the memlock limit")
+              + (piece.isFile() ? "; the file is mapped " + fileMapper() : ""),
           e);
     }
   }
 
-  /** Pinning needs writable file mappings (see the interface); on-demand paging does not. */
+  /**
+   * Read-only shared mappings on demand and where the kernel pins them, else read-only private ones
+   * ({@link FileMappings}).
+   */
   @Override
-  public boolean needsWritableMappings() {
-    return !odp.servedOnDemand();
+  public FileMapper fileMapper() {
+    return fileMapper;
   }
 
   /**
