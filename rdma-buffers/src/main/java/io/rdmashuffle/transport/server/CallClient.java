@@ -74,8 +74,15 @@ public final class CallClient {
         break;
       }
       CallConnection c;
+      boolean[] opened = {false};
       try {
-        c = pool.computeIfAbsent(key, k -> new CallConnection(this, k, secret));
+        c =
+            pool.computeIfAbsent(
+                key,
+                k -> {
+                  opened[0] = true;
+                  return new CallConnection(this, k, secret);
+                });
       } catch (java.io.UncheckedIOException e) {
         server.metrics().failure(io.rdmashuffle.transport.FailureKind.UNREACHABLE);
         f.completeExceptionally(
@@ -86,8 +93,14 @@ public final class CallClient {
       if (c.submit(call)) {
         return f;
       }
-      pool.remove(key, c); // it closed under us: one fresh connection
+      pool.remove(key, c);
       lastCause = c.closedBy();
+      if (opened[0]) {
+        // opened for this call and already closed (refused busy, authentication failed): its
+        // cause is the answer; another connection would only be refused again, and counted again
+        break;
+      }
+      // a pooled connection closed under us: one fresh connection
     }
     if (lastCause == null) {
       lastCause = new ConnectionLostException("the transport is closed", peer, null, null);
