@@ -123,6 +123,15 @@ class MapReduceJobsIT {
         (System.nanoTime() - t0) / 1e9);
     int[] maps = {SORT_MAPS, JOIN_MAPS};
     for (int j = 0; j < 2; j++) {
+      // YARN may place every map of a job on one host (seen once in CI: 6 of 6 on rs-h2); such a
+      // run READs nothing across hosts, so the job runs again alone, at most twice, to be spread
+      for (int again = 1; again <= 2 && spreadOver(ours[j]) < 2 && ours[j].succeeded(); again++) {
+        System.out.printf("%s: every map ran on one host, running it again alone%n", ours[j]);
+        ours[j] =
+            (j == 0 ? sort("sort-ours-" + again) : join("join-ours-" + again))
+                .withRdmaShuffle()
+                .run(600);
+      }
       assertTrue(stock[j].succeeded(), stock[j].describe());
       assertTrue(ours[j].succeeded(), ours[j].describe());
       byte[] expected = stock[j].output();
@@ -132,6 +141,10 @@ class MapReduceJobsIT {
       checkEveryMapOutputRead(ours[j], maps[j]);
     }
     sorted = stock[0].output();
+  }
+
+  private static int spreadOver(JobReport job) {
+    return new TreeSet<>(job.hosts("MAP")).size();
   }
 
   private static void checkEveryMapOutputRead(JobReport ours, int maps) {
