@@ -18,18 +18,33 @@ junit_launcher() {
   printf '%s\n' "$jar"
 }
 
+# progress FILE plan KEY... | progress FILE step KEY SECONDS WHAT...: a progress line of a
+# script's long steps (guest boots), as io.rdmashuffle.tools.Progress prints them for the Java
+# runners: step k of n, what ran, elapsed, time left estimated from the last run's steps (kept in
+# FILE.history). Nothing when rdma-buffers' classes are not built; never fails the caller.
+progress() {
+  local classes
+  classes="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/rdma-buffers/target/classes"
+  [ -f "$classes/io/rdmashuffle/tools/ProgressCommand.class" ] || return 0
+  java -cp "$classes" io.rdmashuffle.tools.ProgressCommand "$@" || true
+}
+
 # run_each_kernel NAME: run_kernel KERNEL (the caller's) for every kernel of `kernels`, even when
-# an earlier one failed; prints a summary (reports under $out/KERNEL) and exits with 0 when every
-# run passed, else the first failing run's status.
+# an earlier one failed, with a progress line after each guest boot; prints a summary (reports
+# under $out/KERNEL) and exits with 0 when every run passed, else the first failing run's status.
 run_each_kernel() {
   local name=$1 kernel start status first_failure=0
-  local summary=()
+  local summary=() keys=()
+  local state="${SOFTROCE_WORK_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/integration/target/softroce}/$name.progress"
+  for kernel in "${kernels[@]}"; do keys+=("$name:$kernel"); done
+  progress "$state" plan "${keys[@]}"
   for kernel in "${kernels[@]}"; do
     echo "$name: kernel $kernel" >&2
     start=$SECONDS
     status=0
     run_kernel "$kernel" || status=$?
     summary+=("$kernel: status $status, $((SECONDS - start)) s, reports in $out/$kernel")
+    progress "$state" step "$name:$kernel" "$((SECONDS - start))" "$name on $kernel: status $status"
     [ "$status" -eq 0 ] || [ "$first_failure" -ne 0 ] || first_failure=$status
   done
   for kernel in "${summary[@]}"; do

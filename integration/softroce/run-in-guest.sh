@@ -26,9 +26,18 @@
 #   SOFTROCE_KERNEL_PKG  Debian kernel package (default: the one linux-image-amd64 of that suite
 #                      depends on)
 #   SOFTROCE_VERBOSE   1: show kernel boot messages and the guest's setup steps
+#   SOFTROCE_RXE_MODULE  a build of rdma_rxe for the guest's kernel (an .ko file) to load instead
+#                      of the kernel's own before the devices are added (build-rxe-module.sh
+#                      makes one with rdma-shuffle's fix of on-demand READs)
 #   SOFTROCE_CLOCKSOURCE  tsc: the guest's clock reads the TSC (tsc=reliable), as a server's
 #                      does; default: the kernel's choice, HPET under TCG, where every clock read
 #                      is an emulated device access of a microsecond or more (benchmarks)
+#
+# In the guest the command also finds SOFTROCE_RXE_RELOAD, a script that removes rxe0 and rxe1,
+# reloads rdma_rxe (`$SOFTROCE_RXE_RELOAD MODULE.ko`, or the kernel's own without an argument) and
+# brings both devices up again, e.g. to run the same thing on two builds of the module in one boot.
+#
+# Sourced by another script (build-rxe-module.sh), it only defines its functions.
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -40,6 +49,7 @@ readonly MEM="${SOFTROCE_MEM:-3G}"
 readonly CPUS="${SOFTROCE_CPUS:-2}"
 readonly TIMEOUT="${SOFTROCE_TIMEOUT:-40m}"
 readonly VERBOSE="${SOFTROCE_VERBOSE:-0}"
+RXE_MODULE="${SOFTROCE_RXE_MODULE:-}"
 # The host's Debian release (bookworm): its kernel comes through the host's own apt lists.
 HOST_SUITE="$( (. /etc/os-release && echo "${VERSION_CODENAME:-}") 2>/dev/null || true)"
 readonly HOST_SUITE="${HOST_SUITE:-bookworm}"
@@ -359,60 +369,18 @@ ip route add "$RXE1_ADDR" dev veth0 src "$RXE0_ADDR" table 100 &&
   ip rule add pref 100 lookup local &&
   ip rule del pref 0 lookup local ||
   fail "cannot set up routing across the veth pair"
-rdma link add rxe0 type rxe netdev veth0 ||
-  fail "rdma link add rxe0 failed (on 6.1: is crc32_generic loaded before rdma_rxe?)"
-rdma link add rxe1 type rxe netdev veth1 || fail "rdma link add rxe1 failed"
-
-# Ports turn ACTIVE once their netdev has carrier, which takes a moment under emulation.
-for i in $(seq 1 100); do
-  grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null &&
-    grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state 2>/dev/null && break
-  sleep 0.1
-done
-for dev in rxe0 rxe1; do
-  grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" ||
-    fail "$dev port is $(cat "/sys/class/infiniband/$dev/ports/1/state"), not ACTIVE"
-done
-
-# RDMA-CM resolves an address through the neighbour table and the device's GID table. Both fill
-# in lazily (ARP, and a kernel work item for the GIDs) and, under a loaded host, the first
-# resolution after boot took 20-60 s. Make both ready now: permanent neighbour entries across
-# the pair, and wait for each device's IPv4 GID.
-ip neigh replace "$RXE0_ADDR" lladdr "$(cat /sys/class/net/veth0/address)" dev veth1 nud permanent &&
-  ip neigh replace "$RXE1_ADDR" lladdr "$(cat /sys/class/net/veth1/address)" dev veth0 nud permanent ||
-  fail "cannot add the neighbour entries across the veth pair"
-# An IPv4 address's GID is ::ffff:a.b.c.d, as sysfs prints it: 0000:...:ffff:aabb:ccdd.
-ipv4_gid() {
-  local IFS=.
-  set -- $1
-  printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
-}
-for pair in "rxe0 $RXE0_ADDR" "rxe1 $RXE1_ADDR"; do
-  dev="${pair%% *}" gid="$(ipv4_gid "${pair#* }")"
-  for i in $(seq 1 1200); do
-    grep -qs "$gid" /sys/class/infiniband/"$dev"/ports/1/gids/* && break
-    sleep 0.1
-  done
-  grep -qs "$gid" /sys/class/infiniband/"$dev"/ports/1/gids/* ||
-    fail "$dev has no GID for its IPv4 address ${pair#* } ($gid) after 120 s"
-done
-
-# devtmpfs normally creates these; create any that is missing from its sysfs major:minor.
-mkdir -p /dev/infiniband
-for devfile in /sys/class/infiniband_verbs/uverbs*/dev /sys/class/misc/rdma_cm/dev; do
-  [[ -f "$devfile" ]] || continue
-  node="${devfile%/dev}"
-  node="/dev/infiniband/${node##*/}"
-  [[ -c "$node" ]] || mknod -m 666 "$node" c "$(cut -d: -f1 "$devfile")" "$(cut -d: -f2 "$devfile")"
-done
-[[ -c /dev/infiniband/rdma_cm ]] || fail "/dev/infiniband/rdma_cm missing (rdma_ucm not loaded?)"
-devices="$(ibv_devices 2>&1)" || fail "ibv_devices failed: $devices"
-grep -qw rxe0 <<<"$devices" && grep -qw rxe1 <<<"$devices" ||
-  fail "ibv_devices does not list rxe0 and rxe1: $devices"
+. "$ctl/rxe.sh"
+if [[ -n "$GUEST_RXE_MODULE" ]]; then
+  # SOFTROCE_RXE_MODULE: this build of rdma_rxe instead of the kernel's (before any device exists)
+  PATH="$GUEST_PATH" rmmod rdma_rxe && PATH="$GUEST_PATH" insmod "$GUEST_RXE_MODULE" ||
+    fail "cannot load $GUEST_RXE_MODULE instead of the kernel's rdma_rxe"
+fi
+rxe_devices_up
 
 ulimit -l unlimited || fail "cannot lift the locked-memory limit"
 export PATH="$GUEST_PATH" HOME="$GUEST_HOME" GUEST_OUT SOFTROCE_GUEST=1 TERM=dumb \
-  SOFTROCE_RXE0_ADDR="$RXE0_ADDR" SOFTROCE_RXE1_ADDR="$RXE1_ADDR"
+  SOFTROCE_RXE0_ADDR="$RXE0_ADDR" SOFTROCE_RXE1_ADDR="$RXE1_ADDR" \
+  SOFTROCE_RXE_RELOAD="$ctl/rxe-reload.sh"
 [[ -n "$GUEST_JAVA_HOME" ]] && export JAVA_HOME="$GUEST_JAVA_HOME"
 [[ -n "$GUEST_LANG" ]] && export LANG="$GUEST_LANG"
 cd "$GUEST_CWD" || fail "cannot cd to $GUEST_CWD in the guest"
@@ -420,6 +388,119 @@ cd "$GUEST_CWD" || fail "cannot cd to $GUEST_CWD in the guest"
 echo "softroce-guest: rxe0 and rxe1 ACTIVE, ready $(uptime_s) s after kernel start" >&2
 exec "${GUEST_COMMAND[@]}"
 EOF
+}
+
+# The guest's Soft-RoCE devices, rxe0 on veth0 and rxe1 on veth1: bringing them up (guest-main.sh,
+# at boot) and reloading rdma_rxe under them (rxe-reload.sh, which a command runs as
+# $SOFTROCE_RXE_RELOAD). Written to the control share as rxe.sh; the caller defines fail and sets
+# RXE0_ADDR and RXE1_ADDR.
+guest_rxe_lib() {
+  cat <<'EOF'
+# rxe_devices_up: adds rxe0 and rxe1 and waits until both are ready for RDMA-CM.
+rxe_devices_up() {
+  rdma link add rxe0 type rxe netdev veth0 ||
+    fail "rdma link add rxe0 failed (on 6.1: is crc32_generic loaded before rdma_rxe?)"
+  rdma link add rxe1 type rxe netdev veth1 || fail "rdma link add rxe1 failed"
+
+  # Ports turn ACTIVE once their netdev has carrier, which takes a moment under emulation.
+  for i in $(seq 1 100); do
+    grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null &&
+      grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state 2>/dev/null && break
+    sleep 0.1
+  done
+  for dev in rxe0 rxe1; do
+    grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" ||
+      fail "$dev port is $(cat "/sys/class/infiniband/$dev/ports/1/state"), not ACTIVE"
+  done
+
+  # RDMA-CM resolves an address through the neighbour table and the device's GID table. Both fill
+  # in lazily (ARP, and a kernel work item for the GIDs) and, under a loaded host, the first
+  # resolution after boot took 20-60 s. Make both ready now: permanent neighbour entries across
+  # the pair, and wait for each device's IPv4 GID.
+  ip neigh replace "$RXE0_ADDR" lladdr "$(cat /sys/class/net/veth0/address)" dev veth1 nud permanent &&
+    ip neigh replace "$RXE1_ADDR" lladdr "$(cat /sys/class/net/veth1/address)" dev veth0 nud permanent ||
+    fail "cannot add the neighbour entries across the veth pair"
+  # An IPv4 address's GID is ::ffff:a.b.c.d, as sysfs prints it: 0000:...:ffff:aabb:ccdd.
+  ipv4_gid() {
+    local IFS=.
+    set -- $1
+    printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
+  }
+  local pair dev gid i devfile node devices
+  for pair in "rxe0 $RXE0_ADDR" "rxe1 $RXE1_ADDR"; do
+    dev="${pair%% *}" gid="$(ipv4_gid "${pair#* }")"
+    for i in $(seq 1 1200); do
+      grep -qs "$gid" /sys/class/infiniband/"$dev"/ports/1/gids/* && break
+      sleep 0.1
+    done
+    grep -qs "$gid" /sys/class/infiniband/"$dev"/ports/1/gids/* ||
+      fail "$dev has no GID for its IPv4 address ${pair#* } ($gid) after 120 s"
+  done
+
+  # devtmpfs normally creates these; create any that is missing from its sysfs major:minor.
+  mkdir -p /dev/infiniband
+  for devfile in /sys/class/infiniband_verbs/uverbs*/dev /sys/class/misc/rdma_cm/dev; do
+    [[ -f "$devfile" ]] || continue
+    node="${devfile%/dev}"
+    node="/dev/infiniband/${node##*/}"
+    [[ -c "$node" ]] || mknod -m 666 "$node" c "$(cut -d: -f1 "$devfile")" "$(cut -d: -f2 "$devfile")"
+  done
+  [[ -c /dev/infiniband/rdma_cm ]] || fail "/dev/infiniband/rdma_cm missing (rdma_ucm not loaded?)"
+  devices="$(ibv_devices 2>&1)" || fail "ibv_devices failed: $devices"
+  grep -qw rxe0 <<<"$devices" && grep -qw rxe1 <<<"$devices" ||
+    fail "ibv_devices does not list rxe0 and rxe1: $devices"
+}
+
+# rxe_reload [MODULE.ko]: removes both devices, unloads rdma_rxe, loads MODULE.ko (a build of
+# rdma_rxe for this kernel) or the kernel's own rdma_rxe, and brings the devices up again.
+rxe_reload() {
+  local module="${1:-}" dev PATH="$GUEST_PATH:$PATH" # kmod's tools are in sbin
+  for dev in rxe0 rxe1; do
+    [[ -e "/sys/class/infiniband/$dev" ]] || continue
+    rdma link delete "$dev" || fail "rdma link delete $dev failed"
+  done
+  if grep -q '^rdma_rxe ' /proc/modules; then
+    rmmod rdma_rxe || fail "cannot unload rdma_rxe (still in use?)"
+  fi
+  if [[ -n "$module" ]]; then
+    insmod "$module" || fail "cannot load $module"
+  else
+    modprobe rdma_rxe || fail "cannot load the kernel's rdma_rxe"
+  fi
+  rxe_devices_up
+}
+EOF
+}
+
+# SOFTROCE_RXE_RELOAD in the guest: rxe-reload.sh [MODULE.ko] (see rxe_reload).
+guest_rxe_reload() {
+  cat <<'EOF'
+#!/bin/bash
+set -uo pipefail
+ctl=/run/softroce/ctl
+. "$ctl/config.sh"
+fail() {
+  echo "rxe-reload: ERROR: $*" >&2
+  exit 1
+}
+. "$ctl/rxe.sh"
+rxe_reload "$@"
+module="${1:-the rdma_rxe of the kernel}"
+echo "rxe-reload: rxe0 and rxe1 ACTIVE with $module" >&2
+EOF
+}
+
+# SOFTROCE_RXE_MODULE, when set: an rdma_rxe module built for kernel KVER (its vermagic names it).
+check_rxe_module() {
+  [[ -n "$RXE_MODULE" ]] || return 0
+  [[ -f "$RXE_MODULE" ]] || die "SOFTROCE_RXE_MODULE=$RXE_MODULE: no such file"
+  RXE_MODULE="$(readlink -f "$RXE_MODULE")"
+  local name magic
+  name="$(modinfo -F name "$RXE_MODULE" 2>/dev/null || true)"
+  magic="$(modinfo -F vermagic "$RXE_MODULE" 2>/dev/null || true)"
+  [[ "$name" == rdma_rxe ]] || die "SOFTROCE_RXE_MODULE=$RXE_MODULE is not rdma_rxe (name: ${name:-none})"
+  [[ "$magic" == "$1 "* ]] ||
+    die "SOFTROCE_RXE_MODULE=$RXE_MODULE was built for ${magic%% *}, the guest boots $1"
 }
 
 # Builds the initramfs (busybox, modules, init) once per kernel, module list and init text.
@@ -475,6 +556,9 @@ write_control() {
     java_home="$(dirname "$(dirname "$(readlink -f "$java")")")"
   fi
   guest_main >"$ctl/guest-main.sh"
+  guest_rxe_lib >"$ctl/rxe.sh"
+  guest_rxe_reload >"$ctl/rxe-reload.sh"
+  chmod 755 "$ctl/rxe-reload.sh"
   {
     printf 'SOFTROCE_VERBOSE=%q\n' "$VERBOSE"
     printf 'GUEST_OUT=%q\n' "$GUEST_OUT"
@@ -487,6 +571,7 @@ write_control() {
     printf 'GUEST_HOME=%q\n' "${HOME:-/root}"
     printf 'GUEST_JAVA_HOME=%q\n' "$java_home"
     printf 'GUEST_LANG=%q\n' "${LANG:-C.UTF-8}"
+    printf 'GUEST_RXE_MODULE=%q\n' "${RXE_MODULE:-}"
   } >"$ctl/config.sh"
   {
     printf 'GUEST_COMMAND=('
@@ -620,6 +705,7 @@ main() {
   kver="$(ls -1 "$kdir/lib/modules" | head -n 1)"
   initrd="$(prepare_initramfs "$kdir" "$kver")"
   flock -u 9
+  check_rxe_module "$kver"
 
   if [[ -n "${SOFTROCE_OUT_DIR:-}" ]]; then
     OUT_DIR="$SOFTROCE_OUT_DIR"
@@ -638,8 +724,8 @@ main() {
   trap on_signal INT TERM HUP
   write_control "$CTL_DIR" "$kdir" "$kver"
   # Under TCG every guest timing scales with what else the host runs: say how busy it is.
-  say "booting $kver (TCG, $CPUS vCPUs, $MEM; host load $(cut -d' ' -f1 /proc/loadavg)" \
-    "on $(nproc) cores) for: ${COMMAND[*]}"
+  say "booting $kver${RXE_MODULE:+ with rdma_rxe from $RXE_MODULE} (TCG, $CPUS vCPUs, $MEM;" \
+    "host load $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cores) for: ${COMMAND[*]}"
   local t1=$SECONDS
   boot_guest "$(kernel_image "$kdir" "$kver")" "$initrd"
   say "guest finished with status $GUEST_STATUS after $((SECONDS - t1)) s" \
@@ -647,4 +733,4 @@ main() {
   exit "$GUEST_STATUS"
 }
 
-main "$@"
+[[ "${BASH_SOURCE[0]}" != "$0" ]] || main "$@"

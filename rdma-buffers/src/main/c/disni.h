@@ -198,4 +198,13 @@ int disni_wait_readable(int fd, int timeout_ms);
 /* Puts fd in non-blocking mode; 0 or -errno. */
 int disni_set_nonblocking(int fd);
 
+struct ibv_context;
+
+/*
+ * rdmashuffle_odp_check.c: whether the device answers RDMA READs of on-demand memory with the
+ * bytes asked for, through two of its queue pairs connected to each other. 0: right; 1: wrong
+ * bytes; a negative errno when the check could not run. why (why_len bytes) says what was seen.
+ */
+int rs_odp_read_check(struct ibv_context *ctx, char *why, size_t why_len);
+
 #endif

@@ -160,7 +160,8 @@ EXTRAS(jint, moveQpToError)(JNIEnv *env UNUSED, jclass cls UNUSED, jlong qp_id)
 /*
  * On-demand paging capabilities of one device context: general_caps in bits 32..61 (the kernel
  * defines three), rc_odp_caps in the low 32, bit 62 set when the device is Soft-RoCE (whose
- * on-demand READs return the wrong bytes, see OdpSupport); 0 when the device has no ODP (or the
+ * on-demand READs return wrong bytes up to at least Linux 7.3, so messages say what to do about
+ * it; see OdpSupport); 0 when the device has no ODP (or the
  * query is not supported), a negative errno when the query failed otherwise.
  */
 static jlong odp_caps(struct ibv_context *ctx)
@@ -188,12 +189,40 @@ EXTRAS(jlong, odpCaps)(JNIEnv *env UNUSED, jclass cls UNUSED, jlong context)
 	return ctx == NULL ? -EINVAL : odp_caps(ctx);
 }
 
+/* "right: ...", "wrong: ..." or "untested: ..." from rs_odp_read_check, as a Java string. */
+static jstring odp_check_text(JNIEnv *env, struct ibv_context *ctx)
+{
+	char why[256], text[300];
+	int rc = rs_odp_read_check(ctx, why, sizeof why);
+
+	snprintf(text, sizeof text, "%s: %s", rc == 0 ? "right" : rc == 1 ? "wrong" : "untested",
+		 why);
+	return (*env)->NewStringUTF(env, text);
+}
+
+/*
+ * Whether the device of a context answers READs of on-demand memory with the bytes asked for
+ * (rdmashuffle_odp_check.c): "right: ...", "wrong: ..." or "untested: ..." (the check could not
+ * run), each with what was seen.
+ */
+EXTRAS(jstring, odpReadCheck)(JNIEnv *env, jclass cls UNUSED, jlong context)
+{
+	struct ibv_context *ctx = disni_ptr(context);
+
+	if (ctx == NULL) {
+		disni_throw_errno(env, EINVAL, "odpReadCheck without a device context");
+		return NULL;
+	}
+	return odp_check_text(env, ctx);
+}
+
 /*
  * For the doctor, without RDMA-CM: "name=caps" (caps as odpCaps returns them) for every device
- * the process can open, as a Java String[]; an empty array when there is none (or the kernel has
+ * the process can open, with check and where the caps say RC READ on demand ";" and what
+ * odpReadCheck says of the device, as a Java String[]; an empty array when there is none (or the kernel has
  * no RDMA support); null (with an IOException pending) when the device list can't be read.
  */
-EXTRAS(jobjectArray, deviceOdpCaps)(JNIEnv *env, jclass cls UNUSED)
+EXTRAS(jobjectArray, deviceOdpCaps)(JNIEnv *env, jclass cls UNUSED, jboolean check)
 {
 	struct ibv_device **list;
 	jobjectArray out;
@@ -214,11 +243,21 @@ EXTRAS(jobjectArray, deviceOdpCaps)(JNIEnv *env, jclass cls UNUSED)
 	out = (*env)->NewObjectArray(env, n, string_class, NULL);
 	for (int i = 0; out != NULL && i < n; i++) {
 		struct ibv_context *ctx = ibv_open_device(list[i]);
-		char text[128];
+		long long caps = ctx == NULL ? -(long long)errno : (long long)odp_caps(ctx);
+		char text[512], why[256] = "";
+		const char *word = NULL;
 		jstring s;
 
-		snprintf(text, sizeof text, "%s=%lld", ibv_get_device_name(list[i]),
-			 ctx == NULL ? -(long long)errno : (long long)odp_caps(ctx));
+		/* with RC READ on demand: whether its READs return the right bytes, after a ";" as
+		 * odpReadCheck says it */
+		if (check && ctx != NULL && caps > 0 && (caps & (1LL << 32)) &&
+		    (caps & IBV_ODP_SUPPORT_READ)) {
+			int rc = rs_odp_read_check(ctx, why, sizeof why);
+
+			word = rc == 0 ? "right" : rc == 1 ? "wrong" : "untested";
+		}
+		snprintf(text, sizeof text, "%s=%lld%s%s%s%s", ibv_get_device_name(list[i]), caps,
+			 word ? ";" : "", word ? word : "", word ? ": " : "", why);
 		if (ctx != NULL)
 			ibv_close_device(ctx);
 		s = (*env)->NewStringUTF(env, text);

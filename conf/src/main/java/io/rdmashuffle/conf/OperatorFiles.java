@@ -136,6 +136,19 @@ public final class OperatorFiles {
     sb.append("spark.executor.extraClassPath  ").append(SPARK_PLUGIN_JAR).append("\n");
     sb.append("spark.shuffle.manager          ").append(SPARK_SHUFFLE_MANAGER).append("\n");
     sb.append("#\n");
+    for (String line :
+        wrap(
+            "Security (README, section Security): without spark.authenticate the transport's"
+                + " secret derives from the application id, which is not secret: applications"
+                + " are kept apart by accident only, and whoever reaches an executor and learns"
+                + " an application id can READ its map outputs. Set it, as a secured cluster"
+                + " does (on YARN Spark makes each application's secret; elsewhere set"
+                + " spark.authenticate.secret too):",
+            96)) {
+      sb.append("# ").append(line).append("\n");
+    }
+    sb.append("# spark.authenticate             true\n");
+    sb.append("#\n");
     sb.append(
         "# The settings below are commented out and show their defaults; uncomment what you\n");
     sb.append("# change. The page docs/configuration.md explains each setting.\n");
@@ -246,6 +259,16 @@ public final class OperatorFiles {
     property(sb, "yarn.nodemanager.aux-services", HADOOP_SERVICE_NAME + "," + SPARK_SERVICE_NAME);
     property(
         sb, "yarn.nodemanager.aux-services." + SPARK_SERVICE_NAME + ".class", SPARK_SERVICE_CLASS);
+    sb.append("\n  <!--\n");
+    comment(
+        sb,
+        "  ",
+        "Security: with spark.authenticate=true here, the service (Spark's handler and the READs"
+            + " beside it) authenticates each application with the secret YARN hands it; set it"
+            + " when the applications set spark.authenticate=true (then they must). Without it"
+            + " the transport's secret derives from the application id, which is not secret.");
+    property(sb, "spark.authenticate", "true");
+    sb.append("  -->\n");
     // the service's connection server listens on nodeService.port, never on port
     optionalSettings(
         sb, ConfigEntry.Side.SERVING, SparkServiceConfig.SCHEMA, RdmaShuffleConfig.PORT);
@@ -270,6 +293,15 @@ public final class OperatorFiles {
     sb.append("-->\n");
     sb.append("<configuration>\n");
     property(sb, "mapreduce.job.reduce.shuffle.consumer.plugin.class", HADOOP_CONSUMER_CLASS);
+    sb.append("\n  <!--\n");
+    comment(
+        sb,
+        "  ",
+        "Security: each job's shuffle secret (its job token) is all that keeps its map outputs"
+            + " from other jobs' reducers; Hadoop's default is 64 bits (the service warns at start"
+            + " and for each job below 128). A job's own setting, read where it is submitted.");
+    property(sb, "mapreduce.shuffle-key-length", "128");
+    sb.append("  -->\n");
     optionalSettings(sb, ConfigEntry.Side.FETCHING);
     sb.append("</configuration>\n");
     return sb.toString();

@@ -69,6 +69,25 @@ class GeneratedConfigFilesTest {
   }
 
   @Test
+  void templatesShowTheSecureSettingsAndWhatIsLostWithout() {
+    Map<String, String> files = OperatorFiles.render();
+    String spark = files.get("conf/spark-defaults.conf");
+    assertTrue(spark.contains("\n# spark.authenticate             true\n"), spark);
+    assertTrue(spark.replace("\n# ", " ").contains("derives from the application id"), spark);
+    String service = files.get("conf/yarn-site-spark.xml");
+    assertTrue(
+        service.contains(
+            "    <name>spark.authenticate</name>\n    <value>true</value>\n  </property>\n  -->"),
+        service);
+    String mapred = files.get("conf/mapred-site.xml");
+    assertTrue(
+        mapred.contains(
+            "    <name>mapreduce.shuffle-key-length</name>\n    <value>128</value>\n"
+                + "  </property>\n  -->"),
+        mapred);
+  }
+
+  @Test
   void hadoopTemplatesListEachSettingOnTheSideThatReadsIt() {
     Map<String, String> files = OperatorFiles.render();
     String yarn = files.get("conf/yarn-site.xml");

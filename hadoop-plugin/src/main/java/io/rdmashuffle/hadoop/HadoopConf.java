@@ -57,6 +57,22 @@ public final class HadoopConf {
   }
 
   /**
+   * Whether this NodeManager runs containers as their job's user, so that map outputs belong to it
+   * and the services check that they do: with Hadoop security (Kerberos) on, as the stock shuffle
+   * checks, and also without it where LinuxContainerExecutor runs each container as the user who
+   * submitted it ({@code nonsecure-mode.limit-users=false}).
+   */
+  public static boolean containersRunAsTheirUsers(Configuration conf) {
+    if (org.apache.hadoop.security.UserGroupInformation.isSecurityEnabled()) {
+      return true;
+    }
+    String executor = conf.get("yarn.nodemanager.container-executor.class", "");
+    return executor.endsWith(".LinuxContainerExecutor")
+        && !conf.getBoolean(
+            "yarn.nodemanager.linux-container-executor.nonsecure-mode.limit-users", true);
+  }
+
+  /**
    * The host a NodeManager service or reduce task advertises when {@code host} is not set: this
    * machine's canonical name, as Hadoop names nodes.
    */

@@ -7,15 +7,14 @@ import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.transport.ConnectionPool;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadListener;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportException;
-import io.rdmashuffle.transport.tcp.TcpTransport;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -50,13 +49,11 @@ final class OursTcpFetcher implements FetchSide {
     }
     RdmaConf conf = RdmaConf.of(BenchSettings.SCHEMA, settings);
     server =
-        TcpTransport.start(
-            new TransportContext(
-                conf, ApplicationSecrets.of(APP, secret), "127.0.0.1", new TransportMetrics()));
+        TransportSelector.standard()
+            .start(conf, ApplicationSecrets.of(APP, secret), "127.0.0.1", new TransportMetrics());
     client =
-        TcpTransport.start(
-            new TransportContext(
-                conf, ApplicationSecrets.of(APP, secret), "127.0.0.1", new TransportMetrics()));
+        TransportSelector.standard()
+            .start(conf, ApplicationSecrets.of(APP, secret), "127.0.0.1", new TransportMetrics());
     file = RegisteredFile.open(path, 1L << 30, server.registrar(), APP);
     pool = new BufferPool(client.registrar(), 4096, 16 << 20, 1L << 30);
     connections = new ConnectionPool(client, conf.get(RdmaShuffleConfig.CONNECTIONS_PER_PEER));

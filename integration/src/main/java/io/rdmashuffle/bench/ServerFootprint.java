@@ -8,16 +8,15 @@ import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.tools.Cli;
-import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadListener;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportException;
-import io.rdmashuffle.transport.TransportSelector;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -118,11 +117,10 @@ public final class ServerFootprint {
       try (Transport client =
               TransportSelector.standard()
                   .start(
-                      new TransportContext(
-                          conf,
-                          ApplicationSecrets.of(APP, SECRET),
-                          "127.0.0.1",
-                          new TransportMetrics()));
+                      conf,
+                      ApplicationSecrets.of(APP, SECRET),
+                      "127.0.0.1",
+                      new TransportMetrics());
           BufferPool pool = new BufferPool(client.registrar(), 4096, 1 << 20, 64 << 20)) {
         List<ReadChannel> channels = new ArrayList<>();
         PooledBuffer b = pool.allocate(4096, 10, TimeUnit.SECONDS);
@@ -216,9 +214,7 @@ public final class ServerFootprint {
         RdmaConf.of(BenchSettings.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp"));
     Transport t =
         TransportSelector.standard()
-            .start(
-                new TransportContext(
-                    conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
+            .start(conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics());
     ByteBuffer memory = DirectMemory.allocate(1 << 20);
     RegisteredRegion r =
         t.registrar().register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> {});

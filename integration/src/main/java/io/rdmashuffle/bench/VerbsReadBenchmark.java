@@ -8,14 +8,13 @@ import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadListener;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportException;
-import io.rdmashuffle.transport.TransportSelector;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -156,21 +155,37 @@ public final class VerbsReadBenchmark {
 
   private static Transport start(RdmaConf conf, String host) throws Exception {
     return TransportSelector.standard()
-        .start(
-            new TransportContext(
-                conf, ApplicationSecrets.of(APP, SECRET), host, new TransportMetrics()));
+        .start(conf, ApplicationSecrets.of(APP, SECRET), host, new TransportMetrics());
   }
 
   /** Keeps {@code window} READs of {@code size} in flight until {@code iters} completed. */
   static double bandwidth(
       ReadChannel ch, RegisteredRegion region, BufferPool pool, int size, int iters, int window)
       throws Exception {
+    return bandwidth(
+        ch, region.address(), region.rkey(), region.length(), pool, size, iters, window);
+  }
+
+  /**
+   * {@link #bandwidth(ReadChannel, RegisteredRegion, BufferPool, int, int, int)} of a region known
+   * by its address, rkey and length (another process's).
+   */
+  public static double bandwidth(
+      ReadChannel ch,
+      long address,
+      int rkey,
+      int length,
+      BufferPool pool,
+      int size,
+      int iters,
+      int window)
+      throws Exception {
     int slots = Math.min(window, iters);
     List<PooledBuffer> buffers = new ArrayList<>();
     AtomicInteger posted = new AtomicInteger();
     CountDownLatch done = new CountDownLatch(iters);
     AtomicReference<TransportException> failure = new AtomicReference<>();
-    int spread = Math.max(1, region.length() / size);
+    int spread = Math.max(1, length / size);
     ReadListener again =
         new ReadListener() {
           @Override
@@ -180,8 +195,8 @@ public final class VerbsReadBenchmark {
             if (i < iters) {
               ch.post(
                   op.set(
-                      region.address() + (long) (i % spread) * size,
-                      region.rkey(),
+                      address + (long) (i % spread) * size,
+                      rkey,
                       size,
                       (PooledBuffer) op.attachment(),
                       0,
@@ -205,8 +220,7 @@ public final class VerbsReadBenchmark {
         int i = posted.getAndIncrement();
         first.add(
             new ReadOp()
-                .set(
-                    region.address() + (long) (i % spread) * size, region.rkey(), size, b, 0, again)
+                .set(address + (long) (i % spread) * size, rkey, size, b, 0, again)
                 .attach(b));
       }
       long t0 = System.nanoTime();
@@ -257,8 +271,25 @@ public final class VerbsReadBenchmark {
   static double[] latency(
       ReadChannel ch, RegisteredRegion region, BufferPool pool, int size, int iters, int stride)
       throws Exception {
+    return latency(ch, region.address(), region.rkey(), region.length(), pool, size, iters, stride);
+  }
+
+  /**
+   * {@link #latency(ReadChannel, RegisteredRegion, BufferPool, int, int, int)} of a region known by
+   * its address, rkey and length (another process's).
+   */
+  public static double[] latency(
+      ReadChannel ch,
+      long address,
+      int rkey,
+      int length,
+      BufferPool pool,
+      int size,
+      int iters,
+      int stride)
+      throws Exception {
     Thread reader = Thread.currentThread();
-    int spread = Math.max(1, region.length() / stride);
+    int spread = Math.max(1, length / stride);
     PooledBuffer b = pool.allocate(size, 10, TimeUnit.SECONDS);
     long[] ns = new long[iters];
     try {
@@ -283,8 +314,7 @@ public final class VerbsReadBenchmark {
           };
       long last = System.nanoTime();
       for (int i = 0; i < iters; i++) {
-        op.set(
-            region.address() + (long) (i % spread) * stride, region.rkey(), size, b, 0, listener);
+        op.set(address + (long) (i % spread) * stride, rkey, size, b, 0, listener);
         done.set(false);
         ch.post(op);
         ch.helpUntil(done::get, Long.MAX_VALUE);

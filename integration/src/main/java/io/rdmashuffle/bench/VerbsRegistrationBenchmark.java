@@ -7,11 +7,10 @@ import io.rdmashuffle.memory.DirectMemory;
 import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
-import io.rdmashuffle.transport.TransportSelector;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,9 +26,9 @@ import java.util.Map;
  * whose rxe has ODP ({@code integration/softroce/verbs-benchmark.sh} runs it only there): how fast
  * each registers (GB/s of 64 MiB regions, registered and deregistered), what the first READ of a
  * page costs in an on-demand region not prefetched, prefetched ({@code ibv_advise_mr}) and pinned
- * (4 KiB READs, each of a page not read before), and READ bandwidth from each (64 KiB and 1 MiB,
- * 128 in flight). Server transports on 198.18.100.1 (one pinned, one on demand), reader on
- * 198.18.100.2.
+ * (4 KiB READs, each of a page not read before), READ bandwidth from each (64 KiB and 1 MiB, 128 in
+ * flight), and the bytes the serving side holds pinned and on demand for the region. Server
+ * transports on 198.18.100.1 (one pinned, one on demand), reader on 198.18.100.2.
  *
  * <pre>VerbsRegistrationBenchmark [--regions 16] [--pages 200] [--out FILE]</pre>
  */
@@ -76,6 +75,10 @@ public final class VerbsRegistrationBenchmark {
               serving
                   .registrar()
                   .register(MemoryPiece.of(memory), Access.REMOTE_READ, APP, () -> {});
+          // what the serving side holds for the region: pinned against on-demand bytes
+          lines.add("bytes." + kind + ".pinned=" + serving.registrar().accounting().pinnedBytes());
+          lines.add(
+              "bytes." + kind + ".onDemand=" + serving.registrar().accounting().onDemandBytes());
           try (ReadChannel ch = reader.connect(serving.localAddress(), APP)) {
             if (kind.equals("odp_prefetched")) {
               // registration prefetches a served region already; ask again, then let it finish
@@ -128,11 +131,10 @@ public final class VerbsRegistrationBenchmark {
                 "spark.shuffle.rdma.verbs.registration", registration));
     return TransportSelector.standard()
         .start(
-            new TransportContext(
-                RdmaConf.of(BenchSettings.SCHEMA, settings),
-                ApplicationSecrets.of(APP, SECRET),
-                host,
-                new TransportMetrics()));
+            RdmaConf.of(BenchSettings.SCHEMA, settings),
+            ApplicationSecrets.of(APP, SECRET),
+            host,
+            new TransportMetrics());
   }
 
   /** Registers and deregisters {@code count} times the memory; GB (10^9 bytes) per second. */

@@ -7,6 +7,8 @@ import io.rdmashuffle.cluster.net.Root;
 import io.rdmashuffle.cluster.net.Teardown;
 import io.rdmashuffle.cluster.spark.SparkStandalone;
 import io.rdmashuffle.cluster.yarn.YarnCluster;
+import io.rdmashuffle.tools.Progress;
+import io.rdmashuffle.tools.ProgressCommand;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -95,19 +97,47 @@ public final class Cluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    // a progress line per step (Spark or YARN take minutes on a loaded machine); the time left is
+    // estimated from the last start's steps, kept beside the clusters' work folders
+    List<String> steps = new ArrayList<>(List.of("network"));
+    if (spec.spark()) {
+      steps.add("spark");
+    }
+    if (spec.yarn()) {
+      steps.add("yarn");
+    }
+    Path times = work.getParent().resolve("start-times.properties");
+    Progress progress = Progress.onStderr(steps);
+    ProgressCommand.times(times).forEach(progress::expect);
+    long t = System.nanoTime();
     network = Network.create(spec.plan());
     if (spec.rate() != null) {
       for (Host h : hosts) {
         network.rate(h.index(), spec.rate());
       }
     }
+    t = step(progress, "network", t, spec.hosts() + " hosts and their links");
     if (spec.spark()) {
       spark = SparkStandalone.start(this);
+      t = step(progress, "spark", t, "Spark standalone: a Master and " + spec.hosts() + " Workers");
     }
     if (spec.yarn()) {
       yarn = YarnCluster.start(this);
+      step(
+          progress,
+          "yarn",
+          t,
+          "YARN: ResourceManager, history server, " + spec.hosts() + " NodeManagers");
     }
+    progress.finish();
+    ProgressCommand.keepTimes(times, progress.lastSeconds());
     saveState();
+  }
+
+  private static long step(Progress progress, String key, long since, String what) {
+    long now = System.nanoTime();
+    progress.step(key, (now - since) / 1e9, "cluster start: " + what + " up");
+    return now;
   }
 
   /** What {@code integration/bin/cluster} needs to find this cluster's hosts and daemons. */

@@ -23,6 +23,9 @@ import java.util.Map;
  * @param workerMemory memory each Spark Worker offers ({@code 1g})
  * @param nodeManagerMemoryMb memory each NodeManager offers to containers
  * @param nodeManagerVcores vcores each NodeManager offers
+ * @param multiUser YARN as operators run it ({@link io.rdmashuffle.cluster.yarn.MultiUser}):
+ *     NodeManagers as the user {@code yarn}, containers as their job's user through Hadoop's
+ *     LinuxContainerExecutor
  */
 public record ClusterSpec(
     String name,
@@ -37,7 +40,8 @@ public record ClusterSpec(
     int workerCores,
     String workerMemory,
     int nodeManagerMemoryMb,
-    int nodeManagerVcores) {
+    int nodeManagerVcores,
+    boolean multiUser) {
 
   public ClusterSpec {
     if (!name.matches("[A-Za-z0-9._-]+")) {
@@ -71,6 +75,7 @@ public record ClusterSpec(
     private String workerMemory = "1g";
     private int nodeManagerMemoryMb = 1536;
     private int nodeManagerVcores = 4;
+    private boolean multiUser;
 
     private Builder(String name) {
       this.name = name;
@@ -128,6 +133,12 @@ public record ClusterSpec(
       return this;
     }
 
+    /** NodeManagers as {@code yarn}, containers as their job's user (LinuxContainerExecutor). */
+    public Builder multiUser() {
+      multiUser = true;
+      return this;
+    }
+
     public ClusterSpec build() {
       return new ClusterSpec(
           name,
@@ -142,7 +153,8 @@ public record ClusterSpec(
           workerCores,
           workerMemory,
           nodeManagerMemoryMb,
-          nodeManagerVcores);
+          nodeManagerVcores,
+          multiUser);
     }
   }
 }

@@ -30,6 +30,25 @@ final class ClusterTesting {
     return ClusterPaths.fromSystemProperties();
   }
 
+  /**
+   * Starts the cluster once no other harness cluster runs on this machine (one at a time; on a
+   * shared machine another test's may be running), waiting at most 20 minutes.
+   */
+  static Cluster startWhenFree(ClusterSpec spec) throws InterruptedException {
+    long deadline = System.nanoTime() + 20 * 60_000_000_000L;
+    while (true) {
+      try {
+        return Cluster.start(spec, paths());
+      } catch (IllegalStateException e) {
+        if (!String.valueOf(e.getMessage()).startsWith("a harness cluster is running")
+            || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(5_000);
+      }
+    }
+  }
+
   /** The test classes (for {@link TcpSink} in a host). */
   static Path testClasses() {
     return Path.of(System.getProperty("cluster.testClasses", "target/test-classes"));

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * MapReduce on the harness's YARN (three hosts, rdma-shuffle's service as {@code
@@ -171,6 +172,10 @@ class MapReduceJobsIT {
    * fetch their outputs there, and the job succeeds within 7 minutes with the stock output, its map
    * outputs READ.
    */
+  // full tier: a lost host mid-shuffle (2 to 3 minutes, most of it waiting for the
+  // ResourceManager to count the host lost); hadoop-plugin's MapReduceJobsTest covers a node that
+  // stops serving mid-job in the ci tier
+  @EnabledIfSystemProperty(named = "rdmashuffle.tier", matches = "full")
   @Test
   @Order(2)
   void aHostsLinkDownDuringTheShuffleEndsWithTheStockOutput() throws Exception {

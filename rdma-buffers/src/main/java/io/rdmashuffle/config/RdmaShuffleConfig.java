@@ -148,10 +148,27 @@ public final class RdmaShuffleConfig {
           .unit("map outputs")
           .doc(
               "Map outputs a serving process keeps registered at once; each holds an open file and"
-                  + " its mappings. Outputs are registered when committed (while there is room) or"
-                  + " when first asked for; beyond the bound the least recently asked-for ones are"
-                  + " deregistered, and a reader still reading one asks again. Keep it well below"
-                  + " the process's open-file limit (ulimit -n).")
+                  + " its mappings. Unless set, derived at start from the process's limits (half"
+                  + " its open-file limit, a quarter of vm.max_map_count, and this default when"
+                  + " neither can be read) and logged. Outputs are registered when committed"
+                  + " (while there is room) or when first asked for, and leased to the reader that"
+                  + " asked until it is done; beyond the bound the least recently asked-for"
+                  + " unleased ones are deregistered, and when every one is leased new readers"
+                  + " wait in turn (serve.locateWait).")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Integer> SERVE_MAX_OPEN_OUTPUTS_PER_APPLICATION =
+      ConfigEntry.builder("serve.maxOpenOutputsPerApplication", ConfigType.INT)
+          .defaultValue(0)
+          .range(0, 1 << 20)
+          .unit("map outputs")
+          .doc(
+              "On a server that serves more than one application (a NodeManager), the map"
+                  + " outputs one application may keep registered while others have some too;"
+                  + " 0 means three quarters of serve.maxOpenOutputs. When room is needed, the"
+                  + " application holding the most loses its least recently asked-for unleased"
+                  + " output first.")
           .side(ConfigEntry.Side.SERVING)
           .build();
 
@@ -162,9 +179,35 @@ public final class RdmaShuffleConfig {
           .doc(
               "Bytes of map outputs a serving process keeps registered and pinned in RAM (verbs"
                   + " without on-demand paging; tcp pins nothing): RLIMIT_MEMLOCK must allow it."
-                  + " Beyond it the least recently asked-for outputs are deregistered and"
-                  + " registered again when asked for; nothing falls back to the stock shuffle for"
-                  + " it.")
+                  + " Unless set, derived at start: a quarter of the machine's memory, within the"
+                  + " memlock limit less the READ buffers of the same process (this default when"
+                  + " neither can be read), and logged. Beyond it the least recently asked-for"
+                  + " unleased outputs are deregistered and registered again when asked for;"
+                  + " nothing falls back to the stock shuffle for it.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Duration> SERVE_LEASE_TIMEOUT =
+      ConfigEntry.builder("serve.leaseTimeout", ConfigType.DURATION)
+          .defaultValue(Duration.ofSeconds(60))
+          .range(Duration.ofSeconds(1), Duration.ofHours(1))
+          .doc(
+              "How long a located map output stays leased to the reader that asked for it unless"
+                  + " the reader says it is done first (Spark readers do; MapReduce reducers and"
+                  + " readers that died do not). A leased output is never deregistered to make"
+                  + " room.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Duration> SERVE_LOCATE_WAIT =
+      ConfigEntry.builder("serve.locateWait", ConfigType.DURATION)
+          .defaultValue(Duration.ofSeconds(2))
+          .range(Duration.ZERO, Duration.ofMinutes(5))
+          .doc(
+              "How long a locate waits, in turn, for room when every registered output is leased"
+                  + " before it is answered \"busy, ask again\" (nobody's fault: the reader asks"
+                  + " again later). At most half the call.workers wait at once; the others answer"
+                  + " busy at once.")
           .side(ConfigEntry.Side.SERVING)
           .build();
 
@@ -178,26 +221,6 @@ public final class RdmaShuffleConfig {
                   + " to a private temporary folder). A path set here is used as it is and wins"
                   + " over both; when it can't be loaded, verbs is unavailable and the cause says"
                   + " why. A process loads the library once: the first value it sees counts.")
-          .build();
-
-  // ---- read by one engine's adapters on both sides (declared once, in no engine's module) ----
-
-  /**
-   * Spark's node service port: read by Spark executors ({@code SparkConfig}) and by the Spark
-   * service in the NodeManager (under Spark's prefix, from yarn-site.xml), which share no module
-   * but this one. Not one of the core's settings ({@link #ALL}): only those two schemas list it.
-   */
-  public static final ConfigEntry<Integer> SPARK_NODE_SERVICE_PORT =
-      ConfigEntry.builder("nodeService.port", ConfigType.INT)
-          .defaultValue(7340)
-          .range(1, 65535)
-          .doc(
-              "With spark.shuffle.service.enabled=true (Spark on YARN with dynamic allocation):"
-                  + " the TCP port of the connection server of rdma-shuffle's Spark service in"
-                  + " each NodeManager (spark_shuffle). Executors name it as the owner of their"
-                  + " map outputs, so reducers READ from the service whether or not the writing"
-                  + " executor still runs; the service binds it. Set the same value in"
-                  + " spark-defaults.conf and yarn-site.xml.")
           .build();
 
   // ---- memory: reference counts and leak detection ----
@@ -231,20 +254,19 @@ public final class RdmaShuffleConfig {
 
   public static final ConfigEntry<VerbsRegistration> VERBS_REGISTRATION =
       ConfigEntry.builder("verbs.registration", ConfigType.oneOf(VerbsRegistration.class))
-          .defaultValue(VerbsRegistration.PINNED)
+          .defaultValue(VerbsRegistration.AUTO)
           .side(ConfigEntry.Side.SERVING)
           .doc(
-              "How verbs registers served memory (map output files): pinned pins it (RLIMIT_MEMLOCK"
-                  + " must allow serve.maxPinnedBytes); auto uses on-demand paging"
+              "How verbs registers served memory (map output files): auto uses on-demand paging"
                   + " (IBV_ACCESS_ON_DEMAND: nothing pinned, pages faulted in when READ, prefetched"
-                  + " when published) where the device supports it for RC READ, except on"
-                  + " Soft-RoCE, else pins; odp requires on-demand paging and the transport does"
-                  + " not start without it. The default pins: Soft-RoCE's on-demand paging (Linux"
-                  + " 6.14 to at least 7.3) answers a READ with the bytes at the start of the page"
-                  + " instead of those asked for, and no other device could be tried here, so"
-                  + " on-demand paging is opt-in until proven on the operator's devices (checksums"
-                  + " turn wrong bytes into fetch failures, never wrong results). The doctor shows"
-                  + " which runs and why.")
+                  + " when published, so serve.maxPinnedBytes does not bound what is served) where"
+                  + " the device supports it for RC READ and its READs of on-demand memory return"
+                  + " the bytes asked for (checked once per device at start, through the device's"
+                  + " own loopback), else pins; pinned always pins (RLIMIT_MEMLOCK must allow"
+                  + " serve.maxPinnedBytes); odp requires on-demand paging and the transport does"
+                  + " not start without it or where its READs return wrong bytes (as on Soft-RoCE"
+                  + " up to at least Linux 7.3 without a fix). The doctor and bin/rdma-shuffle"
+                  + " qualify show which runs on each device and why.")
           .build();
 
   public static final ConfigEntry<Integer> VERBS_SERVED_QUEUE_PAIRS =
@@ -302,7 +324,10 @@ public final class RdmaShuffleConfig {
               BUFFERS_MIN_SIZE,
               PIECE_SIZE,
               SERVE_MAX_OPEN_OUTPUTS,
+              SERVE_MAX_OPEN_OUTPUTS_PER_APPLICATION,
               SERVE_MAX_PINNED_BYTES,
+              SERVE_LEASE_TIMEOUT,
+              SERVE_LOCATE_WAIT,
               VERBS_NATIVE_LIBRARY,
               VERBS_READ_WAIT_SPIN_MICROS,
               DEBUG_LEAK_DETECTION,

@@ -32,10 +32,14 @@ public final class ServerConfig {
           .range(1, 1 << 20)
           .unit("connections")
           .doc(
-              "Connections that have not finished the authentication handshake, in total; one"
-                  + " more is closed at once (logged, counted). A connection in its handshake"
-                  + " holds a descriptor and about 1 KiB, no thread and no buffer, and is dropped"
-                  + " at connect.timeout.")
+              "Connections that have not finished the authentication handshake, in total. When"
+                  + " they are all taken, a newcomer takes the place of the connection in its"
+                  + " handshake that has been idle longest (logged, counted as a handshakes"
+                  + " refusal), never of one from a source that authenticated within"
+                  + " server.idleTimeout: an eighth of the places is kept for such sources. A"
+                  + " connection in its handshake holds a descriptor and about 1 KiB, no thread"
+                  + " and no buffer, and is dropped at server.firstMessageTimeout without its"
+                  + " first message, at connect.timeout without its handshake.")
           .side(ConfigEntry.Side.SERVING)
           .build();
 
@@ -45,8 +49,10 @@ public final class ServerConfig {
           .range(1, 1 << 20)
           .unit("connections")
           .doc(
-              "Connections in their handshake from one source address; one more is closed at once"
-                  + " (logged, counted), so one host can't take every handshake slot.")
+              "Connections in their handshake from one source: an address that authenticated"
+                  + " within server.idleTimeout, else its prefix (IPv4 /24, IPv6 /64), so one host"
+                  + " or one network can't take every handshake place. One more takes the place"
+                  + " of that source's connection idle longest.")
           .side(ConfigEntry.Side.SERVING)
           .build();
 
@@ -68,18 +74,33 @@ public final class ServerConfig {
           .defaultValue(1024)
           .range(1, 1 << 20)
           .unit("connections")
-          .doc("Authenticated connections served at once from one source address.")
+          .doc(
+              "Authenticated connections served at once from one source address (a peer that"
+                  + " proved an application's secret is counted by its own address).")
           .side(ConfigEntry.Side.SERVING)
           .build();
 
   public static final ConfigEntry<Integer> SERVER_MAX_CONNECTIONS_PER_APPLICATION =
       ConfigEntry.builder("server.maxConnectionsPerApplication", ConfigType.INT)
-          .defaultValue(4096)
+          .defaultValue(2048)
           .range(1, 1 << 20)
           .unit("connections")
           .doc(
               "Authenticated connections served at once for one application (Spark application,"
-                  + " MapReduce job), so one job can't take every connection of a NodeManager.")
+                  + " MapReduce job), so one job can't take every connection of a NodeManager:"
+                  + " half of server.maxConnections by default.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
+  public static final ConfigEntry<Duration> SERVER_FIRST_MESSAGE_TIMEOUT =
+      ConfigEntry.builder("server.firstMessageTimeout", ConfigType.DURATION)
+          .defaultValue(Duration.ofSeconds(2))
+          .range(Duration.ofMillis(10), Duration.ofHours(1))
+          .doc(
+              "A connection whose first message (the handshake's HELLO, which a client sends as"
+                  + " soon as it is connected) has not fully arrived this long after it was"
+                  + " accepted is closed (logged, counted as a handshake timeout), so idle sockets"
+                  + " can't hold handshake places until connect.timeout.")
           .side(ConfigEntry.Side.SERVING)
           .build();
 
@@ -98,7 +119,10 @@ public final class ServerConfig {
           .range(Duration.ofMillis(100), Duration.ofHours(1))
           .doc(
               "A send that makes no progress for this long (the peer stopped reading, or is"
-                  + " gone) closes its connection and releases what it held.")
+                  + " gone) closes its connection and releases what it held. Only bytes written"
+                  + " count as progress: a caller that sends requests and reads no answers is cut"
+                  + " off too (its answers wait up to call.maxAnswerBytes, then its requests are"
+                  + " no longer read).")
           .side(ConfigEntry.Side.SERVING)
           .build();
 
@@ -197,6 +221,7 @@ public final class ServerConfig {
           SERVER_MAX_CONNECTIONS,
           SERVER_MAX_CONNECTIONS_PER_SOURCE,
           SERVER_MAX_CONNECTIONS_PER_APPLICATION,
+          SERVER_FIRST_MESSAGE_TIMEOUT,
           SERVER_IDLE_TIMEOUT,
           SERVER_SEND_TIMEOUT,
           SERVER_WITHDRAW_TIMEOUT,

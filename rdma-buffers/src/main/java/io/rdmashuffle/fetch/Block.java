@@ -9,19 +9,19 @@ import java.io.InputStream;
  * given back, whichever thread still reads it.
  */
 public abstract class Block {
-  private final BlockFetcher.Source source;
+  private final BlockSource source;
   private final int partition;
   private final long size;
   private final boolean remote;
 
-  Block(BlockFetcher.Source source, int partition, long size, boolean remote) {
+  Block(BlockSource source, int partition, long size, boolean remote) {
     this.source = source;
     this.partition = partition;
     this.size = size;
     this.remote = remote;
   }
 
-  public BlockFetcher.Source source() {
+  public BlockSource source() {
     return source;
   }
 

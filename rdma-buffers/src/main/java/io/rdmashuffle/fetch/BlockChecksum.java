@@ -13,16 +13,22 @@ final class BlockChecksum {
   private final Checksum running;
   private final ChecksumAlgorithm algorithm;
   private final int expected;
+  private final CorruptionDiagnosis diagnosis;
 
-  private BlockChecksum(ChecksumAlgorithm algorithm, int expected) {
+  private BlockChecksum(ChecksumAlgorithm algorithm, int expected, CorruptionDiagnosis diagnosis) {
     this.algorithm = algorithm;
     this.expected = expected;
+    this.diagnosis = diagnosis;
     this.running = algorithm == ChecksumAlgorithm.NONE ? null : algorithm.newChecksum();
   }
 
-  /** The check of a block published with {@code expected} under {@code algorithm}. */
-  static BlockChecksum of(boolean verify, ChecksumAlgorithm algorithm, int expected) {
-    return new BlockChecksum(verify ? algorithm : ChecksumAlgorithm.NONE, expected);
+  /**
+   * The check of a block published with {@code expected} under {@code algorithm}; a mismatch is
+   * diagnosed by {@code diagnosis}.
+   */
+  static BlockChecksum of(
+      boolean verify, ChecksumAlgorithm algorithm, int expected, CorruptionDiagnosis diagnosis) {
+    return new BlockChecksum(verify ? algorithm : ChecksumAlgorithm.NONE, expected, diagnosis);
   }
 
   boolean active() {
@@ -42,25 +48,20 @@ final class BlockChecksum {
     }
   }
 
-  /** After every byte of {@code block} was fed: a mismatch is a CHECKSUM failure. */
+  /**
+   * After every byte of {@code block} was fed: a mismatch is a CHECKSUM failure whose message says
+   * its diagnosed cause, counted by cause.
+   */
   void verify(Block block, ReadCounters counters) throws BlockFetchException {
     if (running == null) {
       return;
     }
     int actual = (int) running.getValue();
     if (actual != expected) {
+      CorruptionDiagnosis.Diagnosis d = diagnosis.diagnose(block, algorithm, expected, actual);
+      counters.corrupted(d.cause());
       throw counters.failure(
-          BlockFetchException.Kind.CHECKSUM,
-          block.source(),
-          block.partition(),
-          algorithm
-              + " of the "
-              + block.size()
-              + " bytes read is "
-              + Integer.toHexString(actual)
-              + ", published "
-              + Integer.toHexString(expected),
-          null);
+          BlockFetchException.Kind.CHECKSUM, block.source(), block.partition(), d.message(), null);
     }
   }
 }

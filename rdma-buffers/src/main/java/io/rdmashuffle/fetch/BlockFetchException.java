@@ -6,8 +6,8 @@ import java.io.IOException;
  * A block could not be read: which map output, which partition, why, and whose fault that is.
  * Engine adapters turn a failure of the map output ({@link Kind#blamesMapOutput()}) into their
  * fetch failure (Spark: {@code FetchFailedException} naming the block manager, shuffle, map id, map
- * index and reduce id from the {@link BlockFetcher.Source}'s tag), so the engine re-runs the map;
- * the reader's own shortage into a plain task failure, which blames nobody else.
+ * index and reduce id from the {@link BlockSource}'s tag), so the engine re-runs the map; the
+ * reader's own shortage into a plain task failure, which blames nobody else.
  */
 public final class BlockFetchException extends IOException {
   private static final long serialVersionUID = 1L;
@@ -32,7 +32,13 @@ public final class BlockFetchException extends IOException {
      */
     STREAM(true),
     /** The reader's own resources ran out (buffers, memory): nobody else's fault. */
-    SHORTAGE(false);
+    SHORTAGE(false),
+    /**
+     * The owner has the map output but stayed too busy to serve it (every registration it may hold
+     * leased to other readers) for longer than the reader's patience: nobody's fault; the task
+     * fails by itself and is tried again.
+     */
+    BUSY(false);
 
     private final boolean blamesMapOutput;
 
@@ -47,11 +53,11 @@ public final class BlockFetchException extends IOException {
   }
 
   private final Kind kind;
-  private final transient BlockFetcher.Source source;
+  private final transient BlockSource source;
   private final int partition;
 
   public BlockFetchException(
-      Kind kind, BlockFetcher.Source source, int partition, String message, Throwable cause) {
+      Kind kind, BlockSource source, int partition, String message, Throwable cause) {
     super(message + " (" + source + ", partition " + partition + ")", cause);
     this.kind = kind;
     this.source = source;
@@ -62,7 +68,23 @@ public final class BlockFetchException extends IOException {
     return kind;
   }
 
-  public BlockFetcher.Source source() {
+  /**
+   * The same failure for a later call that finds the fetcher failed (a stream closed after its read
+   * failed, say): a new exception with this one as its cause, so a caller can add one as suppressed
+   * to the other. Not counted again.
+   */
+  BlockFetchException again() {
+    return new BlockFetchException(this);
+  }
+
+  private BlockFetchException(BlockFetchException first) {
+    super(first.getMessage(), first);
+    this.kind = first.kind;
+    this.source = first.source;
+    this.partition = first.partition;
+  }
+
+  public BlockSource source() {
     return source;
   }
 

@@ -5,17 +5,21 @@ import io.rdmashuffle.mapoutput.OutputId;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.serve.OutputCatalog;
 import io.rdmashuffle.transport.ConnectionPool;
-import io.rdmashuffle.transport.PeerAddress;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * Reads the blocks (partitions of map outputs) one reduce task needs and hands them over one at a
@@ -35,6 +39,14 @@ import java.util.concurrent.TimeUnit;
  *       else. A withdrawn registration is located again, not failed.
  * </ul>
  *
+ * <p>Remote work starts first and never waits for the consumer: locate calls go out when the task
+ * starts (and the READ connections they will need are opened meanwhile), and every answer, READ
+ * completion and retry is dispatched as it arrives, by whoever drives the fetcher: the consumer
+ * when it waits for a block, else the process's driver thread ({@link #wake}). So the READs of
+ * remote blocks are in flight while the consumer reads the blocks of this process and host. One
+ * lock guards the fetcher's state; the driver only ever tries it, so it never waits for a busy
+ * consumer (which looks for events itself when it lets go).
+ *
  * <p>One consumer thread (the task's) calls {@link #next}, reads the streams and closes them;
  * {@link #close()} may come from another thread (a task completion listener) and releases
  * everything: streams still read elsewhere then fail with an {@code IOException}.
@@ -45,74 +57,43 @@ public final class BlockFetcher implements AutoCloseable {
   /** Handed-over blocks tracked before released ones are dropped from the set. */
   private static final int PRUNE_AT = 1024;
 
-  /**
-   * How one task fetches.
-   *
-   * @param maxBytesInFlight bytes READ or in flight and not yet consumed (the task's share)
-   * @param segmentSize largest single READ of block data
-   * @param readLocal read map outputs on this host from their files
-   * @param verify check every block's checksum
-   * @param allocationWaitMillis how long to wait for a READ buffer before failing the task
-   * @param maxRetries how often a failed READ or locate call is tried again
-   * @param retryWaitMillis how long before each retry
-   */
-  public record Options(
-      long maxBytesInFlight,
-      int maxRequestsInFlight,
-      int segmentSize,
-      boolean readLocal,
-      boolean verify,
-      long allocationWaitMillis,
-      int maxRetries,
-      long retryWaitMillis) {}
-
-  /**
-   * The process serving some map outputs: its transport address, whether it runs on this host, and
-   * whether it is this very process.
-   */
-  public record Owner(PeerAddress address, boolean sameHost, boolean thisProcess) {}
-
-  /** One map output and the partitions wanted from it, with the engine's tag for each. */
-  public record Source(Owner owner, String shuffle, String map, int[] partitions, Object tag) {
-    public Source {
-      partitions = partitions.clone();
-      if (partitions.length == 0) {
-        throw new IllegalArgumentException("no partitions wanted of map output " + map);
-      }
-      for (int i = 0; i < partitions.length; i++) {
-        if (partitions[i] < 0 || (i > 0 && partitions[i] <= partitions[i - 1])) {
-          throw new IllegalArgumentException(
-              "partitions " + Arrays.toString(partitions) + ": must be ascending, distinct");
-        }
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "map output "
-          + map
-          + (shuffle.isEmpty() ? "" : " of shuffle " + shuffle)
-          + " at "
-          + owner.address();
-    }
-  }
-
   private final String application;
   private final OutputCatalog own;
-  private final Options options;
+  private final ConnectionPool connections;
+  private final FetchOptions options;
   private final ReadCounters counters;
   private final Runnable onWait;
+  private final Executor driver;
+
+  /**
+   * Held by whoever drives the fetcher (the consumer, or the driver thread while the consumer is
+   * busy): guards everything below.
+   */
+  private final ReentrantLock lock = new ReentrantLock();
+
+  private final AtomicBoolean driveQueued = new AtomicBoolean();
+
+  /** True while the consumer waits inside the segment fetcher: it sees every event itself. */
+  private volatile boolean consumerWaiting;
+
   private final ArrayDeque<Block> ready = new ArrayDeque<>();
   private final Set<Block> open = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final Set<Owner> prepared = new HashSet<>();
   private final SegmentFetcher segments;
   private final FetchContext ctx;
   private final Locates locates;
+
+  /** The failure a driver found; the consumer gets it from its next call. */
+  private BlockFetchException failure;
+
   private long waitNanos;
   private boolean started;
   private volatile boolean closed;
 
   /**
    * @param own the map outputs this process serves (read from their files), or null
+   * @param driver runs this fetcher's driving (answers planned, READs posted as they arrive) while
+   *     its consumer is busy elsewhere: the process's fetch driver thread
    * @param onWait called about every 100 ms while the consumer waits (engines check for task
    *     cancellation there; it may throw)
    */
@@ -122,27 +103,30 @@ public final class BlockFetcher implements AutoCloseable {
       OutputCatalog own,
       ConnectionPool connections,
       BufferPool buffers,
-      Options options,
+      FetchOptions options,
       ReadCounters counters,
+      Executor driver,
       Runnable onWait) {
     this.application = application;
     this.own = own;
+    this.connections = connections;
     this.options = options;
     this.counters = counters;
+    this.driver = driver;
     this.onWait = onWait;
     this.segments =
-        new SegmentFetcher(
-            connections,
-            buffers,
-            new SegmentLimits(
-                options.maxBytesInFlight(),
-                options.maxRequestsInFlight(),
-                options.allocationWaitMillis(),
-                options.maxRetries(),
-                options.retryWaitMillis()),
-            counters.retries::increment);
-    this.ctx = new FetchContext(application, segments, ready, counters, options, this::pump);
+        new SegmentFetcher(connections, buffers, options.limits(), counters.retries::increment);
+    this.ctx =
+        new FetchContext(
+            application,
+            segments,
+            ready,
+            counters,
+            options,
+            this::pump,
+            new CorruptionDiagnosis(application, locator));
     this.locates = new Locates(ctx, locator);
+    segments.onEvent(this::wake);
   }
 
   /** Nanoseconds the consumer waited for blocks so far. */
@@ -157,55 +141,90 @@ public final class BlockFetcher implements AutoCloseable {
 
   /**
    * Queues the blocks of one map output. This process's own are looked up at once; the others are
-   * located when {@link #next} is first called.
+   * located when {@link #start} (or the first {@link #next}) is called, and the connections their
+   * READs will need are opened in the background now.
    */
-  public void add(Source s) throws BlockFetchException {
-    if (started) {
-      throw new IllegalStateException("sources are added before the first block is taken");
-    }
-    if (s.owner().thisProcess() && own != null && options.readLocal()) {
-      OutputCatalog.Described d;
-      try {
-        d = own.describe(new OutputId(application, s.shuffle(), s.map()));
-      } catch (NoSuchFileException e) {
-        throw counters.failure(
-            Kind.MISSING, s, s.partitions()[0], "this process does not serve the map output", e);
-      } catch (IOException | IllegalArgumentException e) {
-        throw counters.failure(
-            Kind.LOCAL, s, s.partitions()[0], "the map output can't be read here: " + e, e);
+  public void add(BlockSource s) throws BlockFetchException {
+    lock.lock();
+    try {
+      if (started) {
+        throw new IllegalStateException("sources are added before the first block is taken");
       }
-      ReadPlanner.planLocal(ctx, s, d.table(), d.path());
-      return;
+      if (s.owner().thisProcess() && own != null && options.readLocal()) {
+        addOwn(s);
+        return;
+      }
+      locates.add(s);
+      Owner o = s.owner();
+      if (!(o.sameHost() && options.readLocal()) && prepared.add(o)) {
+        connections.prepare(o.address(), application);
+      }
+    } finally {
+      lock.unlock();
     }
-    locates.add(s);
+  }
+
+  private void addOwn(BlockSource s) throws BlockFetchException {
+    OutputCatalog.Described d;
+    try {
+      d = own.describe(new OutputId(application, s.shuffle(), s.map()));
+    } catch (NoSuchFileException e) {
+      throw counters.failure(
+          Kind.MISSING, s, s.partitions()[0], "this process does not serve the map output", e);
+    } catch (IOException | IllegalArgumentException e) {
+      throw counters.failure(
+          Kind.LOCAL, s, s.partitions()[0], "the map output can't be read here: " + e, e);
+    }
+    ReadPlanner.planLocal(ctx, s, d.table(), d.path());
   }
 
   /**
-   * The next block, or null when every block was handed over.
+   * Sends the locate calls of every source added: their answers are planned and their READs posted
+   * as they arrive, while the consumer reads blocks of this process and host. Idempotent; the first
+   * {@link #next} calls it too.
+   */
+  public void start() {
+    lock.lock();
+    try {
+      startLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void startLocked() {
+    if (!started) {
+      started = true;
+      locates.start();
+    }
+  }
+
+  /**
+   * The next block, or null when every block was handed over. Answers and READs that arrived are
+   * dispatched first, so remote READs go out before the consumer reads local blocks.
    *
    * @throws BlockFetchException when a block can't be read; the fetcher is unusable afterwards
    * @throws InterruptedException when the task's thread was interrupted while waiting
    */
   public Block next() throws BlockFetchException, InterruptedException {
-    if (closed) {
-      throw new IllegalStateException("block fetcher is closed");
-    }
-    if (!started) {
-      started = true;
-      locates.start();
-    }
     while (true) {
-      Block b = handOver();
-      if (b != null) {
-        return b;
-      }
-      synchronized (this) {
+      lock.lock();
+      try {
+        checkUsable();
+        startLocked();
+        drainLocked();
+        Block b = handOver();
+        if (b != null) {
+          return b;
+        }
         if (segments.outstanding() == 0 && locates.idle()) {
           return null;
         }
+      } finally {
+        unlock();
       }
       try {
-        pump(null);
+        pump(null, () -> !ready.isEmpty());
       } catch (InterruptedIOException e) {
         throw new InterruptedException(e.getMessage());
       } catch (BlockFetchException e) {
@@ -216,16 +235,28 @@ public final class BlockFetcher implements AutoCloseable {
     }
   }
 
-  /** The next ready block, checked and counted, or null when none is ready. */
-  private synchronized Block handOver() throws BlockFetchException {
+  /** Under the lock: the fetcher is open and nothing failed. */
+  private void checkUsable() throws BlockFetchException {
     if (closed) {
       throw new IllegalStateException("block fetcher is closed");
     }
+    if (failure != null) {
+      throw failure.again();
+    }
+  }
+
+  /** Under the lock: the next ready block, checked and counted, or null when none is ready. */
+  private Block handOver() throws BlockFetchException {
     Block b = ready.poll();
     if (b == null) {
       return null;
     }
-    b.verifyBeforeHandOver();
+    try {
+      b.verifyBeforeHandOver();
+    } catch (BlockFetchException e) {
+      failure = e;
+      throw e;
+    }
     if (open.size() >= PRUNE_AT) {
       open.removeIf(Block::isReleased);
     }
@@ -237,27 +268,40 @@ public final class BlockFetcher implements AutoCloseable {
   }
 
   /**
-   * Waits for one result (a READ, a locate answer, a retry coming due) and puts it where it
-   * belongs. Also run by streams waiting for their next segment, naming it as {@code needed}. Holds
-   * this fetcher's lock only a wait slice at a time, so a {@link #close()} from another thread gets
-   * in within one slice.
+   * Waits, a slice at a time, until {@code arrived} holds, dispatching what comes (READs, locate
+   * answers, retries coming due). Also run by streams waiting for their next segment, naming it as
+   * {@code needed}. Holds the lock only a wait slice at a time, so a {@link #close()} from another
+   * thread gets in within one slice; returns after one result or one empty slice, for the caller to
+   * look again.
    */
-  private void pump(SegmentRequest needed) throws IOException {
+  private void pump(SegmentRequest needed, BooleanSupplier arrived) throws IOException {
     long t0 = System.nanoTime();
     try {
-      while (true) {
-        synchronized (this) {
-          if (closed) {
-            throw new IOException("block fetcher closed while a block was read");
-          }
-          SegmentFetcher.Result r = segments.take(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS, needed);
-          if (r != null) {
-            dispatch(r);
-            return;
-          }
+      lock.lock();
+      try {
+        if (closed) {
+          throw new IOException("block fetcher closed while a block was read");
         }
-        onWait.run();
+        checkUsable();
+        if (arrived.getAsBoolean()) {
+          return;
+        }
+        consumerWaiting = true;
+        SegmentFetcher.Result r;
+        try {
+          r = segments.take(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS, needed);
+        } finally {
+          consumerWaiting = false;
+        }
+        if (r != null) {
+          dispatchOrFail(r);
+          drainLocked();
+          return;
+        }
+      } finally {
+        unlock();
       }
+      onWait.run();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting for a READ");
@@ -266,23 +310,88 @@ public final class BlockFetcher implements AutoCloseable {
     }
   }
 
+  /**
+   * Something arrived for this fetcher (on a transport thread, a timer, a connection opener):
+   * unless its consumer waits for it already, the driver thread dispatches it now, so answers are
+   * planned and READs posted while the consumer reads other blocks.
+   */
+  private void wake() {
+    if (closed || consumerWaiting || !driveQueued.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      driver.execute(this::drive);
+    } catch (RejectedExecutionException e) {
+      driveQueued.set(false); // the process is closing: the consumer dispatches what remains
+    }
+  }
+
+  /** The driver thread's turn: dispatches what arrived, unless the consumer holds the lock. */
+  private void drive() {
+    driveQueued.set(false);
+    if (!lock.tryLock()) {
+      return; // the consumer drives; it looks for events again when it lets go
+    }
+    try {
+      if (!closed) {
+        drainLocked();
+      }
+    } finally {
+      unlock();
+    }
+  }
+
+  /** Lets go of the lock; events that came meanwhile and nobody saw are driven now. */
+  private void unlock() {
+    lock.unlock();
+    if (!closed && segments.hasEvents() && !lock.isLocked()) {
+      wake();
+    }
+  }
+
+  /**
+   * Under the lock: dispatches every result that arrived and admits what the bounds allow, never
+   * waiting. A failure is kept for the consumer.
+   */
+  private void drainLocked() {
+    if (failure != null || closed) {
+      return;
+    }
+    SegmentFetcher.Result r;
+    while ((r = segments.poll()) != null) {
+      try {
+        dispatchOrFail(r);
+      } catch (BlockFetchException e) {
+        return;
+      }
+    }
+  }
+
+  private void dispatchOrFail(SegmentFetcher.Result r) throws BlockFetchException {
+    try {
+      dispatch(r);
+    } catch (BlockFetchException e) {
+      if (failure == null) {
+        failure = e;
+      }
+      throw e;
+    }
+  }
+
   private void dispatch(SegmentFetcher.Result r) throws BlockFetchException {
     if (r instanceof FetchedSegment f) {
       ((PendingRead) f.request().tag()).arrived(f);
     } else if (r instanceof SegmentFetcher.Failed f) {
       failed((PendingRead) f.request().tag(), f);
+    } else if (((SegmentFetcher.Signal) r).event() instanceof Locates.Retry due) {
+      locates.due(due);
     } else {
-      Object event = ((SegmentFetcher.Signal) r).event();
-      if (event instanceof Locates.Retry due) {
-        locates.due(due);
-      } else {
-        locates.answered((Locates.Call) event);
-      }
+      locates.answered((Locates.Call) ((SegmentFetcher.Signal) r).event());
     }
   }
 
   private void failed(PendingRead read, SegmentFetcher.Failed f) throws BlockFetchException {
-    Source s = read.source();
+    BlockSource s = read.source();
     if (f.shortage()) {
       throw counters.failure(
           Kind.SHORTAGE,
@@ -311,8 +420,10 @@ public final class BlockFetcher implements AutoCloseable {
       return;
     }
     closed = true;
-    synchronized (this) {
+    lock.lock();
+    try {
       // the consumer, if it waits, is out of its wait slice: nothing of ours is in use
+      locates.releaseAll();
       segments.close();
       for (Block b : ready) {
         b.release();
@@ -322,6 +433,8 @@ public final class BlockFetcher implements AutoCloseable {
         b.release();
       }
       open.clear();
+    } finally {
+      lock.unlock();
     }
   }
 }

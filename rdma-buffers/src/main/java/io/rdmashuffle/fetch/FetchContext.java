@@ -5,37 +5,45 @@ import java.util.ArrayDeque;
 /**
  * What the parts of one {@link BlockFetcher} share: the application READs are made for, the segment
  * fetcher they go through, the queue of blocks ready for the consumer, the counters, and the way to
- * wait for a READ (pumping the fetcher's results). Consumer thread only.
+ * wait for a READ (pumping the fetcher's results). Whoever drives the fetcher, under its lock.
  */
 final class FetchContext {
-  /** Waits for one result and dispatches it; used by streams waiting for their next segment. */
+  /**
+   * Waits (a slice at most) until {@code arrived} holds, dispatching what comes; used by streams
+   * waiting for their next segment, which they name as {@code needed}.
+   */
   interface Pump {
-    void pump(SegmentRequest needed) throws java.io.IOException;
+    void pump(SegmentRequest needed, java.util.function.BooleanSupplier arrived)
+        throws java.io.IOException;
   }
 
   final String application;
   final SegmentFetcher segments;
   final ArrayDeque<Block> ready;
   final ReadCounters counters;
-  final BlockFetcher.Options options;
+  final FetchOptions options;
   final Pump pump;
+  final CorruptionDiagnosis diagnosis;
 
   FetchContext(
       String application,
       SegmentFetcher segments,
       ArrayDeque<Block> ready,
       ReadCounters counters,
-      BlockFetcher.Options options,
-      Pump pump) {
+      FetchOptions options,
+      Pump pump,
+      CorruptionDiagnosis diagnosis) {
     this.application = application;
     this.segments = segments;
     this.ready = ready;
     this.counters = counters;
     this.options = options;
     this.pump = pump;
+    this.diagnosis = diagnosis;
   }
 
   BlockChecksum checksum(io.rdmashuffle.mapoutput.PartitionTable table, int partition) {
-    return BlockChecksum.of(options.verify(), table.algorithm(), table.checksum(partition));
+    return BlockChecksum.of(
+        options.verify(), table.algorithm(), table.checksum(partition), diagnosis);
   }
 }

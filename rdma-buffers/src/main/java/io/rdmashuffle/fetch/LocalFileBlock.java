@@ -29,7 +29,7 @@ final class LocalFileBlock extends Block {
   private volatile boolean released;
 
   LocalFileBlock(
-      BlockFetcher.Source source,
+      BlockSource source,
       int partition,
       Path file,
       long start,
@@ -41,6 +41,16 @@ final class LocalFileBlock extends Block {
     this.start = start;
     this.checksum = checksum;
     this.counters = counters;
+  }
+
+  /** The data file the block is read from. */
+  Path file() {
+    return file;
+  }
+
+  /** Where the block starts in its file. */
+  long start() {
+    return start;
   }
 
   private FileChannel channel() throws IOException {

@@ -5,6 +5,7 @@ import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.mapoutput.LocateAnswer.Located;
 import io.rdmashuffle.mapoutput.LocateLayout;
 import io.rdmashuffle.mapoutput.LocateRequest;
+import io.rdmashuffle.mapoutput.ReleaseRequest;
 import io.rdmashuffle.transport.CallRefusedException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -30,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  * make it deregister outputs before they are read), plans the READs of each answer, and asks again
  * when an owner could not answer, answered only a prefix of the call (its own bound is lower than
  * planned) or withdrew a registration meanwhile. Answers arrive on transport threads and are handed
- * to the consumer's thread as signals of the segment fetcher. Consumer thread only.
+ * to the fetcher's driver as signals of the segment fetcher. Driver only (the thread holding the
+ * fetcher's lock).
  */
 final class Locates {
   static final int BATCH = 32;
@@ -39,11 +41,31 @@ final class Locates {
   private final FetchContext ctx;
   private final Locator locator;
   private final long maxAnswerBytes;
-  private final Map<BlockFetcher.Owner, OwnerQueue> owners = new LinkedHashMap<>();
-  private final IdentityHashMap<BlockFetcher.Source, Batch> batchOf = new IdentityHashMap<>();
 
-  /** How often each READ was located again. */
-  private final IdentityHashMap<PendingRead, Integer> relocations = new IdentityHashMap<>();
+  /** Who this fetcher is to its owners: the holder of the leases of what they answer it. */
+  private final long reader = newReaderId();
+
+  private final Map<Owner, OwnerQueue> owners = new LinkedHashMap<>();
+  private final IdentityHashMap<BlockSource, Batch> batchOf = new IdentityHashMap<>();
+
+  /** When each READ located again was first found withdrawn (nanos). */
+  private final IdentityHashMap<PendingRead, Long> relocatedSince = new IdentityHashMap<>();
+
+  /** Blocks of each located source not yet handed over; at 0 its lease is released. */
+  private final IdentityHashMap<BlockSource, Integer> unhanded = new IdentityHashMap<>();
+
+  /** Map outputs this reader is done with, per owner, not yet released. */
+  private final Map<Owner, List<BlockSource>> toRelease = new LinkedHashMap<>();
+
+  /** Sources whose owner was asked and may hold a lease for this reader; released at close. */
+  private final java.util.Set<BlockSource> leased =
+      java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+
+  /** Locate calls sent to each owner and not yet answered. */
+  private final Map<Owner, Integer> asking = new java.util.HashMap<>();
+
+  /** Map outputs released in one call once this many are done. */
+  static final int RELEASE_BATCH = 16;
 
   private int outstanding;
 
@@ -57,7 +79,7 @@ final class Locates {
    * Partitions {@code [from, to)} (indexes into its partitions) of one source: what one call
    * locates of it. A source whose answer fits one call is one part.
    */
-  record Part(BlockFetcher.Source source, int from, int to) {
+  record Part(BlockSource source, int from, int to) {
     int first() {
       return source.partitions()[from];
     }
@@ -99,15 +121,23 @@ final class Locates {
     return bytes;
   }
 
-  private boolean local(BlockFetcher.Owner owner) {
+  private boolean local(Owner owner) {
     return owner.sameHost() && ctx.options.readLocal();
+  }
+
+  private static long newReaderId() {
+    long id;
+    do {
+      id = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+    } while (id == 0);
+    return id;
   }
 
   /**
    * The end of the widest part of {@code s} from index {@code from} one answer holds (one at
    * least).
    */
-  private int widest(BlockFetcher.Source s, int from, boolean local) {
+  private int widest(BlockSource s, int from, boolean local) {
     int lo = from + 1; // fits, or is the least a part can be
     int hi = s.partitions().length;
     while (lo < hi) {
@@ -126,11 +156,11 @@ final class Locates {
    * active.
    */
   private final class OwnerQueue {
-    final BlockFetcher.Owner owner;
+    final Owner owner;
     final ArrayDeque<Part> waiting = new ArrayDeque<>();
     int active;
 
-    OwnerQueue(BlockFetcher.Owner owner) {
+    OwnerQueue(Owner owner) {
       this.owner = owner;
     }
 
@@ -140,7 +170,7 @@ final class Locates {
         active++;
         if (!waiting.peek().whole()) {
           // a source wider than one answer: a batch of its own, a call for each of its parts
-          BlockFetcher.Source s = waiting.peek().source();
+          BlockSource s = waiting.peek().source();
           b.add(s);
           while (!waiting.isEmpty() && waiting.peek().source() == s) {
             call(new Call(owner, List.of(waiting.poll()), local(owner), null, 0));
@@ -178,9 +208,13 @@ final class Locates {
       this.queue = queue;
     }
 
-    void add(BlockFetcher.Source s) {
+    void add(BlockSource s) {
       batchOf.put(s, this);
       blocks += s.partitions().length;
+      unhanded.put(s, s.partitions().length);
+      if (!local(queue.owner)) {
+        leased.add(s); // a local path is not leased: nothing to release
+      }
     }
   }
 
@@ -188,21 +222,20 @@ final class Locates {
    * One locate call: the parts of map outputs it locates, whether it asks for local paths, the READ
    * to issue again from the answer (a relocation) or null (plan every block), and its outcome.
    */
-  final class Call {
-    final BlockFetcher.Owner owner;
+  final class Call implements FetchSignal {
+    final Owner owner;
     final List<Part> parts;
     final boolean local;
     final PendingRead reissue;
     final int attempt;
+
+    /** When the owner first answered busy for what this call asks (nanos), or 0. */
+    long busySince;
+
     LocateAnswer answer;
     Throwable failure;
 
-    Call(
-        BlockFetcher.Owner owner,
-        List<Part> parts,
-        boolean local,
-        PendingRead reissue,
-        int attempt) {
+    Call(Owner owner, List<Part> parts, boolean local, PendingRead reissue, int attempt) {
       this.owner = owner;
       this.parts = List.copyOf(parts);
       this.local = local;
@@ -219,7 +252,7 @@ final class Locates {
         start = Math.min(start, p.first());
         end = Math.max(end, p.end());
       }
-      return new LocateRequest(parts.get(0).source().shuffle(), maps, start, end, local);
+      return new LocateRequest(parts.get(0).source().shuffle(), maps, start, end, local, reader);
     }
   }
 
@@ -227,7 +260,7 @@ final class Locates {
    * Queues a map output to locate, in parts when one answer can't hold it; call {@link #start} once
    * every source was added.
    */
-  void add(BlockFetcher.Source s) {
+  void add(BlockSource s) {
     OwnerQueue q = owners.computeIfAbsent(s.owner(), OwnerQueue::new);
     boolean local = local(s.owner());
     for (int from = 0; from < s.partitions().length; ) {
@@ -257,12 +290,68 @@ final class Locates {
     return true;
   }
 
-  /** A block of {@code s} was handed to the consumer: a batch whose blocks are all out ends. */
-  void handedOver(BlockFetcher.Source s) {
+  /**
+   * A block of {@code s} was handed to the consumer: a batch whose blocks are all out ends, and its
+   * owner is told this reader is done with it.
+   */
+  void handedOver(BlockSource s) {
+    Integer left = unhanded.computeIfPresent(s, (k, n) -> n > 1 ? n - 1 : null);
+    if (left == null && leased.remove(s)) {
+      List<BlockSource> done = toRelease.computeIfAbsent(s.owner(), k -> new ArrayList<>());
+      done.add(s);
+      if (done.size() >= RELEASE_BATCH || asking.getOrDefault(s.owner(), 0) > 0) {
+        // at once while this reader waits for an answer there: its own leases must not be what
+        // its call waits for
+        flushReleases(s.owner());
+      }
+    }
     Batch b = batchOf.get(s);
     if (b != null && --b.blocks == 0) {
+      flushReleases(b.queue.owner);
       b.queue.active--;
       b.queue.issue();
+    }
+  }
+
+  /** The fetcher closes: every owner is told this reader is done with everything it asked for. */
+  void releaseAll() {
+    for (BlockSource s : leased) {
+      toRelease.computeIfAbsent(s.owner(), k -> new ArrayList<>()).add(s);
+    }
+    leased.clear();
+    for (Owner o : new ArrayList<>(toRelease.keySet())) {
+      flushReleases(o);
+    }
+  }
+
+  /**
+   * Tells {@code owner} this reader is done with the map outputs it finished there: one call per
+   * shuffle, fire and forget (a lost release only means the leases time out).
+   */
+  private void flushReleases(Owner owner) {
+    List<BlockSource> done = toRelease.remove(owner);
+    if (done == null || done.isEmpty()) {
+      return;
+    }
+    Map<String, List<String>> byShuffle = new LinkedHashMap<>();
+    for (BlockSource s : done) {
+      List<String> maps = byShuffle.computeIfAbsent(s.shuffle(), k -> new ArrayList<>());
+      if (!maps.contains(s.map())) {
+        maps.add(s.map());
+      }
+    }
+    for (Map.Entry<String, List<String>> e : byShuffle.entrySet()) {
+      List<String> maps = e.getValue();
+      for (int from = 0; from < maps.size(); from += LocateRequest.MAX_MAPS) {
+        List<String> part =
+            maps.subList(from, Math.min(maps.size(), from + LocateRequest.MAX_MAPS));
+        try {
+          locator.release(
+              owner.address(), ctx.application, new ReleaseRequest(reader, e.getKey(), part));
+        } catch (RuntimeException ex) {
+          // fire and forget: the leases time out
+        }
+      }
     }
   }
 
@@ -271,14 +360,18 @@ final class Locates {
    * owner that keeps withdrawing it (more than the retries allow) can't serve it.
    */
   void relocate(PendingRead r, Throwable why) throws BlockFetchException {
-    int n = relocations.merge(r, 1, Integer::sum);
-    BlockFetcher.Source s = r.source();
-    if (n > ctx.options.maxRetries() + 1) {
+    long now = System.nanoTime();
+    long since = relocatedSince.computeIfAbsent(r, k -> now);
+    BlockSource s = r.source();
+    if (now - since > TimeUnit.MILLISECONDS.toNanos(ctx.options.patienceMillis())) {
       throw ctx.counters.failure(
           Kind.UNAVAILABLE,
           s,
           r.partition(),
-          s.owner().address() + " withdrew the map output " + n + " times while it was READ",
+          s.owner().address()
+              + " kept withdrawing the map output while it was READ, for "
+              + TimeUnit.NANOSECONDS.toMillis(now - since)
+              + " ms",
           why);
     }
     ctx.counters.relocates.increment();
@@ -289,6 +382,9 @@ final class Locates {
   }
 
   private void call(Call c) {
+    // what this reader is done with there goes first: its own leases must not keep it waiting
+    flushReleases(c.owner);
+    asking.merge(c.owner, 1, Integer::sum);
     outstanding++;
     ctx.counters.locates.increment();
     CompletableFuture<LocateAnswer> f;
@@ -322,8 +418,44 @@ final class Locates {
         .execute(() -> ctx.segments.signal(new Retry(again)));
   }
 
+  /**
+   * The owner is busy (every registration it may hold is leased to readers still READing): asks
+   * again later, backing off, for as long as the reader's patience lasts; nobody is at fault, so
+   * the attempts of real failures are not used up. Past its patience the task fails by itself,
+   * blaming no map output.
+   */
+  private void busy(Call c, List<Part> parts, String message) throws BlockFetchException {
+    long now = System.nanoTime();
+    long since = c.busySince == 0 ? now : c.busySince;
+    long waited = now - since;
+    if (waited > TimeUnit.MILLISECONDS.toNanos(ctx.options.patienceMillis())) {
+      throw ctx.counters.failure(
+          Kind.BUSY,
+          parts.get(0).source(),
+          parts.get(0).first(),
+          c.owner.address()
+              + " was busy for "
+              + TimeUnit.NANOSECONDS.toMillis(waited)
+              + " ms: "
+              + message,
+          null);
+    }
+    ctx.counters.busy.increment();
+    flushReleases(c.owner); // what this reader is done with makes room for what it waits for
+    outstanding++;
+    Call again = new Call(c.owner, parts, c.local, c.reissue, c.attempt);
+    again.busySince = since;
+    // 50 ms, doubling with the time waited, never beyond the retry wait
+    long backoff =
+        Math.min(
+            Math.max(50, ctx.options.retryWaitMillis()),
+            Math.max(50, TimeUnit.NANOSECONDS.toMillis(waited)));
+    CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS)
+        .execute(() -> ctx.segments.signal(new Retry(again)));
+  }
+
   /** A retry whose wait is over: issue it on the consumer's thread. */
-  record Retry(Call call) {}
+  record Retry(Call call) implements FetchSignal {}
 
   /** The consumer's thread: a retry is due. */
   void due(Retry r) {
@@ -338,6 +470,7 @@ final class Locates {
    */
   void answered(Call c) throws BlockFetchException {
     outstanding--;
+    asking.computeIfPresent(c.owner, (o, n) -> n > 1 ? n - 1 : null);
     if (c.failure != null) {
       Throwable t =
           c.failure instanceof java.util.concurrent.CompletionException
@@ -361,14 +494,20 @@ final class Locates {
     LocateAnswer a = c.answer;
     checkAnswer(c, a);
     List<Part> deferred = new ArrayList<>();
+    List<Part> busy = new ArrayList<>();
+    String busyWhy = "";
     for (int i = 0; i < c.parts.size(); i++) {
       Part p = c.parts.get(i);
-      BlockFetcher.Source s = p.source();
+      BlockSource s = p.source();
       Located e = a.maps().get(i);
       switch (e.status()) {
         case OK -> located(c, p, e, a);
         case DEFERRED -> deferred.add(p);
-        case UNAVAILABLE, BUSY ->
+        case BUSY -> {
+          busy.add(p);
+          busyWhy = e.message();
+        }
+        case UNAVAILABLE ->
             retry(
                 c,
                 List.of(p),
@@ -390,6 +529,9 @@ final class Locates {
                     + e.message(),
                 null);
       }
+    }
+    if (!busy.isEmpty()) {
+      busy(c, busy, busyWhy);
     }
     if (deferred.size() == c.parts.size()) {
       if (!askForLess(c, false)) {
@@ -464,7 +606,7 @@ final class Locates {
   }
 
   private void located(Call c, Part part, Located e, LocateAnswer a) throws BlockFetchException {
-    BlockFetcher.Source s = part.source();
+    BlockSource s = part.source();
     for (int i = part.from(); i < part.to(); i++) {
       int p = s.partitions()[i];
       if (p < e.partitions().first() || p >= e.partitions().end()) {
@@ -491,6 +633,20 @@ final class Locates {
       return;
     }
     if (c.reissue != null) {
+      if (!c.reissue.sameLayout(e.partitions())) {
+        // re-published under the same id since the READ was planned: its bytes are another
+        // output's; never mixed with what was READ of the first
+        throw ctx.counters.failure(
+            Kind.INVALID,
+            s,
+            c.reissue.partition(),
+            c.owner.address()
+                + " now describes map output "
+                + s.map()
+                + " differently than when its READs were planned (re-published under the same"
+                + " id?)",
+            null);
+      }
       c.reissue.reissue(a.responder(), e.data());
     } else {
       ReadPlanner.planReads(

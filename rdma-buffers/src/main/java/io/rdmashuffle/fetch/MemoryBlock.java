@@ -24,7 +24,7 @@ final class MemoryBlock extends Block {
    *     for an empty block
    */
   MemoryBlock(
-      BlockFetcher.Source source,
+      BlockSource source,
       int partition,
       FetchedSegment segment,
       int offset,

@@ -1,5 +1,6 @@
 package io.rdmashuffle.fetch;
 
+import io.rdmashuffle.mapoutput.PartitionTable;
 import io.rdmashuffle.memory.RegisteredFileDescriptor;
 import io.rdmashuffle.transport.PeerAddress;
 
@@ -11,7 +12,7 @@ import io.rdmashuffle.transport.PeerAddress;
  */
 interface PendingRead {
   /** The map output the READ is of. */
-  BlockFetcher.Source source();
+  BlockSource source();
 
   /** The first partition the READ carries (to name it in a failure). */
   int partition();
@@ -21,4 +22,11 @@ interface PendingRead {
 
   /** Issues the same READ again from {@code data}, the owner's current registration. */
   void reissue(PeerAddress responder, RegisteredFileDescriptor data);
+
+  /**
+   * Whether {@code table} (the owner's answer when asked again) places and checksums this READ's
+   * blocks as the table it was planned from did: an output re-published under the same id since
+   * must not have its bytes mixed with the first one's.
+   */
+  boolean sameLayout(PartitionTable table);
 }

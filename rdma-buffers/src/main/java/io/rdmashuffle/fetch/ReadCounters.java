@@ -21,13 +21,29 @@ public final class ReadCounters {
   final LongAdder locates = new LongAdder();
   final LongAdder relocates = new LongAdder();
   final LongAdder retries = new LongAdder();
+  final LongAdder busy = new LongAdder();
   private final EnumMap<BlockFetchException.Kind, LongAdder> failures =
       new EnumMap<>(BlockFetchException.Kind.class);
+  private final EnumMap<CorruptionCause, LongAdder> corruptions =
+      new EnumMap<>(CorruptionCause.class);
 
   public ReadCounters() {
     for (BlockFetchException.Kind k : BlockFetchException.Kind.values()) {
       failures.put(k, new LongAdder());
     }
+    for (CorruptionCause c : CorruptionCause.values()) {
+      corruptions.put(c, new LongAdder());
+    }
+  }
+
+  /** Counts a checksum mismatch by its diagnosed cause. */
+  void corrupted(CorruptionCause cause) {
+    corruptions.get(cause).increment();
+  }
+
+  /** Checksum mismatches diagnosed as {@code cause}. */
+  public long corruptions(CorruptionCause cause) {
+    return corruptions.get(cause).sum();
   }
 
   /** Counts a block the engine could not decode (bad bytes its decompressor found first). */
@@ -38,7 +54,7 @@ public final class ReadCounters {
   /** Counts a failure and builds its exception. */
   BlockFetchException failure(
       BlockFetchException.Kind kind,
-      BlockFetcher.Source source,
+      BlockSource source,
       int partition,
       String message,
       Throwable cause) {
@@ -68,8 +84,12 @@ public final class ReadCounters {
     m.put("locates", locates.sum());
     m.put("relocates", relocates.sum());
     m.put("retries", retries.sum());
+    m.put("busyAnswers", busy.sum());
     for (BlockFetchException.Kind k : BlockFetchException.Kind.values()) {
       m.put("fetchFailures." + k.name().toLowerCase(Locale.ROOT), failures(k));
+    }
+    for (CorruptionCause c : CorruptionCause.values()) {
+      m.put("corruptions." + c.name(), corruptions(c));
     }
     return m;
   }

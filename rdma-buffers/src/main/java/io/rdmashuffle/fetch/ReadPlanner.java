@@ -20,7 +20,7 @@ final class ReadPlanner {
    */
   static void planReads(
       FetchContext ctx,
-      BlockFetcher.Source s,
+      BlockSource s,
       int from,
       int to,
       PartitionTable table,
@@ -42,11 +42,11 @@ final class ReadPlanner {
         run = null;
       }
       if (length > segmentSize) {
-        new StreamedBlock(ctx, s, p, start, length, checksum).submit(responder, data);
+        new StreamedBlock(ctx, s, table, p, start, length, checksum).submit(responder, data);
         continue;
       }
       if (run == null) {
-        run = new RunRead(ctx, s, start);
+        run = new RunRead(ctx, s, table, start);
       }
       run.add(p, start, length, checksum);
     }
@@ -56,13 +56,13 @@ final class ReadPlanner {
   }
 
   /** Queues {@code s}'s blocks as reads of {@code file} on this host. */
-  static void planLocal(FetchContext ctx, BlockFetcher.Source s, PartitionTable table, Path file) {
+  static void planLocal(FetchContext ctx, BlockSource s, PartitionTable table, Path file) {
     planLocal(ctx, s, 0, s.partitions().length, table, file);
   }
 
   /** Queues {@code s}'s blocks {@code [from, to)} as reads of {@code file} on this host. */
   static void planLocal(
-      FetchContext ctx, BlockFetcher.Source s, int from, int to, PartitionTable table, Path file) {
+      FetchContext ctx, BlockSource s, int from, int to, PartitionTable table, Path file) {
     for (int i = from; i < to; i++) {
       int p = s.partitions()[i];
       ctx.ready.add(

@@ -1,5 +1,6 @@
 package io.rdmashuffle.fetch;
 
+import io.rdmashuffle.mapoutput.PartitionTable;
 import io.rdmashuffle.memory.RegisteredFileDescriptor;
 import io.rdmashuffle.transport.PeerAddress;
 import java.util.ArrayList;
@@ -12,16 +13,18 @@ import java.util.List;
  */
 final class RunRead implements PendingRead {
   private final FetchContext ctx;
-  private final BlockFetcher.Source source;
+  private final BlockSource source;
+  private final PartitionTable planned;
   private final long from;
   private long to;
   private final List<Integer> partitions = new ArrayList<>();
   private final List<Long> starts = new ArrayList<>();
   private final List<BlockChecksum> checksums = new ArrayList<>();
 
-  RunRead(FetchContext ctx, BlockFetcher.Source source, long from) {
+  RunRead(FetchContext ctx, BlockSource source, PartitionTable planned, long from) {
     this.ctx = ctx;
     this.source = source;
+    this.planned = planned;
     this.from = from;
     this.to = from;
   }
@@ -44,7 +47,7 @@ final class RunRead implements PendingRead {
   }
 
   @Override
-  public BlockFetcher.Source source() {
+  public BlockSource source() {
     return source;
   }
 
@@ -77,5 +80,15 @@ final class RunRead implements PendingRead {
   @Override
   public void reissue(PeerAddress responder, RegisteredFileDescriptor data) {
     submit(responder, data);
+  }
+
+  @Override
+  public boolean sameLayout(PartitionTable table) {
+    for (int p : partitions) {
+      if (!planned.sameBlock(table, p)) {
+        return false;
+      }
+    }
+    return true;
   }
 }

@@ -4,6 +4,7 @@ import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.memory.RegistrationException;
 import io.rdmashuffle.transport.ConnectionPool;
+import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadListener;
 import io.rdmashuffle.transport.ReadOp;
@@ -12,8 +13,11 @@ import io.rdmashuffle.transport.TransportException;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,17 +26,19 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Fetches byte ranges ("segments") of files that peers registered, into pooled registered buffers,
- * for one consumer: a Spark reduce task, a MapReduce fetcher thread. The engine-neutral core of
+ * for one consumer: a Spark reduce task, a MapReduce fetcher's stream. The engine-neutral core of
  * both readers.
  *
- * <p>The consumer {@link #add}s requests and {@link #take}s results, on its own thread: that thread
- * admits requests (allocates buffers, posts READs) as the bounds allow, so transport threads never
- * block. Bytes count as held from admission until the consumer releases the segment ({@link
- * FetchedSegment#release()}): the fetcher's registered memory never exceeds its byte bound plus one
- * segment, whatever order segments arrive in and however slowly the consumer reads them. The one
- * segment beyond the bound is what the consumer can't go on without: the segment it names in {@link
- * #take} (the next one of a stream it reads), or, when nothing is in flight, the next request in
- * line.
+ * <p>The consumer {@link #add}s requests and gets results with {@link #take} (waiting) or {@link
+ * #poll} (never waiting); whichever thread calls them admits requests (allocates buffers, posts
+ * READs) as the bounds allow ({@link SegmentLimits}: a window of bytes in flight, a budget of bytes
+ * held until the consumer releases them, a share of the window per owner while others wait), so
+ * transport threads never block. Owners are served in turn, from a random first one, so a task's
+ * READs spread over its owners. {@link #poll} never blocks at all: it allocates only free buffers
+ * and opens connections in the background ({@link ConnectionPool#channelNow}); a thread that drives
+ * many fetchers may call it. The bytes beyond the bounds are what the consumer can't go on without:
+ * the segment it names in {@link #take} (the next one of a stream it reads), or, when nothing is in
+ * flight, the next request in line.
  *
  * <p>Failures, and whose they are. A READ that fails in the transport (connection lost,
  * unreachable, timeout) is retried on a fresh connection up to {@code maxRetries} times, {@code
@@ -41,36 +47,59 @@ import java.util.concurrent.atomic.AtomicReference;
  * registration was withdrawn) is handed over at once: the consumer asks the owner where to READ it
  * now. When no buffer can be had within the allocation wait, the consumer gets a {@link Failed}
  * whose cause is a {@link Shortage}: the reader's own problem, never the peer's. Other threads may
- * hand the consumer events through {@link #signal}.
+ * hand the consumer events through {@link #signal}; {@link #onEvent} tells whoever drives that
+ * something arrived.
  *
- * <p>Not thread-safe except {@link #signal} and {@link FetchedSegment#release()}.
+ * <p>Not thread-safe except {@link #signal}, {@link #hasEvents} and {@link
+ * FetchedSegment#release()}: one thread at a time calls the rest (the consumer's, or a driver
+ * holding the consumer's lock).
  */
 public final class SegmentFetcher implements AutoCloseable {
   private final ConnectionPool connections;
   private final BufferPool buffers;
   private final SegmentLimits limits;
-  private final ArrayDeque<Entry> waiting = new ArrayDeque<>();
+
+  /** Requests not yet admitted, by owner; owners in the order they are served in turn. */
+  private final Map<PeerAddress, PeerQueue> byPeer = new HashMap<>();
+
+  private final List<PeerQueue> rotation = new ArrayList<>();
+  private int cursor = -1;
 
   /** Failed READs waiting for their retry, in order of when they may go. */
   private final ArrayDeque<Entry> retrying = new ArrayDeque<>();
 
-  private final LinkedBlockingQueue<Object> done = new LinkedBlockingQueue<>();
-  private final AtomicLong bytesHeld = new AtomicLong();
-  private final AtomicInteger requestsHeld = new AtomicInteger();
+  /** Admitted requests waiting for a connection being opened in the background. */
+  private final ArrayDeque<Entry> connecting = new ArrayDeque<>();
 
-  /** Requests posted whose READs have not all ended. Consumer thread only. */
-  private int inFlight;
+  /** Results found together (several failed at once), handed out one per call. */
+  private final ArrayDeque<Result> results = new ArrayDeque<>();
+
+  private final LinkedBlockingQueue<Event> done = new LinkedBlockingQueue<>();
+  private final AtomicLong bytesHeld = new AtomicLong();
+
+  /** Requests admitted whose READs have not ended (waiting for a connection included). */
+  private int requestsInFlight;
+
+  private long bytesInFlight;
 
   /** Where the last READs went: the consumer helps it find completions before it blocks. */
   private ReadChannel lastPosted;
 
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Runnable onRetry;
+  private volatile Runnable onEvent = () -> {};
   private int outstanding;
 
-  /** A result of {@link #take}. */
-  public sealed interface Result
-      permits FetchedSegment, SegmentFetcher.Failed, SegmentFetcher.Signal {}
+  /** A result of {@link #take} or {@link #poll}. */
+  public sealed interface Result permits FetchedSegment, Failed, Signal {}
+
+  /** What other threads put on the fetcher's queue. */
+  private sealed interface Event permits Entry, Signal, ChannelOpened {}
+
+  /** A background connection open ended: what waited for it is posted (or fails) now. */
+  private record ChannelOpened() implements Event {}
+
+  private static final ChannelOpened CHANNEL_OPENED = new ChannelOpened();
 
   /** The segment could not be fetched; {@code cause} says why and whose fault it is. */
   public record Failed(SegmentRequest request, IOException cause) implements Result {
@@ -86,20 +115,32 @@ public final class SegmentFetcher implements AutoCloseable {
   }
 
   /** An event another thread handed to the consumer ({@link #signal}). */
-  public record Signal(Object event) implements Result {}
+  public record Signal(FetchSignal event) implements Result, Event {}
+
+  /** One owner's requests waiting for admission, and its share of the window now. */
+  private static final class PeerQueue {
+    final ArrayDeque<Entry> entries = new ArrayDeque<>();
+    long inFlightBytes;
+  }
 
   /** One request on its way: its buffer, its READs, its outcome. */
-  private final class Entry implements ReadListener {
+  private final class Entry implements ReadListener, Event {
     final SegmentRequest request;
+    final PeerQueue queue;
     int attempts;
     long notBefore;
     PooledBuffer buffer;
     ReadChannel channel;
+
+    /** Why its last connection could not be had (a background open failed), or null. */
+    TransportException openFailure;
+
     final AtomicInteger parts = new AtomicInteger();
     final AtomicReference<TransportException> failure = new AtomicReference<>();
 
-    Entry(SegmentRequest request) {
+    Entry(SegmentRequest request, PeerQueue queue) {
       this.request = request;
+      this.queue = queue;
     }
 
     @Override
@@ -115,7 +156,7 @@ public final class SegmentFetcher implements AutoCloseable {
 
     private void partDone() {
       if (parts.decrementAndGet() == 0) {
-        done.add(this);
+        arrived(this);
         if (closed.get()) {
           dropFinished();
         }
@@ -134,21 +175,46 @@ public final class SegmentFetcher implements AutoCloseable {
     this.onRetry = onRetry;
   }
 
-  /** Queues a request; it is admitted by a later {@link #take}. */
+  /**
+   * Runs {@code r} (on the thread that queued it: a transport thread, a timer) each time something
+   * arrives for the consumer: a READ ended, a signal, a connection opened. It must be quick and
+   * never block.
+   */
+  public void onEvent(Runnable r) {
+    this.onEvent = r;
+  }
+
+  /** Queues a request; it is admitted by a later {@link #take} or {@link #poll}. */
   public void add(SegmentRequest request) {
     if (closed.get()) {
       throw new IllegalStateException("segment fetcher is closed");
     }
-    waiting.add(new Entry(request));
+    PeerQueue q = byPeer.get(request.peer());
+    if (q == null) {
+      q = new PeerQueue();
+      byPeer.put(request.peer(), q);
+      rotation.add(q);
+    }
+    q.entries.add(new Entry(request, q));
     outstanding++;
   }
 
   /** Hands {@code event} to the consumer's next {@link #take}, as a {@link Signal}. Any thread. */
-  public void signal(Object event) {
-    done.add(new Signal(event));
+  public void signal(FetchSignal event) {
+    arrived(new Signal(event));
   }
 
-  /** Requests added and not yet returned by {@link #take}. */
+  private void arrived(Event e) {
+    done.add(e);
+    onEvent.run();
+  }
+
+  /** Whether something arrived that {@link #take} or {@link #poll} has not seen yet. Any thread. */
+  public boolean hasEvents() {
+    return !done.isEmpty();
+  }
+
+  /** Requests added and not yet returned by {@link #take} or {@link #poll}. */
   public int outstanding() {
     return outstanding;
   }
@@ -170,34 +236,27 @@ public final class SegmentFetcher implements AutoCloseable {
    */
   public Result take(long timeout, TimeUnit unit, SegmentRequest needed)
       throws InterruptedException {
-    if (closed.get()) {
-      throw new IllegalStateException("segment fetcher is closed");
-    }
+    checkOpen();
     long deadline = System.nanoTime() + unit.toNanos(timeout);
     while (true) {
-      Result r = admit(needed);
+      Result r = admit(needed, true);
       if (r != null) {
-        outstanding--;
-        return r;
+        return handOut(r);
       }
       long wait = Math.min(50_000_000L, Math.max(0, deadline - System.nanoTime()));
       if (!retrying.isEmpty()) {
         wait = Math.min(wait, Math.max(0, retrying.peekFirst().notBefore - System.nanoTime()));
       }
-      if (inFlight > 0 && lastPosted != null && done.isEmpty()) {
+      if (requestsInFlight > 0 && lastPosted != null && done.isEmpty()) {
         // whoever waits polls (verbs): a READ that ends within the transport's wait spin is found
         // by this thread, which then needs no wake-up
         lastPosted.helpUntil(() -> !done.isEmpty(), wait);
       }
-      Object e = done.poll(wait, TimeUnit.NANOSECONDS);
-      if (e instanceof Signal s) {
-        return s;
-      }
+      Event e = done.poll(wait, TimeUnit.NANOSECONDS);
       if (e != null) {
-        r = finish((Entry) e);
+        r = handle(e);
         if (r != null) {
-          outstanding--;
-          return r;
+          return handOut(r);
         }
       } else if (System.nanoTime() - deadline >= 0) {
         return null;
@@ -206,62 +265,166 @@ public final class SegmentFetcher implements AutoCloseable {
   }
 
   /**
-   * Posts retries that are due, then {@code needed} if it waits, then waiting requests while the
-   * bounds allow (the first of them beyond the bounds when nothing is in flight: else nothing would
-   * ever arrive).
+   * Admits what the bounds allow without waiting for anything (free buffers only, connections
+   * opened in the background), then returns the next result that arrived, or null when none did.
+   * Never blocks: a thread that drives many fetchers calls it.
    */
-  private Result admit(SegmentRequest needed) throws InterruptedException {
+  public Result poll() {
+    checkOpen();
+    try {
+      Result r = admit(null, false);
+      Event e;
+      while (r == null && (e = done.poll()) != null) {
+        r = handle(e);
+        if (r == null) {
+          r = admit(null, false);
+        }
+      }
+      return r == null ? null : handOut(r);
+    } catch (InterruptedException e) {
+      throw new AssertionError("poll never waits", e);
+    }
+  }
+
+  private void checkOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("segment fetcher is closed");
+    }
+  }
+
+  private Result handOut(Result r) {
+    if (!(r instanceof Signal)) {
+      outstanding--;
+    }
+    return r;
+  }
+
+  /** One event off the queue: its result, or null when it yields none (yet). */
+  private Result handle(Event e) throws InterruptedException {
+    if (e instanceof Signal s) {
+      return s;
+    }
+    return e instanceof Entry entry ? finish(entry) : postConnecting();
+  }
+
+  /**
+   * Posts retries that are due, then {@code needed} if it waits, then waiting requests, owner by
+   * owner in turn, while the bounds allow; with {@code mayWait}, when nothing is in flight, the
+   * next request in line beyond the bounds, waiting for a buffer (else nothing would ever arrive).
+   */
+  private Result admit(SegmentRequest needed, boolean mayWait) throws InterruptedException {
+    if (!results.isEmpty()) {
+      return results.poll();
+    }
     long now = System.nanoTime();
     while (!retrying.isEmpty() && now - retrying.peekFirst().notBefore >= 0) {
-      Failed f = post(retrying.pollFirst());
+      Entry e = retrying.pollFirst();
+      inFlight(e, 1);
+      Failed f = post(e);
       if (f != null) {
         return f;
       }
     }
     if (needed != null) {
-      for (java.util.Iterator<Entry> it = waiting.iterator(); it.hasNext(); ) {
-        Entry e = it.next();
-        if (e.request == needed) {
-          it.remove();
-          waiting.addFirst(e);
-          Result r = admitHead(true);
-          if (r != null) {
-            return r;
-          }
-          break;
+      Entry e = waitingEntry(needed);
+      if (e != null) {
+        Admission a = admitEntry(e, mayWait);
+        if (a.result != null || a.admitted || mayWait) {
+          return a.result;
         }
       }
     }
-    while (!waiting.isEmpty()) {
-      Entry head = waiting.peekFirst();
-      boolean room =
-          requestsHeld.get() < limits.maxRequests()
-              && bytesHeld.get() + head.request.length() <= limits.maxBytes();
-      // nothing would ever arrive unless the head goes: then it goes, waiting for a buffer
-      boolean stuck = needed == null && inFlight == 0;
-      if (!room && !stuck) {
-        return null;
+    int n = rotation.size();
+    boolean progress = true;
+    while (progress) {
+      progress = false;
+      int busyPeers = peersWaiting();
+      for (int k = 0; k < n; k++) {
+        int i = Math.floorMod(nextCursor() + k, n);
+        PeerQueue q = rotation.get(i);
+        Entry head = q.entries.peekFirst();
+        if (head == null || !fits(head, q, busyPeers)) {
+          continue;
+        }
+        Admission a = admitEntry(head, false);
+        if (a.result != null) {
+          cursor = i;
+          return a.result;
+        }
+        if (!a.admitted) {
+          break; // no buffer free now: READs that end (and consumers that release) free some
+        }
+        cursor = i;
+        progress = true;
+        busyPeers = peersWaiting();
       }
-      Result r = admitHead(stuck);
-      if (r != null || waiting.peekFirst() == head || !room) {
-        // a result; or no buffer free now (READs that end will free some); or one beyond
-        return r;
+    }
+    if (mayWait && needed == null && requestsInFlight == 0) {
+      for (int k = 0; k < n; k++) {
+        Entry head = rotation.get(Math.floorMod(nextCursor() + k, n)).entries.peekFirst();
+        if (head != null) {
+          return admitEntry(head, true).result;
+        }
       }
     }
     return null;
   }
 
+  /** Where owners' turns continue: after the last one served, or a random first one. */
+  private int nextCursor() {
+    if (cursor < 0) {
+      cursor = rotation.isEmpty() ? 0 : ThreadLocalRandom.current().nextInt(rotation.size()) - 1;
+    }
+    return cursor + 1;
+  }
+
+  private int peersWaiting() {
+    int busy = 0;
+    for (PeerQueue q : rotation) {
+      if (!q.entries.isEmpty()) {
+        busy++;
+      }
+    }
+    return busy;
+  }
+
+  private boolean fits(Entry e, PeerQueue q, int busyPeers) {
+    long len = e.request.length();
+    return requestsInFlight < limits.maxRequests()
+        && bytesInFlight + len <= limits.maxBytesInFlight()
+        && bytesHeld.get() + len <= limits.maxBytesHeld()
+        && (busyPeers <= 1
+            || q.inFlightBytes == 0
+            || q.inFlightBytes + len <= limits.maxBytesPerPeer());
+  }
+
+  private Entry waitingEntry(SegmentRequest request) {
+    PeerQueue q = byPeer.get(request.peer());
+    if (q != null) {
+      for (Entry e : q.entries) {
+        if (e.request == request) {
+          return e;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The outcome of trying to admit one request. */
+  private record Admission(boolean admitted, Result result) {}
+
+  private static final Admission NOT_NOW = new Admission(false, null);
+
   /**
-   * Admits the first waiting request: allocates its buffer (waiting for one when {@code mustGo},
-   * else only if one is free now) and posts it. Returns a result that needs no READ (empty segment,
-   * failure), or null.
+   * Admits {@code e} (taking it off its owner's queue): allocates its buffer (waiting for one when
+   * {@code mustGo}, else only if one is free now) and posts it. Its result when it needs no READ
+   * (empty segment, failure).
    */
-  private Result admitHead(boolean mustGo) throws InterruptedException {
-    Entry e = waiting.peekFirst();
+  private Admission admitEntry(Entry e, boolean mustGo) throws InterruptedException {
     int len = e.request.length();
     if (len == 0) {
-      waiting.pollFirst();
-      return new FetchedSegment(e.request, null, () -> {});
+      e.queue.entries.remove(e);
+      return new Admission(true, new FetchedSegment(e.request, null, () -> {}));
     }
     PooledBuffer b;
     try {
@@ -270,47 +433,72 @@ public final class SegmentFetcher implements AutoCloseable {
               ? buffers.allocate(len, limits.allocationWaitMillis(), TimeUnit.MILLISECONDS)
               : buffers.tryAllocate(len);
     } catch (RegistrationException | IllegalArgumentException ex) {
-      waiting.pollFirst();
-      return new Failed(
-          e.request,
-          new Shortage(
-              "no registered buffer for a segment of " + len + " bytes: " + ex.getMessage(), ex));
+      e.queue.entries.remove(e);
+      return new Admission(
+          true,
+          new Failed(
+              e.request,
+              new Shortage(
+                  "no registered buffer for a segment of " + len + " bytes: " + ex.getMessage(),
+                  ex)));
     }
     if (b == null) {
       if (!mustGo) {
-        return null;
+        return NOT_NOW;
       }
-      waiting.pollFirst();
-      return new Failed(
-          e.request,
-          new Shortage(
-              "no registered buffer of "
-                  + len
-                  + " bytes within "
-                  + limits.allocationWaitMillis()
-                  + " ms (the process's READ"
-                  + " buffers are all in use)",
-              null));
+      e.queue.entries.remove(e);
+      return new Admission(
+          true,
+          new Failed(
+              e.request,
+              new Shortage(
+                  "no registered buffer of "
+                      + len
+                      + " bytes within "
+                      + limits.allocationWaitMillis()
+                      + " ms (the process's READ"
+                      + " buffers are all in use)",
+                  null)));
     }
-    waiting.pollFirst();
+    e.queue.entries.remove(e);
     e.buffer = b;
-    held(len, 1);
-    return post(e);
+    bytesHeld.addAndGet(len);
+    inFlight(e, 1);
+    return new Admission(true, post(e));
   }
 
-  /** Posts the READs of one admitted request; a connection failure is retried or handed over. */
+  /** Counts {@code e} in (sign 1) or out of (-1) the window and its owner's share. */
+  private void inFlight(Entry e, int sign) {
+    long len = e.request.length();
+    requestsInFlight += sign;
+    bytesInFlight += sign * len;
+    e.queue.inFlightBytes += sign * len;
+  }
+
+  /**
+   * Posts the READs of one admitted request on an open connection, or parks it until one opened in
+   * the background is there; a connection failure is retried or handed over.
+   */
   private Failed post(Entry e) {
-    e.attempts++;
     e.failure.set(null);
+    e.openFailure = null;
+    ReadChannel channel;
     try {
-      // a retry goes to a freshly opened connection when the failure broke the old one
-      e.channel =
-          e.channel == null || e.channel.isOpen()
-              ? connections.channel(e.request.peer(), e.request.application())
-              : connections.replace(e.channel);
+      channel =
+          connections.channelNow(
+              e.request.peer(), e.request.application(), () -> arrived(CHANNEL_OPENED));
     } catch (TransportException ex) {
+      e.openFailure = ex;
+      e.attempts++;
+      inFlight(e, -1);
       return retryOrFail(e, ex);
     }
+    if (channel == null) {
+      connecting.add(e);
+      return null;
+    }
+    e.attempts++;
+    e.channel = channel;
     List<ReadOp> ops = new ArrayList<>(2);
     long start = e.request.offset();
     e.request
@@ -324,18 +512,46 @@ public final class SegmentFetcher implements AutoCloseable {
                         .set(address, rkey, n, e.buffer, (int) (fileOffset - start), e)
                         .attach(e.request.tag())));
     e.parts.set(ops.size());
-    inFlight++;
-    lastPosted = e.channel;
-    e.channel.postAll(ops);
+    lastPosted = channel;
+    channel.postAll(ops);
     return null;
+  }
+
+  /**
+   * A connection open ended: posts what waited for it. A failed open fails (or retries) every
+   * request that waited for that owner, once: not one new open per request. The first result is
+   * returned, the others wait in {@link #results}.
+   */
+  private Result postConnecting() {
+    Map<PeerAddress, TransportException> failedOpens = new HashMap<>();
+    for (int n = connecting.size(); n > 0; n--) {
+      Entry e = connecting.pollFirst();
+      TransportException known = failedOpens.get(e.request.peer());
+      Failed f;
+      if (known != null) {
+        e.attempts++;
+        inFlight(e, -1);
+        f = retryOrFail(e, known);
+      } else {
+        f = post(e);
+        if (e.openFailure != null) {
+          failedOpens.put(e.request.peer(), e.openFailure);
+        }
+      }
+      if (f != null) {
+        results.add(f);
+      }
+    }
+    return results.poll();
   }
 
   /** A request whose READs all ended: its result, or null when it waits for a retry. */
   private Result finish(Entry e) {
-    inFlight--;
+    inFlight(e, -1);
     TransportException f = e.failure.get();
     if (f == null) {
-      return new FetchedSegment(e.request, e.buffer, () -> held(e.request.length(), -1));
+      return new FetchedSegment(
+          e.request, e.buffer, () -> bytesHeld.addAndGet(-e.request.length()));
     }
     return retryOrFail(e, f);
   }
@@ -351,20 +567,20 @@ public final class SegmentFetcher implements AutoCloseable {
   }
 
   private Failed abandon(Entry e, TransportException cause) {
-    held(e.request.length(), -1);
+    bytesHeld.addAndGet(-e.request.length());
     e.buffer.release();
     e.buffer = null;
     return new Failed(e.request, cause);
   }
 
-  private void held(long bytes, int requests) {
-    bytesHeld.addAndGet(requests >= 0 ? bytes : -bytes);
-    requestsHeld.addAndGet(requests);
-  }
-
   /** Bytes admitted and not yet released by the consumer (tests, metrics). */
   public long bytesHeld() {
     return bytesHeld.get();
+  }
+
+  /** Bytes admitted whose READs have not ended (tests, metrics). */
+  public long bytesInFlight() {
+    return bytesInFlight;
   }
 
   /**
@@ -374,12 +590,18 @@ public final class SegmentFetcher implements AutoCloseable {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      waiting.clear();
+      byPeer.clear();
+      rotation.clear();
       for (Entry e : retrying) {
-        held(e.request.length(), -1);
+        bytesHeld.addAndGet(-e.request.length());
         e.buffer.release();
       }
       retrying.clear();
+      for (Entry e : connecting) {
+        bytesHeld.addAndGet(-e.request.length());
+        e.buffer.release();
+      }
+      connecting.clear();
       outstanding = 0;
       dropFinished();
     }
@@ -387,10 +609,10 @@ public final class SegmentFetcher implements AutoCloseable {
 
   /** After close: releases the buffers of requests whose READs ended. Any thread. */
   private void dropFinished() {
-    Object o;
+    Event o;
     while ((o = done.poll()) != null) {
       if (o instanceof Entry e && e.buffer != null) {
-        held(e.request.length(), -1);
+        bytesHeld.addAndGet(-e.request.length());
         e.buffer.release();
         e.buffer = null;
       }

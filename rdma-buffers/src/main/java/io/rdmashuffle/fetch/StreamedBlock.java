@@ -1,5 +1,6 @@
 package io.rdmashuffle.fetch;
 
+import io.rdmashuffle.mapoutput.PartitionTable;
 import io.rdmashuffle.memory.RegisteredFileDescriptor;
 import io.rdmashuffle.transport.PeerAddress;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 final class StreamedBlock extends Block {
   private final FetchContext ctx;
+  private final PartitionTable planned;
   private final long start;
   private final SegmentRequest[] requests;
 
@@ -31,13 +33,15 @@ final class StreamedBlock extends Block {
 
   StreamedBlock(
       FetchContext ctx,
-      BlockFetcher.Source source,
+      BlockSource source,
+      PartitionTable planned,
       int partition,
       long start,
       long length,
       BlockChecksum checksum) {
     super(source, partition, length, true);
     this.ctx = ctx;
+    this.planned = planned;
     this.start = start;
     int segmentSize = ctx.options.segmentSize();
     int n = (int) ((length + segmentSize - 1) / segmentSize);
@@ -70,7 +74,7 @@ final class StreamedBlock extends Block {
     }
 
     @Override
-    public BlockFetcher.Source source() {
+    public BlockSource source() {
       return StreamedBlock.this.source();
     }
 
@@ -100,6 +104,11 @@ final class StreamedBlock extends Block {
     public void reissue(PeerAddress responder, RegisteredFileDescriptor data) {
       issue(index, responder, data);
     }
+
+    @Override
+    public boolean sameLayout(PartitionTable table) {
+      return planned.sameBlock(table, partition());
+    }
   }
 
   /** The segment being consumed, waiting for it; null at the end of the block. */
@@ -110,7 +119,8 @@ final class StreamedBlock extends Block {
       }
       FetchedSegment s = segments.get(current);
       if (s == null) {
-        ctx.pump.pump(requests[current]);
+        int index = current;
+        ctx.pump.pump(requests[index], () -> released || segments.get(index) != null);
         continue;
       }
       if (s.data().hasRemaining()) {

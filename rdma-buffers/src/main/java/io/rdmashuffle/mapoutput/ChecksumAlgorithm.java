@@ -53,6 +53,26 @@ public enum ChecksumAlgorithm {
     };
   }
 
+  /**
+   * Checks that {@code checksums} go with this algorithm for {@code partitions} partitions: one per
+   * partition, or none (null) exactly when the algorithm is NONE.
+   *
+   * @throws IllegalArgumentException naming both
+   */
+  public void checkChecksums(int[] checksums, int partitions) {
+    if ((this == NONE) != (checksums == null)
+        || (checksums != null && checksums.length != partitions)) {
+      throw new IllegalArgumentException(
+          "checksums="
+              + (checksums == null ? "none" : checksums.length)
+              + " with algorithm="
+              + this
+              + " for "
+              + partitions
+              + " partitions");
+    }
+  }
+
   public Checksum newChecksum() {
     return switch (this) {
       case ADLER32 -> new Adler32();

@@ -5,7 +5,6 @@ import io.rdmashuffle.memory.RegionDescriptor;
 import io.rdmashuffle.memory.RegisteredFileDescriptor;
 import io.rdmashuffle.transport.PeerAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,11 +14,11 @@ import java.util.List;
  *
  * <pre>
  * REQUEST
- *  0       4       6       8               12              16      18
- *  +-------+-------+-------+---------------+---------------+-------+-----------+------------+
- *  | magic |version| flags |start partition| end partition | count | shuffle   | map x count|
- *  +-------+-------+-------+---------------+---------------+-------+-----------+------------+
- *  flags: bit 0 = local paths wanted.
+ *  0       4       6       8               12              16      18              26
+ *  +-------+-------+-------+---------------+---------------+-------+---------------+---------+
+ *  | magic |version| flags |start partition| end partition | count | reader        | shuffle |
+ *  +-------+-------+-------+---------------+---------------+-------+---------------+---------+
+ *  then map x count. flags: bit 0 = local paths wanted. reader: the lease holder (0: none).
  *
  * ANSWER
  *  0       4       6       8       10
@@ -54,7 +53,9 @@ import java.util.List;
 public final class LocateLayout {
   public static final int REQUEST_MAGIC = 0x52534c51; // "RSLQ"
   public static final int ANSWER_MAGIC = 0x52534c41; // "RSLA"
-  public static final short VERSION = 1;
+
+  /** 2: the request names its reader (leases). A version 1 request is refused by name. */
+  public static final short VERSION = 2;
 
   public static final int REQUEST_MAGIC_OFFSET = 0;
   public static final int REQUEST_VERSION_OFFSET = REQUEST_MAGIC_OFFSET + Integer.BYTES;
@@ -62,7 +63,8 @@ public final class LocateLayout {
   public static final int REQUEST_START_OFFSET = REQUEST_FLAGS_OFFSET + Short.BYTES;
   public static final int REQUEST_END_OFFSET = REQUEST_START_OFFSET + Integer.BYTES;
   public static final int REQUEST_COUNT_OFFSET = REQUEST_END_OFFSET + Integer.BYTES;
-  public static final int REQUEST_FIXED_BYTES = REQUEST_COUNT_OFFSET + Short.BYTES;
+  public static final int REQUEST_READER_OFFSET = REQUEST_COUNT_OFFSET + Short.BYTES;
+  public static final int REQUEST_FIXED_BYTES = REQUEST_READER_OFFSET + Long.BYTES;
   public static final int FLAG_LOCAL_PATHS = 1;
 
   public static final int ANSWER_MAGIC_OFFSET = 0;
@@ -107,12 +109,12 @@ public final class LocateLayout {
   // ------------------------------------------------------------------ request
 
   public static ByteBuffer encode(LocateRequest r) {
-    byte[] shuffle = utf8(r.shuffle());
+    byte[] shuffle = WireFields.utf8(r.shuffle());
     List<byte[]> maps = new ArrayList<>(r.maps().size());
     // at most 1024 names of 255 bytes: an int can't overflow
     int size = REQUEST_FIXED_BYTES + 2 + shuffle.length;
     for (String m : r.maps()) {
-      byte[] b = utf8(m);
+      byte[] b = WireFields.utf8(m);
       maps.add(b);
       size += 2 + b.length;
     }
@@ -121,9 +123,10 @@ public final class LocateLayout {
         .putShort(VERSION)
         .putShort((short) (r.localPaths() ? FLAG_LOCAL_PATHS : 0));
     b.putInt(r.startPartition()).putInt(r.endPartition()).putShort((short) maps.size());
-    putString(b, shuffle);
+    b.putLong(r.reader());
+    WireFields.putString(b, shuffle);
     for (byte[] m : maps) {
-      putString(b, m);
+      WireFields.putString(b, m);
     }
     return b.flip();
   }
@@ -134,10 +137,10 @@ public final class LocateLayout {
    * @throws IllegalArgumentException when the bytes are not a valid request
    */
   public static LocateRequest decodeRequest(ByteBuffer bytes) {
-    Fields f = new Fields(bytes, "locate request");
+    WireFields f = new WireFields(bytes, "locate request");
     f.need(REQUEST_FIXED_BYTES, "header");
-    expect("request magic", f.b.getInt(), REQUEST_MAGIC);
-    expect("request version", f.b.getShort(), VERSION);
+    WireFields.expect("request magic", f.b.getInt(), REQUEST_MAGIC);
+    WireFields.expect("request version", f.b.getShort(), VERSION);
     int flags = f.b.getShort();
     int start = f.b.getInt();
     int end = f.b.getInt();
@@ -146,13 +149,14 @@ public final class LocateLayout {
       throw new IllegalArgumentException(
           "map count=" + count + ": must be in 1 .. " + LocateRequest.MAX_MAPS);
     }
+    long reader = f.b.getLong();
     String shuffle = f.string("shuffle", OutputId.MAX_NAME_BYTES);
     List<String> maps = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       maps.add(f.string("map " + i, OutputId.MAX_NAME_BYTES));
     }
     f.end();
-    return new LocateRequest(shuffle, maps, start, end, (flags & FLAG_LOCAL_PATHS) != 0);
+    return new LocateRequest(shuffle, maps, start, end, (flags & FLAG_LOCAL_PATHS) != 0, reader);
   }
 
   // ------------------------------------------------------------------ answer
@@ -184,16 +188,16 @@ public final class LocateLayout {
   }
 
   private static void encodeEntry(ByteBuffer b, LocateAnswer.Located e) {
-    putString(b, utf8(e.map()));
+    WireFields.putString(b, WireFields.utf8(e.map()));
     b.putShort((short) e.status().code());
-    putString(b, message(e));
+    WireFields.putString(b, message(e));
     if (!e.ok()) {
       return;
     }
     PartitionTable t = e.partitions();
     byte[] descriptor = e.data() == null ? new byte[0] : e.data().encode();
     b.putInt(descriptor.length).put(descriptor);
-    putString(b, path(e));
+    WireFields.putString(b, path(e));
     b.putInt(t.first())
         .putInt(t.size())
         .put((byte) t.algorithm().id())
@@ -222,7 +226,7 @@ public final class LocateLayout {
    * @throws IllegalArgumentException when its local path is longer than {@value #MAX_PATH_BYTES}
    */
   public static long entryBytes(LocateAnswer.Located e) {
-    int map = utf8(e.map()).length;
+    int map = WireFields.utf8(e.map()).length;
     int message = message(e).length;
     if (!e.ok()) {
       return ENTRY_FIXED_BYTES + map + message;
@@ -240,7 +244,9 @@ public final class LocateLayout {
 
   /** The bytes of an entry that is not OK (no file), with {@code messageBytes} of message. */
   public static long failedEntryBytes(String map, int messageBytes) {
-    return ENTRY_FIXED_BYTES + utf8(map).length + Math.min(messageBytes, MAX_MESSAGE_BYTES);
+    return ENTRY_FIXED_BYTES
+        + WireFields.utf8(map).length
+        + Math.min(messageBytes, MAX_MESSAGE_BYTES);
   }
 
   /** The bytes of one partition in an OK entry. */
@@ -255,7 +261,7 @@ public final class LocateLayout {
    * path, neither raw lengths nor checksums): a server that has less room left need not locate it.
    */
   public static long leastOkEntryBytes(String map, long partitions) {
-    return okEntryBytes(utf8(map).length, 0, 0, 0, partitions, MIN_PARTITION_BYTES);
+    return okEntryBytes(WireFields.utf8(map).length, 0, 0, 0, partitions, MIN_PARTITION_BYTES);
   }
 
   /**
@@ -265,7 +271,7 @@ public final class LocateLayout {
    */
   public static long plannedEntryBytes(String map, long partitions, boolean localPaths) {
     return okEntryBytes(
-        utf8(map).length,
+        WireFields.utf8(map).length,
         0,
         localPaths ? 0 : PLANNED_DESCRIPTOR_BYTES,
         localPaths ? MAX_PATH_BYTES : 0,
@@ -289,11 +295,11 @@ public final class LocateLayout {
   }
 
   private static byte[] message(LocateAnswer.Located e) {
-    return truncate(utf8(e.message()), MAX_MESSAGE_BYTES);
+    return truncate(WireFields.utf8(e.message()), MAX_MESSAGE_BYTES);
   }
 
   private static byte[] path(LocateAnswer.Located e) {
-    byte[] path = utf8(e.localPath());
+    byte[] path = WireFields.utf8(e.localPath());
     if (path.length > MAX_PATH_BYTES) {
       throw new IllegalArgumentException(
           "local path of " + path.length + " bytes: more than " + MAX_PATH_BYTES);
@@ -307,10 +313,10 @@ public final class LocateLayout {
    * @throws IllegalArgumentException when the bytes are not a valid answer
    */
   public static LocateAnswer decodeAnswer(ByteBuffer bytes) {
-    Fields f = new Fields(bytes, "locate answer");
+    WireFields f = new WireFields(bytes, "locate answer");
     f.need(ANSWER_FIXED_BYTES, "header");
-    expect("answer magic", f.b.getInt(), ANSWER_MAGIC);
-    expect("answer version", f.b.getShort(), VERSION);
+    WireFields.expect("answer magic", f.b.getInt(), ANSWER_MAGIC);
+    WireFields.expect("answer version", f.b.getShort(), VERSION);
     TransportKind kind = kindOf(f.b.getShort());
     int count = f.b.getShort() & 0xffff;
     if (count > LocateRequest.MAX_MAPS) {
@@ -326,7 +332,7 @@ public final class LocateLayout {
     return new LocateAnswer(kind, responder, maps);
   }
 
-  private static LocateAnswer.Located decodeEntry(Fields f, int i) {
+  private static LocateAnswer.Located decodeEntry(WireFields f, int i) {
     String map = f.string("entry " + i + " map", OutputId.MAX_NAME_BYTES);
     f.need(2, "entry " + i + " status");
     LocateAnswer.Status status = LocateAnswer.Status.of(f.b.getShort());
@@ -398,72 +404,7 @@ public final class LocateLayout {
     };
   }
 
-  private static void expect(String field, int value, int expected) {
-    if (value != expected) {
-      throw new IllegalArgumentException(
-          field
-              + "=0x"
-              + Integer.toHexString(value)
-              + ": expected 0x"
-              + Integer.toHexString(expected));
-    }
-  }
-
-  private static void putString(ByteBuffer b, byte[] s) {
-    b.putShort((short) s.length).put(s);
-  }
-
-  private static byte[] utf8(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
-  }
-
   private static byte[] truncate(byte[] s, int max) {
     return s.length <= max ? s : java.util.Arrays.copyOf(s, max);
-  }
-
-  /** Reads fields off a buffer, turning every short read into an error naming the field. */
-  private static final class Fields {
-    final ByteBuffer b;
-    final String what;
-
-    Fields(ByteBuffer bytes, String what) {
-      this.b = bytes.slice();
-      this.what = what;
-    }
-
-    void need(int n, String field) {
-      if (b.remaining() < n) {
-        throw new IllegalArgumentException(
-            what
-                + " "
-                + field
-                + ": truncated at offset="
-                + b.position()
-                + " (remaining="
-                + b.remaining()
-                + ", needed="
-                + n
-                + ")");
-      }
-    }
-
-    String string(String field, int max) {
-      need(2, field + " length");
-      int n = b.getShort() & 0xffff;
-      if (n > max) {
-        throw new IllegalArgumentException(field + " length=" + n + ": more than " + max);
-      }
-      need(n, field);
-      byte[] s = new byte[n];
-      b.get(s);
-      return new String(s, StandardCharsets.UTF_8);
-    }
-
-    void end() {
-      if (b.hasRemaining()) {
-        throw new IllegalArgumentException(
-            what + " length=" + b.limit() + ": " + b.remaining() + " bytes after its end");
-      }
-    }
   }
 }

@@ -11,9 +11,17 @@ import java.util.List;
  * @param maps the maps, as {@link OutputId#map()} names them; the answer keeps their order
  * @param localPaths whether the reader runs on the serving host and wants each data file's path to
  *     read it without the transport
+ * @param reader who asks, for the leases of what it is answered: a located output stays registered
+ *     until this reader releases it ({@link ReleaseRequest}) or its lease times out; 0 for a reader
+ *     that never releases (its leases only time out)
  */
 public record LocateRequest(
-    String shuffle, List<String> maps, int startPartition, int endPartition, boolean localPaths) {
+    String shuffle,
+    List<String> maps,
+    int startPartition,
+    int endPartition,
+    boolean localPaths,
+    long reader) {
 
   /** At most this many maps per request; readers ask in batches. */
   public static final int MAX_MAPS = 1024;
@@ -44,6 +52,12 @@ public record LocateRequest(
     for (String m : maps) {
       new OutputId("-", shuffle, m); // validates both names
     }
+  }
+
+  /** A request of a reader that never releases its leases (they time out). */
+  public LocateRequest(
+      String shuffle, List<String> maps, int startPartition, int endPartition, boolean localPaths) {
+    this(shuffle, maps, startPartition, endPartition, localPaths, 0);
   }
 
   /** The id of map {@code i} of this request in {@code application}. */

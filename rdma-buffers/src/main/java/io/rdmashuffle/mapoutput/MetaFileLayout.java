@@ -52,16 +52,7 @@ public final class MetaFileLayout {
   public static ByteBuffer encode(
       int shuffleId, long mapId, long[] lengths, ChecksumAlgorithm algorithm, int[] checksums) {
     int n = lengths.length;
-    if ((checksums == null) != (algorithm == ChecksumAlgorithm.NONE)
-        || (checksums != null && checksums.length != n)) {
-      throw new IllegalArgumentException(
-          "checksums="
-              + (checksums == null ? "none" : checksums.length)
-              + " with algorithm="
-              + algorithm
-              + " for partitions="
-              + n);
-    }
+    algorithm.checkChecksums(checksums, n);
     ByteBuffer b = ByteBuffer.allocate(fileLength(n));
     b.putInt(MAGIC_OFFSET, MAGIC);
     b.putInt(VERSION_OFFSET, VERSION);

@@ -43,17 +43,7 @@ public final class PartitionTable {
               + ": must match starts="
               + n);
     }
-    if ((algorithm == ChecksumAlgorithm.NONE) != (checksums == null)
-        || (checksums != null && checksums.length != n)) {
-      throw new IllegalArgumentException(
-          "checksums="
-              + (checksums == null ? "none" : checksums.length)
-              + " with algorithm="
-              + algorithm
-              + " for "
-              + n
-              + " partitions");
-    }
+    algorithm.checkChecksums(checksums, n);
     for (int i = 0; i < n; i++) {
       if (starts[i] < 0 || lengths[i] < 0 || starts[i] > Long.MAX_VALUE - lengths[i]) {
         throw new IllegalArgumentException(
@@ -134,6 +124,19 @@ public final class PartitionTable {
   /** The partition's checksum (meaningless when the algorithm is NONE). */
   public int checksum(int partition) {
     return checksums == null ? 0 : checksums[index(partition)];
+  }
+
+  /**
+   * Whether {@code other} describes {@code partition} as this table does: its place, length and
+   * checksum (a map output re-published under the same id may not).
+   */
+  public boolean sameBlock(PartitionTable other, int partition) {
+    return partition >= other.first()
+        && partition < other.end()
+        && other.start(partition) == start(partition)
+        && other.length(partition) == length(partition)
+        && other.algorithm() == algorithm()
+        && other.checksum(partition) == checksum(partition);
   }
 
   /** The bytes every partition spans: one past the last byte of the furthest one. */

@@ -1,8 +1,6 @@
 package io.rdmashuffle.metrics;
 
 import io.rdmashuffle.memory.MemoryAccounting;
-import io.rdmashuffle.transport.FailureKind;
-import io.rdmashuffle.transport.Refusal;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;

@@ -1,27 +1,33 @@
 package io.rdmashuffle.node;
 
+import io.rdmashuffle.config.ProcessLimits;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.ServerConfig;
+import io.rdmashuffle.fetch.FetchDriver;
 import io.rdmashuffle.fetch.Locator;
+import io.rdmashuffle.mapoutput.ChecksumAnswer;
+import io.rdmashuffle.mapoutput.ChecksumLayout;
+import io.rdmashuffle.mapoutput.ChecksumRequest;
 import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.mapoutput.LocateLayout;
 import io.rdmashuffle.mapoutput.LocateRequest;
+import io.rdmashuffle.mapoutput.ReleaseLayout;
+import io.rdmashuffle.mapoutput.ReleaseRequest;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.serve.ChecksumService;
 import io.rdmashuffle.serve.LocateService;
 import io.rdmashuffle.serve.OutputCatalog;
 import io.rdmashuffle.serve.OutputSource;
-import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.CallRefusedException;
 import io.rdmashuffle.transport.CallServices;
 import io.rdmashuffle.transport.ConnectionPool;
 import io.rdmashuffle.transport.PeerAddress;
-import io.rdmashuffle.transport.PinnedMemory;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
-import io.rdmashuffle.transport.TransportSelector;
 import io.rdmashuffle.transport.TransportStartException;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
+import io.rdmashuffle.transport.provider.PinnedMemory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -55,6 +61,7 @@ public final class NodeRuntime implements AutoCloseable {
     private OutputSource served;
     private boolean reading;
     private TransportSelector selector;
+    private boolean bindAllAddresses;
     private boolean concluded;
 
     /** The settings (required). */
@@ -66,6 +73,16 @@ public final class NodeRuntime implements AutoCloseable {
     /** The host to advertise when the settings leave {@code host} empty (required). */
     public Context defaultHost(String value) {
       this.defaultHost = value;
+      return this;
+    }
+
+    /**
+     * Listen on every address of the host (unless the {@code host} setting names one), still
+     * advertising the default host: for a NodeManager's services, whose readers are on other hosts
+     * whatever the host's own name resolves to here.
+     */
+    public Context bindAllAddresses() {
+      this.bindAllAddresses = true;
       return this;
     }
 
@@ -144,8 +161,10 @@ public final class NodeRuntime implements AutoCloseable {
   private final LocateService locator;
   private final BufferPool buffers;
   private final ConnectionPool connections;
+  private final FetchDriver fetchDriver;
 
-  private NodeRuntime(Context c, Transport transport, List<AutoCloseable> built) {
+  private NodeRuntime(
+      Context c, Transport transport, ServingBounds bounds, List<AutoCloseable> built) {
     this.context = c;
     this.transport = transport;
     RdmaConf conf = c.conf;
@@ -154,10 +173,7 @@ public final class NodeRuntime implements AutoCloseable {
           new OutputCatalog(
               transport.registrar(),
               c.served,
-              new OutputCatalog.Limits(
-                  conf.get(RdmaShuffleConfig.SERVE_MAX_OPEN_OUTPUTS),
-                  conf.get(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES),
-                  conf.get(RdmaShuffleConfig.PIECE_SIZE)),
+              bounds.limits(),
               c.secrets,
               transport::withdrawApplication);
       built.add(catalog);
@@ -167,16 +183,17 @@ public final class NodeRuntime implements AutoCloseable {
               transport.kind(),
               transport.localAddress(),
               conf.get(ServerConfig.CALL_MAX_ANSWER_BYTES));
-      transport.serveCalls(
-          CallServices.LOCATE,
+      ChecksumService checksums = new ChecksumService(c.served, catalog);
+      serve(transport, CallServices.LOCATE, "locate", locator::answer);
+      serve(
+          transport,
+          CallServices.RELEASE,
+          "release",
           (application, request) -> {
-            try {
-              return locator.answer(application, request);
-            } catch (IllegalArgumentException e) {
-              throw new CallRefusedException(
-                  CallRefusedException.MALFORMED, "not a locate request: " + e.getMessage());
-            }
+            locator.release(application, request);
+            return java.nio.ByteBuffer.allocate(0);
           });
+      serve(transport, CallServices.CHECKSUM, "checksum", checksums::answer);
     } else {
       this.catalog = null;
       this.locator = null;
@@ -192,10 +209,34 @@ public final class NodeRuntime implements AutoCloseable {
       this.connections =
           new ConnectionPool(transport, conf.get(RdmaShuffleConfig.CONNECTIONS_PER_PEER));
       built.add(connections);
+      this.fetchDriver = new FetchDriver();
+      built.add(fetchDriver);
     } else {
       this.buffers = null;
       this.connections = null;
+      this.fetchDriver = null;
     }
+  }
+
+  /**
+   * Serves {@code service}'s calls with {@code answer}; a request it can't decode (its {@code
+   * IllegalArgumentException} names the field) is refused as malformed.
+   */
+  private static void serve(
+      Transport transport,
+      int service,
+      String what,
+      java.util.function.BiFunction<String, java.nio.ByteBuffer, java.nio.ByteBuffer> answer) {
+    transport.serveCalls(
+        service,
+        (application, request) -> {
+          try {
+            return answer.apply(application, request);
+          } catch (IllegalArgumentException e) {
+            throw new CallRefusedException(
+                CallRefusedException.MALFORMED, "not a " + what + " request: " + e.getMessage());
+          }
+        });
   }
 
   /**
@@ -205,15 +246,28 @@ public final class NodeRuntime implements AutoCloseable {
    */
   public static NodeRuntime start(Context context) throws TransportStartException {
     Context c = Objects.requireNonNull(context).conclude();
+    ServingBounds bounds =
+        c.served == null ? null : ServingBounds.derive(c.conf, ProcessLimits.read(), c.reading);
     // the memlock limit must allow what this process pins: served outputs and/or READ buffers
     Transport t =
         c.selector.start(
-            new TransportContext(c.conf, c.secrets, c.defaultHost, c.metrics),
-            PinnedMemory.of(c.conf, c.served != null, c.reading));
+            c.conf,
+            c.secrets,
+            c.defaultHost,
+            c.metrics,
+            PinnedMemory.of(
+                c.conf,
+                bounds == null ? 0 : bounds.limits().maxPinnedBytes(),
+                c.served != null,
+                c.reading),
+            c.bindAllAddresses);
     List<AutoCloseable> built = new ArrayList<>();
     built.add(t);
     try {
-      NodeRuntime r = new NodeRuntime(c, t, built);
+      NodeRuntime r = new NodeRuntime(c, t, bounds, built);
+      if (bounds != null && !bounds.explanation().isEmpty()) {
+        LOG.info("serving bounds derived from this process's limits: {}", bounds.explanation());
+      }
       LOG.info(
           "rdma-shuffle {} over {} at {}",
           c.served != null && c.reading
@@ -270,8 +324,22 @@ public final class NodeRuntime implements AutoCloseable {
       }
 
       @Override
+      public void release(PeerAddress owner, String application, ReleaseRequest request) {
+        // fire and forget: a lost release only means the leases time out
+        transport.call(owner, application, CallServices.RELEASE, ReleaseLayout.encode(request));
+      }
+
+      @Override
       public long maxAnswerBytes() {
         return maxAnswerBytes;
+      }
+
+      @Override
+      public CompletableFuture<ChecksumAnswer> checksum(
+          PeerAddress owner, String application, ChecksumRequest request) {
+        return transport
+            .call(owner, application, CallServices.CHECKSUM, ChecksumLayout.encode(request))
+            .thenApply(ChecksumLayout::decodeAnswer);
       }
     };
   }
@@ -286,6 +354,14 @@ public final class NodeRuntime implements AutoCloseable {
     return connections;
   }
 
+  /**
+   * The thread that drives this process's block fetchers while their consumers are busy; null when
+   * this process does not read.
+   */
+  public FetchDriver fetchDriver() {
+    return fetchDriver;
+  }
+
   /** Closes in reverse order of creation; throws the first failure with the rest suppressed. */
   @Override
   public void close() {
@@ -297,6 +373,7 @@ public final class NodeRuntime implements AutoCloseable {
     if (buffers != null) {
       all.add(buffers);
       all.add(connections);
+      all.add(fetchDriver);
     }
     closeAll(all, null);
   }

@@ -23,8 +23,10 @@ import java.util.Set;
 /**
  * Opens a file below a trusted directory so that what is opened really lies there, whatever the
  * owner of the directories in between does meanwhile: each path component is opened relative to the
- * one before it ({@code openat}), none may be a symbolic link, and the file's owner is checked. A
- * user who owns a job's output directory and swaps it for a link between a check and an open gets a
+ * one before it ({@code openat}), none may be a symbolic link, and the file actually opened is
+ * checked on its descriptor (fstat): a regular file of the expected owner, with one name only, the
+ * one checked before the open. A user who owns a job's output directory and swaps it for a symbolic
+ * link, or its file for a hard link of another user's file (for the open only, and back), gets a
  * refusal, not another user's file. The NodeManager services open every map output they serve this
  * way.
  *
@@ -112,17 +114,49 @@ public final class ConfinedFiles {
       if (!(ch instanceof FileChannel fc)) {
         throw new RefusedException(describe(root, components, last) + " is not a plain file");
       }
-      // the name still leads to the file checked above: a swap between the check and the
-      // open would show as another file key (device and inode)
-      PosixFileAttributes after = attributes(dir, name);
-      if (before.fileKey() == null || !before.fileKey().equals(after.fileKey())) {
-        throw new RefusedException(
-            describe(root, components, last) + " was replaced while being opened");
-      }
+      checkOpened(fc, before, root, components, owner);
       return fc;
     } catch (IOException | RuntimeException e) {
       ch.close();
       throw e;
+    }
+  }
+
+  /**
+   * Checks the file this process holds open (fstat of the descriptor), not what its name leads to:
+   * its name's owner could swap another file in for the open and back before a second look by name
+   * (an A-B-A swap). It must be the regular file of {@code owner} checked by name before the open
+   * (same device and inode) and have no other name: a hard link is how another user's file gets
+   * into a directory its owner controls.
+   */
+  private static void checkOpened(
+      FileChannel fc, PosixFileAttributes before, Path root, List<String> components, String owner)
+      throws IOException {
+    String where = describe(root, components, components.size() - 1);
+    OpenFileStatus opened;
+    try {
+      opened = OpenFileStatus.of(fc);
+    } catch (IOException e) {
+      throw new RefusedException(
+          "can't check the open file " + where + " (" + e.getMessage() + "); refusing to serve it");
+    }
+    if (before.fileKey() == null || !before.fileKey().equals(opened.fileKey)) {
+      throw new RefusedException(where + " was replaced while being opened");
+    }
+    if (!opened.regularFile) {
+      throw new RefusedException(where + " is not a regular file");
+    }
+    if (owner != null && (opened.owner == null || !opened.owner.getName().equals(owner))) {
+      throw new RefusedException(
+          where
+              + " belongs to "
+              + (opened.owner == null ? "nobody" : opened.owner.getName())
+              + ", not "
+              + owner);
+    }
+    if (opened.links != 1) {
+      throw new RefusedException(
+          where + " has " + opened.links + " links (a hard link of another file?)");
     }
   }
 

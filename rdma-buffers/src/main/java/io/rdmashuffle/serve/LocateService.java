@@ -6,6 +6,8 @@ import io.rdmashuffle.mapoutput.LocateAnswer.Located;
 import io.rdmashuffle.mapoutput.LocateAnswer.Status;
 import io.rdmashuffle.mapoutput.LocateLayout;
 import io.rdmashuffle.mapoutput.LocateRequest;
+import io.rdmashuffle.mapoutput.ReleaseLayout;
+import io.rdmashuffle.mapoutput.ReleaseRequest;
 import io.rdmashuffle.transport.PeerAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -18,7 +20,9 @@ import java.util.List;
  * that arrive on the stock shuffle's port. An answer never passes its bound ({@code
  * call.maxAnswerBytes}): it is measured map by map before it is built ({@link LocateLayout}'s
  * sizes), and the maps that would not fit are answered {@link Status#DEFERRED} (the reader asks
- * again for them), so a wide request is answered in parts, never refused. Thread-safe.
+ * again for them), so a wide request is answered in parts, never refused. What it answers is leased
+ * to the request's reader until it releases it ({@link #release}) or the lease times out.
+ * Thread-safe.
  */
 public final class LocateService {
   private final OutputCatalog catalog;
@@ -50,6 +54,8 @@ public final class LocateService {
    */
   public LocateAnswer answer(String application, LocateRequest request) {
     int n = request.maps().size();
+    // one wait for room per answer, not per map: a full server answers busy within the bound
+    long deadline = System.nanoTime() + catalog.limits().locateWaitNanos();
     long partitions = (long) request.endPartition() - request.startPartition();
     // room kept for deferring every map after the one being answered
     long[] deferAfter = new long[n + 1];
@@ -70,19 +76,41 @@ public final class LocateService {
               request.id(application, i),
               request.startPartition(),
               request.endPartition(),
-              request.localPaths());
+              request.localPaths(),
+              request.reader(),
+              deadline);
       long bytes = LocateLayout.entryBytes(e);
       if (bytes > room) {
         break; // its registration stays for the reader's next call
       }
       out.add(e);
       used += bytes;
+      if (e.ok()) {
+        // a reader with something to READ is not kept waiting for room for the rest: those are
+        // answered busy at once, and it asks again as it finishes what it has
+        deadline = System.nanoTime();
+      }
     }
     for (; i < n; i++) {
       out.add(Located.failed(request.maps().get(i), Status.DEFERRED, ""));
       catalog.metrics().answered(Status.DEFERRED);
     }
     return new LocateAnswer(transport, responder, out);
+  }
+
+  /** Ends the leases a reader of {@code application} is done with (a {@link ReleaseRequest}). */
+  public void release(String application, ReleaseRequest request) {
+    catalog.release(application, request);
+  }
+
+  /**
+   * Decodes a release and ends those leases.
+   *
+   * @throws IllegalArgumentException when the request is not a valid one (the message names the
+   *     field)
+   */
+  public void release(String application, ByteBuffer request) {
+    release(application, ReleaseLayout.decode(request));
   }
 
   /**

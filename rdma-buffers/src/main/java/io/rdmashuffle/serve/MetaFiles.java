@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.Checksum;
 
@@ -80,9 +81,12 @@ public final class MetaFiles {
     }
     ByteBuffer content = MetaFileLayout.encode(shuffleId, mapId, lengths, alg, sums);
     Path meta = pathFor(dataFile);
+    // written under a temporary name and renamed: a reader (or a NodeManager service) finds the
+    // old meta file or the new one, whole, never a half-written or truncated one
+    Path tmp = meta.resolveSibling(meta.getFileName() + ".tmp");
     try (FileChannel ch =
         FileChannel.open(
-            meta,
+            tmp,
             StandardOpenOption.CREATE,
             StandardOpenOption.TRUNCATE_EXISTING,
             StandardOpenOption.WRITE)) {
@@ -90,7 +94,41 @@ public final class MetaFiles {
         ch.write(content);
       }
     }
+    try {
+      readableAs(tmp, dataFile);
+      Files.move(tmp, meta, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(tmp);
+      throw e;
+    }
     return MetaFileLayout.decode(content.flip(), shuffleId, mapId, total);
+  }
+
+  /**
+   * Gives {@code meta} the read permissions of {@code data} (and owner write): whoever may read the
+   * data file may read its meta file. Under LinuxContainerExecutor Spark makes its shuffle files
+   * readable by all for the NodeManager's shuffle service, in sub-dirs without the NodeManager's
+   * group, where the container's umask 0027 would leave the meta file to its user alone.
+   */
+  private static void readableAs(Path meta, Path data) throws IOException {
+    java.util.Set<java.nio.file.attribute.PosixFilePermission> d;
+    try {
+      d = Files.getPosixFilePermissions(data);
+    } catch (UnsupportedOperationException e) {
+      return; // not a POSIX file system: nothing to match
+    }
+    java.util.Set<java.nio.file.attribute.PosixFilePermission> m =
+        java.util.EnumSet.of(java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+    for (java.nio.file.attribute.PosixFilePermission p :
+        java.util.List.of(
+            java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+            java.nio.file.attribute.PosixFilePermission.GROUP_READ,
+            java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
+      if (d.contains(p)) {
+        m.add(p);
+      }
+    }
+    Files.setPosixFilePermissions(meta, m);
   }
 
   /** A CRC32C of each partition, read through the channel. */

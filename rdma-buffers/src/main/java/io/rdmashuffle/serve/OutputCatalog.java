@@ -4,9 +4,10 @@ import io.rdmashuffle.mapoutput.LocateAnswer.Located;
 import io.rdmashuffle.mapoutput.LocateAnswer.Status;
 import io.rdmashuffle.mapoutput.OutputId;
 import io.rdmashuffle.mapoutput.PartitionTable;
+import io.rdmashuffle.mapoutput.ReleaseRequest;
 import io.rdmashuffle.memory.MemoryRegistrar;
 import io.rdmashuffle.serve.Registrations.Registered;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
@@ -41,19 +42,60 @@ import org.slf4j.LoggerFactory;
 public final class OutputCatalog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OutputCatalog.class);
 
-  /** The bounds of what stays registered. */
-  public record Limits(int maxOpenOutputs, long maxPinnedBytes, long pieceSize) {
+  /**
+   * The bounds of what stays registered, and how locates share them.
+   *
+   * @param maxOpenOutputs registered outputs at once (each an open file and its mappings)
+   * @param maxOpenOutputsPerApplication registered outputs of one application while others have
+   *     some too (a shared server)
+   * @param maxPinnedBytes registered bytes pinned in RAM
+   * @param pieceSize the largest mapping of a file
+   * @param leaseNanos how long a located output stays leased to its reader unless released
+   * @param locateWaitNanos how long a locate waits for room (every output leased) before "busy"
+   * @param maxWaitingLocates locates that may wait at once; more are answered "busy" at once
+   */
+  public record Limits(
+      int maxOpenOutputs,
+      int maxOpenOutputsPerApplication,
+      long maxPinnedBytes,
+      long pieceSize,
+      long leaseNanos,
+      long locateWaitNanos,
+      int maxWaitingLocates) {
     public Limits {
-      if (maxOpenOutputs < 1 || maxPinnedBytes < 0 || pieceSize <= 0) {
+      if (maxOpenOutputs < 1
+          || maxOpenOutputsPerApplication < 1
+          || maxOpenOutputsPerApplication > maxOpenOutputs
+          || maxPinnedBytes < 0
+          || pieceSize <= 0
+          || leaseNanos <= 0
+          || locateWaitNanos < 0
+          || maxWaitingLocates < 0) {
         throw new IllegalArgumentException(
             "maxOpenOutputs="
                 + maxOpenOutputs
+                + ", maxOpenOutputsPerApplication="
+                + maxOpenOutputsPerApplication
                 + ", maxPinnedBytes="
                 + maxPinnedBytes
                 + ", pieceSize="
                 + pieceSize
+                + ", leaseNanos="
+                + leaseNanos
+                + ", locateWaitNanos="
+                + locateWaitNanos
+                + ", maxWaitingLocates="
+                + maxWaitingLocates
                 + ": out of range");
       }
+    }
+
+    /**
+     * Bounds on outputs and pinned bytes, with the lease and wait defaults of a server of one
+     * application (tests, tools): a 60 s lease, no waiting.
+     */
+    public Limits(int maxOpenOutputs, long maxPinnedBytes, long pieceSize) {
+      this(maxOpenOutputs, maxOpenOutputs, maxPinnedBytes, pieceSize, 60_000_000_000L, 0, 0);
     }
   }
 
@@ -84,7 +126,8 @@ public final class OutputCatalog implements AutoCloseable {
     this.onWithdraw = onWithdraw;
     this.registered = new Registrations(limits, metrics);
     this.served = new ServedApplications(secrets);
-    this.registration = new OutputRegistration(this, registrar, source, limits, registered, served);
+    this.registration =
+        new OutputRegistration(this, registrar, source, limits, registered, served, metrics);
   }
 
   public ServingMetrics metrics() {
@@ -115,6 +158,7 @@ public final class OutputCatalog implements AutoCloseable {
     synchronized (this) {
       served.withdraw(application);
       gone = registered.removeWhere(id -> id.application().equals(application));
+      notifyAll(); // room for waiting locates
     }
     OutputRegistration.closeAll(gone);
     onWithdraw.accept(application);
@@ -131,6 +175,7 @@ public final class OutputCatalog implements AutoCloseable {
       gone =
           registered.removeWhere(
               id -> id.application().equals(application) && id.shuffle().equals(shuffle));
+      notifyAll();
     }
     OutputRegistration.closeAll(gone);
   }
@@ -148,7 +193,7 @@ public final class OutputCatalog implements AutoCloseable {
    */
   public boolean offer(OutputId id) {
     try {
-      return registration.obtain(id, false) != null;
+      return registration.obtain(id, false, System.nanoTime()) != null;
     } catch (IOException | RuntimeException e) {
       LOG.debug("{} not registered at commit: {}", id, e.toString());
       return false;
@@ -156,17 +201,45 @@ public final class OutputCatalog implements AutoCloseable {
   }
 
   /**
-   * Where to READ partitions {@code [start, end)} of {@code id}, registering it if needed; with
-   * {@code local}, where its file is instead (the reader is on this host). Never throws: a problem
-   * is the answer's status, with a message.
+   * Where to READ partitions {@code [start, end)} of {@code id}, registering it if needed (and
+   * leasing it to {@code reader}: it stays registered until the reader releases it or the lease
+   * times out); with {@code local}, where its file is instead (the reader is on this host). When
+   * every output that could make room is leased, it waits in turn for room until {@code deadline}
+   * (nanos), then answers busy. Never throws: a problem is the answer's status, with a message.
    */
-  public Located locate(OutputId id, int start, int end, boolean local) {
-    Located answer = locateOrExplain(id, start, end, local);
+  public Located locate(
+      OutputId id, int start, int end, boolean local, long reader, long deadline) {
+    Located answer = locateOrExplain(id, start, end, local, reader, limits.leaseNanos(), deadline);
     metrics.answered(answer.status());
     return answer;
   }
 
-  private Located locateOrExplain(OutputId id, int start, int end, boolean local) {
+  /**
+   * {@link #locate(OutputId, int, int, boolean, long, long)} without a lease and without waiting
+   * for room: what it answers may be evicted for the next output asked for (tools, tests).
+   */
+  public Located locate(OutputId id, int start, int end, boolean local) {
+    Located answer = locateOrExplain(id, start, end, local, 0, 0, System.nanoTime());
+    metrics.answered(answer.status());
+    return answer;
+  }
+
+  /** Ends {@code reader}'s leases of the outputs {@code request} names. */
+  public synchronized void release(String application, ReleaseRequest request) {
+    int ended = 0;
+    for (int i = 0; i < request.maps().size(); i++) {
+      if (registered.release(request.id(application, i), request.reader())) {
+        ended++;
+      }
+    }
+    if (ended > 0) {
+      metrics.released(ended);
+      notifyAll(); // room for waiting locates
+    }
+  }
+
+  private Located locateOrExplain(
+      OutputId id, int start, int end, boolean local, long reader, long leaseNanos, long deadline) {
     if (!isAdmitted(id.application())) {
       return Located.failed(
           id.map(), Status.REFUSED, "application " + id.application() + " is not served here");
@@ -176,14 +249,14 @@ public final class OutputCatalog implements AutoCloseable {
         Described d = describe(id);
         return Located.local(id.map(), d.path().toString(), slice(d.table(), start, end));
       }
-      Registered r = registration.obtain(id, true);
+      Registered r = leased(id, reader, leaseNanos, deadline);
       if (r == null) {
         return Located.failed(
             id.map(),
             Status.BUSY,
             "every one of the "
                 + limits.maxOpenOutputs()
-                + " registrations this server may hold is being made or was taken again: ask"
+                + " registrations this server may hold is leased to a reader or being made: ask"
                 + " again");
       }
       return Located.ok(id.map(), r.file().descriptor(), slice(r.table(), start, end));
@@ -206,6 +279,27 @@ public final class OutputCatalog implements AutoCloseable {
       return Located.failed(
           id.map(), Status.UNAVAILABLE, "this server failed to locate " + id + ": " + e);
     }
+  }
+
+  /**
+   * The registration of {@code id}, leased to {@code reader} for {@code leaseNanos} (0: not
+   * leased); null when it can't be had by the deadline (or was evicted again each time before the
+   * lease could be taken).
+   */
+  private Registered leased(OutputId id, long reader, long leaseNanos, long deadline)
+      throws IOException {
+    for (int attempt = 0; attempt < 4; attempt++) {
+      Registered r = registration.obtain(id, true, deadline);
+      if (r == null || leaseNanos == 0) {
+        return r;
+      }
+      synchronized (this) {
+        if (registered.lease(r, reader, System.nanoTime() + leaseNanos)) {
+          return r;
+        }
+      }
+    }
+    return null;
   }
 
   private synchronized boolean firstDenial(String application) {
@@ -251,6 +345,7 @@ public final class OutputCatalog implements AutoCloseable {
     synchronized (this) {
       served.close();
       all = registered.removeWhere(id -> true);
+      notifyAll();
     }
     OutputRegistration.closeAll(all);
   }

@@ -7,22 +7,24 @@ import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.memory.RegistrationException;
 import io.rdmashuffle.serve.Registrations.Registered;
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * How an {@link OutputCatalog} registers a map output on demand: opens it through the {@link
  * OutputSource} (once per output at a time, however many readers ask), checks it against the bound
- * on pinned bytes, reserves room in the {@link Registrations} (evicting the least recently used
- * when asked to), registers that very opened file, retrying once after evicting when the transport
- * refuses, and keeps it only if its application is still served. A registered output whose file was
- * truncated since is deregistered instead of served. Shares the catalog's lock.
+ * on pinned bytes, reserves room in the {@link Registrations} (evicting unleased outputs when asked
+ * to, or waiting in turn for a lease to end when every one is leased), registers that very opened
+ * file, retrying once after evicting when the transport refuses, and keeps it only if its
+ * application is still served. A registered output whose file was truncated since is deregistered
+ * instead of served. Shares the catalog's lock.
  */
 final class OutputRegistration {
   private static final Logger LOG = LoggerFactory.getLogger(OutputCatalog.class);
@@ -32,6 +34,10 @@ final class OutputRegistration {
   private final OutputSource source;
   private final OutputCatalog.Limits limits;
   private final Map<OutputId, CompletableFuture<Loading>> loading = new ConcurrentHashMap<>();
+  private final ServingMetrics metrics;
+
+  /** Locates waiting for room, oldest first; guarded by lock. */
+  private final ArrayDeque<Object> waiting = new ArrayDeque<>();
 
   // guarded by lock
   private final Registrations registered;
@@ -46,8 +52,10 @@ final class OutputRegistration {
       OutputSource source,
       OutputCatalog.Limits limits,
       Registrations registered,
-      ServedApplications served) {
+      ServedApplications served,
+      ServingMetrics metrics) {
     this.lock = lock;
+    this.metrics = metrics;
     this.registrar = registrar;
     this.source = source;
     this.limits = limits;
@@ -56,16 +64,17 @@ final class OutputRegistration {
   }
 
   /**
-   * The registered output, registering it; with {@code evict}, making room by evicting. Null when
-   * it can't be registered now: it does not fit without eviction, every slot is a registration
-   * still in progress, or each registration was evicted again before it could be answered (the
-   * caller answers "busy, ask again"; nobody's fault).
+   * The registered output, registering it; with {@code evict}, making room by evicting unleased
+   * outputs, or waiting (in turn, until {@code deadline}, nanos) for a lease to end. Null when it
+   * can't be registered now: it does not fit without eviction, every slot is leased or a
+   * registration still in progress until the deadline, or each registration was evicted again
+   * before it could be answered (the caller answers "busy, ask again"; nobody's fault).
    */
-  Registered obtain(OutputId id, boolean evict) throws IOException {
+  Registered obtain(OutputId id, boolean evict, long deadline) throws IOException {
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       Registered r = lookup(id);
       if (r == null) {
-        Loading l = registerOnce(id, evict);
+        Loading l = registerOnce(id, evict, deadline);
         if (l.result() == null && evict && !l.evicting()) {
           continue; // an offer's registration that did not fit: try again, evicting
         }
@@ -82,6 +91,9 @@ final class OutputRegistration {
     return null;
   }
 
+  /** The longest a locate waits for another thread's registration of the same output. */
+  private static final long JOIN_WAIT_MILLIS = 100;
+
   /** How often {@link #obtain} looks again after finding its registration closed under it. */
   private static final int MAX_ATTEMPTS = 4;
 
@@ -94,15 +106,15 @@ final class OutputRegistration {
    * at a time, however many readers ask. A registration stays in {@code loading} until it is in
    * {@code registered} (or failed), so a thread never finds neither.
    */
-  private Loading registerOnce(OutputId id, boolean evict) throws IOException {
+  private Loading registerOnce(OutputId id, boolean evict, long deadline) throws IOException {
     CompletableFuture<Loading> mine = new CompletableFuture<>();
     CompletableFuture<Loading> theirs = loading.putIfAbsent(id, mine);
     if (theirs != null) {
-      return await(theirs);
+      return await(theirs, evict, deadline);
     }
     try {
       Registered r = lookup(id);
-      Loading l = new Loading(evict, r != null ? r : register(id, evict));
+      Loading l = new Loading(evict, r != null ? r : register(id, evict, deadline));
       mine.complete(l);
       return l;
     } catch (IOException | RuntimeException | Error e) {
@@ -113,10 +125,23 @@ final class OutputRegistration {
     }
   }
 
-  private static Loading await(CompletableFuture<Loading> f) throws IOException {
+  /**
+   * Another thread's registration of the same output, waited for until {@code deadline} but at most
+   * {@value #JOIN_WAIT_MILLIS} ms: a thread that waits here holds a call worker without being one
+   * of the counted waiters, and the workers must stay free for the releases that make room. Past
+   * it, the outcome is "not now" (busy).
+   */
+  private static Loading await(CompletableFuture<Loading> f, boolean evict, long deadline)
+      throws IOException {
+    long wait = Math.min(deadline - System.nanoTime(), JOIN_WAIT_MILLIS * 1_000_000L);
     try {
-      return f.join();
-    } catch (CompletionException e) {
+      return f.get(Math.max(0, wait), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      return new Loading(evict, null);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Loading(evict, null);
+    } catch (java.util.concurrent.ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof IOException io) {
         throw io;
@@ -127,7 +152,7 @@ final class OutputRegistration {
       if (cause instanceof Error err) {
         throw err;
       }
-      throw e;
+      throw new IllegalStateException(cause);
     }
   }
 
@@ -136,6 +161,7 @@ final class OutputRegistration {
     Registered r;
     synchronized (lock) {
       r = registered.remove(id);
+      lock.notifyAll(); // room for waiting locates
     }
     if (r != null) {
       r.file().close();
@@ -147,6 +173,7 @@ final class OutputRegistration {
     boolean removed;
     synchronized (lock) {
       removed = registered.remove(r);
+      lock.notifyAll();
     }
     if (removed) {
       r.file().close();
@@ -192,7 +219,7 @@ final class OutputRegistration {
     return true;
   }
 
-  private Registered register(OutputId id, boolean evict) throws IOException {
+  private Registered register(OutputId id, boolean evict, long deadline) throws IOException {
     OpenedOutput o = source.open(id);
     long length;
     try {
@@ -216,31 +243,36 @@ final class OutputRegistration {
           null);
     }
     List<Registered> victims = new ArrayList<>();
+    boolean reserved;
     synchronized (lock) {
-      if (!registered.reserve(pin, evict, victims)) {
-        o.close();
-        return null;
-      }
+      reserved = reserveOrWait(id.application(), pin, evict, deadline, victims);
     }
     closeAll(victims);
+    if (!reserved) {
+      o.close();
+      return null;
+    }
     long t0 = System.nanoTime();
     RegisteredFile file;
     try {
       file = registerRetrying(id, o, length);
     } catch (IOException | RuntimeException e) {
       synchronized (lock) {
-        registered.unreserve(pin);
+        registered.unreserve(id.application(), pin);
+        lock.notifyAll();
       }
       throw e;
     }
     Registered r = new Registered(id, file, o.table(), pin);
     synchronized (lock) {
       if (!served.serves(id)) {
-        registered.unreserve(pin);
+        registered.unreserve(id.application(), pin);
+        lock.notifyAll();
         r = null;
       } else if (!registered.add(r, System.nanoTime() - t0)) {
         // never while registrations of one output are serialized; never two of it either way
-        registered.unreserve(pin);
+        registered.unreserve(id.application(), pin);
+        lock.notifyAll();
         Registered first = registered.get(id);
         LOG.error("{} was registered twice at once; the second registration is dropped", id);
         file.close();
@@ -298,9 +330,54 @@ final class OutputRegistration {
 
   private Registered evictOne() {
     synchronized (lock) {
-      return registered.evictOne();
+      return registered.evictOne(System.nanoTime());
     }
   }
+
+  /**
+   * Under the lock: reserves room for one output of {@code application}, or (with {@code evict},
+   * when every output that could make room is leased) waits for it in turn until {@code deadline}:
+   * locates are served in the order they came, at most {@code maxWaitingLocates} of them wait (the
+   * rest are answered busy at once), and none evicts a leased output. Whoever frees room (a lease
+   * released, an output deregistered, a reservation given back) wakes the waiters; a lease that
+   * times out frees room without a word, so waiters look again every {@value #RECHECK_MILLIS} ms.
+   */
+  private boolean reserveOrWait(
+      String application, long pin, boolean evict, long deadline, List<Registered> victims) {
+    long now = System.nanoTime();
+    if (waiting.isEmpty() && registered.reserve(application, pin, evict, now, victims)) {
+      return true;
+    }
+    if (!evict || deadline - now <= 0 || waiting.size() >= limits.maxWaitingLocates()) {
+      return false;
+    }
+    Object ticket = new Object();
+    waiting.addLast(ticket);
+    long start = now;
+    try {
+      while (true) {
+        now = System.nanoTime();
+        if (waiting.peekFirst() == ticket
+            && registered.reserve(application, pin, true, now, victims)) {
+          return true;
+        }
+        long left = deadline - now;
+        if (left <= 0) {
+          return false;
+        }
+        lock.wait(Math.max(1, Math.min(RECHECK_MILLIS, TimeUnit.NANOSECONDS.toMillis(left))));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } finally {
+      waiting.remove(ticket);
+      lock.notifyAll(); // the next in line may fit now
+      metrics.waited(System.nanoTime() - start);
+    }
+  }
+
+  private static final long RECHECK_MILLIS = 20;
 
   /** Deregisters {@code gone} (outside the lock). */
   static void closeAll(List<Registered> gone) {

@@ -4,6 +4,7 @@ import io.rdmashuffle.mapoutput.OutputId;
 import io.rdmashuffle.mapoutput.PartitionTable;
 import io.rdmashuffle.memory.RegisteredFile;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,11 +12,16 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 /**
- * The outputs an {@link OutputCatalog} holds registered, least recently used first, and their share
- * of the bounds: open outputs and pinned bytes, counting registrations still in progress (reserved
- * before the transport registers, so concurrent registrations can't overshoot). Not thread-safe:
- * every call is made under the catalog's lock; closing evicted files is left to the caller, outside
- * the lock.
+ * The outputs an {@link OutputCatalog} holds registered, least recently used first, their leases,
+ * and their share of the bounds: open outputs (in all, and per application while more than one
+ * holds some) and pinned bytes, counting registrations still in progress (reserved before the
+ * transport registers, so concurrent registrations can't overshoot).
+ *
+ * <p>Making room evicts only outputs no reader holds a lease on, and fairly: the least recently
+ * used of the application that holds the most (its own, when an application is at its bound), so
+ * one application can't push every other's outputs out of a shared server. Not thread-safe: every
+ * call is made under the catalog's lock; closing evicted files is left to the caller, outside the
+ * lock.
  */
 final class Registrations {
   /** How many evicted outputs are remembered, to count their re-registrations. */
@@ -28,6 +34,11 @@ final class Registrations {
   private final ServingMetrics metrics;
   private final LinkedHashMap<OutputId, Registered> registered =
       new LinkedHashMap<>(64, 0.75f, true);
+  private final Leases leases = new Leases();
+
+  /** Registered and reserved outputs per application. */
+  private final Map<String, Integer> perApplication = new HashMap<>();
+
   private final LinkedHashMap<OutputId, Boolean> evicted =
       new LinkedHashMap<>() {
         @Override
@@ -52,32 +63,80 @@ final class Registrations {
     return registered.size();
   }
 
+  /** Registrations reserved or made (what counts against the bound). */
+  int counted() {
+    return open;
+  }
+
   /**
-   * Reserves room for one more output pinning {@code pin} bytes; with {@code evict}, evicting least
-   * recently used outputs (added to {@code victims}) until it fits.
+   * Reserves room for one more output of {@code application} pinning {@code pin} bytes; with {@code
+   * evict}, evicting unleased outputs (added to {@code victims}) until it fits.
    *
-   * @return false when it does not fit (nothing reserved)
+   * @return false when it does not fit (nothing reserved): every output that could go is leased
    */
-  boolean reserve(long pin, boolean evict, List<Registered> victims) {
-    Iterator<Registered> it = registered.values().iterator();
-    while (open + 1 > limits.maxOpenOutputs() || pinned + pin > limits.maxPinnedBytes()) {
-      if (!evict || !it.hasNext()) {
+  boolean reserve(String application, long pin, boolean evict, long now, List<Registered> victims) {
+    while (open + 1 > limits.maxOpenOutputs()
+        || pinned + pin > limits.maxPinnedBytes()
+        || overApplicationBound(application)) {
+      if (!evict) {
         return false;
       }
-      Registered r = it.next();
-      it.remove();
-      evicted(r);
-      victims.add(r);
+      Registered v = victim(application, overApplicationBound(application), now);
+      if (v == null) {
+        return false;
+      }
+      registered.remove(v.id());
+      evicted(v);
+      victims.add(v);
     }
     open++;
     pinned += pin;
+    perApplication.merge(application, 1, Integer::sum);
     return true;
   }
 
-  /** Gives back a reservation whose registration failed or was dropped. */
-  void unreserve(long pin) {
+  /**
+   * Whether one more output of {@code application} passes its bound: on a server other applications
+   * use too, {@code maxOpenOutputsPerApplication}; alone, only the total bound.
+   */
+  private boolean overApplicationBound(String application) {
+    int mine = perApplication.getOrDefault(application, 0);
+    boolean shared = perApplication.size() > (mine > 0 ? 1 : 0);
+    return shared && mine + 1 > limits.maxOpenOutputsPerApplication();
+  }
+
+  /**
+   * The output to evict: the least recently used unleased one of {@code application} when {@code
+   * own}, else of the application that holds the most; null when every candidate is leased.
+   */
+  private Registered victim(String application, boolean own, long now) {
+    Map<String, Registered> oldestUnleased = new HashMap<>();
+    for (Registered r : registered.values()) {
+      String app = r.id().application();
+      if ((own && !app.equals(application)) || oldestUnleased.containsKey(app)) {
+        continue;
+      }
+      if (!leases.isLeased(r.id(), now)) {
+        oldestUnleased.put(app, r);
+      }
+    }
+    Registered best = null;
+    int most = -1;
+    for (Map.Entry<String, Registered> e : oldestUnleased.entrySet()) {
+      int n = perApplication.getOrDefault(e.getKey(), 0);
+      if (n > most) {
+        most = n;
+        best = e.getValue();
+      }
+    }
+    return best;
+  }
+
+  /** Gives back a reservation of {@code application} whose registration failed or was dropped. */
+  void unreserve(String application, long pin) {
     open--;
     pinned -= pin;
+    perApplication.computeIfPresent(application, (k, n) -> n > 1 ? n - 1 : null);
     metrics.holding(open, pinned);
   }
 
@@ -93,6 +152,25 @@ final class Registrations {
     metrics.registered(nanos, evicted.remove(r.id()) != null);
     metrics.holding(open, pinned);
     return true;
+  }
+
+  /** Leases {@code r} to {@code reader} until {@code until}, if {@code r} is still registered. */
+  boolean lease(Registered r, long reader, long until) {
+    if (registered.get(r.id()) != r) {
+      return false;
+    }
+    leases.lease(r.id(), reader, until);
+    return true;
+  }
+
+  /** Ends {@code reader}'s lease of {@code id}; returns whether it held one. */
+  boolean release(OutputId id, long reader) {
+    return leases.release(id, reader);
+  }
+
+  /** Whether a reader holds a lease of {@code id} now (tests). */
+  boolean isLeased(OutputId id, long now) {
+    return leases.isLeased(id, now);
   }
 
   /** Removes one output (not as an eviction); returns it, or null when it is not registered. */
@@ -113,16 +191,20 @@ final class Registrations {
     return true;
   }
 
-  /** Evicts the least recently used output, or returns null when none is registered. */
-  Registered evictOne() {
-    Iterator<Registered> it = registered.values().iterator();
-    if (!it.hasNext()) {
-      return null;
+  /**
+   * Evicts the least recently used unleased output, or returns null when there is none (a
+   * registration the transport refused makes room this way).
+   */
+  Registered evictOne(long now) {
+    for (Iterator<Registered> it = registered.values().iterator(); it.hasNext(); ) {
+      Registered r = it.next();
+      if (!leases.isLeased(r.id(), now)) {
+        it.remove();
+        evicted(r);
+        return r;
+      }
     }
-    Registered r = it.next();
-    it.remove();
-    evicted(r);
-    return r;
+    return null;
   }
 
   /** Removes (not as evictions) the outputs {@code which} selects. */
@@ -146,8 +228,7 @@ final class Registrations {
   }
 
   private void release(Registered r) {
-    open--;
-    pinned -= r.pinned();
-    metrics.holding(open, pinned);
+    leases.drop(r.id());
+    unreserve(r.id().application(), r.pinned());
   }
 }

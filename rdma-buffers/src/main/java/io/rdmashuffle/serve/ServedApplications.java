@@ -1,7 +1,7 @@
 package io.rdmashuffle.serve;
 
 import io.rdmashuffle.mapoutput.OutputId;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

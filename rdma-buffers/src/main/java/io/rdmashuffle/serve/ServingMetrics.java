@@ -23,6 +23,9 @@ public final class ServingMetrics {
   private final LongAdder unavailable = new LongAdder();
   private final LongAdder busy = new LongAdder();
   private final LongAdder deferred = new LongAdder();
+  private final LongAdder waits = new LongAdder();
+  private final LongAdder waitNanos = new LongAdder();
+  private final LongAdder released = new LongAdder();
   private final AtomicLong openOutputs = new AtomicLong();
   private final AtomicLong pinnedBytes = new AtomicLong();
 
@@ -36,6 +39,27 @@ public final class ServingMetrics {
 
   void evicted() {
     evictions.increment();
+  }
+
+  /** A locate waited {@code nanos} for room (every output that could go was leased). */
+  void waited(long nanos) {
+    waits.increment();
+    waitNanos.add(nanos);
+  }
+
+  /** Readers released {@code n} leases. */
+  void released(int n) {
+    released.add(n);
+  }
+
+  /** Locates that waited for room. */
+  public long waits() {
+    return waits.sum();
+  }
+
+  /** Leases readers released (the rest timed out). */
+  public long releases() {
+    return released.sum();
   }
 
   void answered(io.rdmashuffle.mapoutput.LocateAnswer.Status status) {
@@ -92,6 +116,9 @@ public final class ServingMetrics {
     m.put("serve.unavailable", unavailable.sum());
     m.put("serve.busy", busy.sum());
     m.put("serve.deferred", deferred.sum());
+    m.put("serve.waits", waits.sum());
+    m.put("serve.waitMicros", waitNanos.sum() / 1000);
+    m.put("serve.releases", released.sum());
     m.put("serve.openOutputs", openOutputs.get());
     m.put("serve.pinnedBytes", pinnedBytes.get());
     return m;

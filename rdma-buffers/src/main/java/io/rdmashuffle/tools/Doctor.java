@@ -1,13 +1,14 @@
 package io.rdmashuffle.tools;
 
+import io.rdmashuffle.config.ConfigEntry;
 import io.rdmashuffle.config.ConfigException;
 import io.rdmashuffle.config.ConfigSchema;
 import io.rdmashuffle.config.ConfigSource;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.TransportKind;
-import io.rdmashuffle.transport.Availability;
-import io.rdmashuffle.transport.TransportSelector;
+import io.rdmashuffle.node.TransportSelector;
+import io.rdmashuffle.transport.provider.Availability;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.Reader;
@@ -50,10 +51,24 @@ public final class Doctor {
 
   /** Runs the doctor; returns the exit status. The command line's mistakes go to {@code err}. */
   public static int run(ConfigSchema schema, String[] args, PrintStream out, PrintStream err) {
-    return Cli.run("doctor", USAGE, args, out, err, a -> run(schema, a, out));
+    return run(schema, null, args, out, err);
   }
 
-  private static int run(ConfigSchema schema, Cli a, PrintStream out) {
+  /**
+   * Runs the doctor for an engine whose node service listens on the {@code nodeServicePort} setting
+   * (Spark's), which {@code --node-service HOST} without a port then asks; returns the exit status.
+   */
+  public static int run(
+      ConfigSchema schema,
+      ConfigEntry<Integer> nodeServicePort,
+      String[] args,
+      PrintStream out,
+      PrintStream err) {
+    return Cli.run("doctor", USAGE, args, out, err, a -> run(schema, nodeServicePort, a, out));
+  }
+
+  private static int run(
+      ConfigSchema schema, ConfigEntry<Integer> nodeServicePort, Cli a, PrintStream out) {
     Map<String, String> settings = new TreeMap<>();
     try {
       Path file = a.option("conf", defaultConfFile(), Paths::get);
@@ -77,15 +92,18 @@ public final class Doctor {
         merged.putAll(readSparkDefaults(file));
       }
       for (String k : System.getProperties().stringPropertyNames()) {
-        if (k.startsWith(schema.prefix())) {
+        if (k.startsWith(schema.prefix()) || k.equals(SPARK_AUTHENTICATE)) {
           merged.put(k, System.getProperty(k));
         }
       }
       merged.putAll(settings);
       RdmaConf conf = RdmaConf.load(schema, ConfigSource.of(merged));
       int status = report(conf, out);
+      if (schema.prefix().startsWith("spark.")) {
+        out.println(securityMode(merged));
+      }
       if (nodeService != null) {
-        NodeServiceProbe.Outcome o = probeNodeService(nodeService, conf);
+        NodeServiceProbe.Outcome o = probeNodeService(nodeService, nodeServicePort, conf);
         out.println("node service " + o.line());
         if (!o.answering()) {
           status = 1;
@@ -101,6 +119,24 @@ public final class Doctor {
       out.println("doctor failed: " + e);
       return 2;
     }
+  }
+
+  static final String SPARK_AUTHENTICATE = "spark.authenticate";
+
+  /**
+   * Which security mode a Spark application with these settings runs: with {@code
+   * spark.authenticate} peers prove Spark's secret for the application; without it the secret
+   * derives from the application id alone, which every host of the cluster sees.
+   */
+  static String securityMode(Map<String, String> settings) {
+    if (Boolean.parseBoolean(settings.getOrDefault(SPARK_AUTHENTICATE, "false").trim())) {
+      return "security: spark.authenticate=true: peers prove the application's secret"
+          + " (Spark's, which only its own processes hold) before they locate or READ anything";
+    }
+    return "security: spark.authenticate is off: the transport's secret derives from the"
+        + " application id, which is not secret: applications are kept apart by accident only,"
+        + " and anyone who can reach an executor and learns an application id can READ its map"
+        + " outputs (as Spark's own block transfer without it); set spark.authenticate=true";
   }
 
   static int report(RdmaConf conf, PrintStream out) {
@@ -120,20 +156,18 @@ public final class Doctor {
     return c.probes().get(c.kind()).available() ? 0 : 1;
   }
 
-  /**
-   * Probes a node service at {@code hostPort}; without a port, the schema's {@code
-   * nodeService.port} (Spark's) where it declares one.
-   */
-  private static NodeServiceProbe.Outcome probeNodeService(String hostPort, RdmaConf conf) {
+  /** Probes a node service at {@code hostPort}; without a port, the engine's node service port. */
+  private static NodeServiceProbe.Outcome probeNodeService(
+      String hostPort, ConfigEntry<Integer> nodeServicePort, RdmaConf conf) {
     int colon = hostPort.lastIndexOf(':');
     int port;
     String host;
     if (colon > 0) {
       host = hostPort.substring(0, colon);
       port = Integer.parseInt(hostPort.substring(colon + 1));
-    } else if (conf.schema().declares(RdmaShuffleConfig.SPARK_NODE_SERVICE_PORT)) {
+    } else if (nodeServicePort != null) {
       host = hostPort;
-      port = conf.get(RdmaShuffleConfig.SPARK_NODE_SERVICE_PORT);
+      port = conf.get(nodeServicePort);
     } else {
       throw new IllegalArgumentException("--node-service " + hostPort + ": needs HOST:PORT");
     }

@@ -1,16 +1,11 @@
 package io.rdmashuffle.tools;
 
-import io.rdmashuffle.transport.Handshake;
-import io.rdmashuffle.transport.Purpose;
+import io.rdmashuffle.transport.handshake.Handshake;
+import io.rdmashuffle.transport.handshake.Purpose;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
-import java.nio.channels.ByteChannel;
-import java.nio.channels.Channels;
-import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.security.SecureRandom;
 
 /**
@@ -35,7 +30,7 @@ public final class NodeServiceProbe {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress(host, port), timeoutMillis);
       s.setSoTimeout(timeoutMillis);
-      Handshake.client(channel(s), PROBE_APPLICATION, secret, Purpose.CALL);
+      Handshake.client(Handshake.channel(s), PROBE_APPLICATION, secret, Purpose.CALL);
       return new Outcome(false, where + ": accepted a secret nobody holds: not a server of ours");
     } catch (Handshake.Refused r) {
       if (r.reason() == Handshake.Refused.Reason.REFUSED
@@ -52,32 +47,5 @@ public final class NodeServiceProbe {
     } catch (IOException e) {
       return new Outcome(false, where + ": not reachable: " + e.getMessage());
     }
-  }
-
-  /** A blocking channel over a plain socket's streams (so the read timeout holds). */
-  private static ByteChannel channel(Socket s) throws IOException {
-    ReadableByteChannel in = Channels.newChannel(s.getInputStream());
-    WritableByteChannel out = Channels.newChannel(s.getOutputStream());
-    return new ByteChannel() {
-      @Override
-      public int read(ByteBuffer dst) throws IOException {
-        return in.read(dst);
-      }
-
-      @Override
-      public int write(ByteBuffer src) throws IOException {
-        return out.write(src);
-      }
-
-      @Override
-      public boolean isOpen() {
-        return !s.isClosed();
-      }
-
-      @Override
-      public void close() throws IOException {
-        s.close();
-      }
-    };
   }
 }

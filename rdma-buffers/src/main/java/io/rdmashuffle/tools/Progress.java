@@ -20,6 +20,7 @@ public final class Progress {
   private final boolean updating;
   private final long startNanos;
   private final Map<String, Double> lastSeconds = new HashMap<>();
+  private final Map<String, Double> expected = new HashMap<>();
   private double sumSeconds;
   private int runs;
   private int done;
@@ -39,6 +40,14 @@ public final class Progress {
   /** On standard error, one updating line when this process has a terminal, from now. */
   public static Progress onStderr(List<String> keys) {
     return new Progress(keys, System.err, System.console() != null, System.nanoTime());
+  }
+
+  /**
+   * A step of {@code key} took {@code seconds} last time (an earlier run's): the estimate uses it
+   * until a step of that key runs now. Counts nothing.
+   */
+  public void expect(String key, double seconds) {
+    expected.put(key, seconds);
   }
 
   /** A step of {@code key} took {@code seconds}; counts it without printing. */
@@ -68,14 +77,24 @@ public final class Progress {
     return keys.size();
   }
 
-  /** The estimate of the steps still to come, in seconds (10 s each before any step ran). */
+  /**
+   * The estimate of the steps still to come, in seconds: per step, the last time a step of its key
+   * took now, else what {@link #expect} said, else the mean of the steps so far (10 s before any
+   * ran).
+   */
   public double secondsLeft() {
     double mean = runs == 0 ? 10 : sumSeconds / runs;
     double left = 0;
     for (int i = done; i < keys.size(); i++) {
-      left += lastSeconds.getOrDefault(keys.get(i), mean);
+      String k = keys.get(i);
+      left += lastSeconds.getOrDefault(k, expected.getOrDefault(k, mean));
     }
     return left;
+  }
+
+  /** The time each key's last step took in this run (to {@link #expect} them in the next). */
+  public Map<String, Double> lastSeconds() {
+    return Map.copyOf(lastSeconds);
   }
 
   /** The status line after the last step, {@code extraSeconds} added to the time left. */

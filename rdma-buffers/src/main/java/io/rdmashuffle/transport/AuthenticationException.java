@@ -1,5 +1,7 @@
 package io.rdmashuffle.transport;
 
+import io.rdmashuffle.metrics.FailureKind;
+
 /**
  * The handshake failed: the peer (or we) could not prove the application secret, or the application
  * is unknown to the peer.

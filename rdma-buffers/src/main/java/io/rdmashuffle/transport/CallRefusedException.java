@@ -1,5 +1,7 @@
 package io.rdmashuffle.transport;
 
+import io.rdmashuffle.metrics.FailureKind;
+
 /**
  * A call was refused. Thrown by a {@link CallHandler} to refuse with a status and a reason, and
  * raised on the calling side with the status and reason the serving side sent. Statuses below

@@ -17,5 +17,11 @@ public final class CallServices {
    */
   public static final int RELEASE = 3;
 
+  /**
+   * A reader found a block corrupt: the owner says what checksum the block's bytes have in its file
+   * now ({@code ChecksumService}), so the reader can tell a disk from a network.
+   */
+  public static final int CHECKSUM = 4;
+
   private CallServices() {}
 }

@@ -1,5 +1,7 @@
 package io.rdmashuffle.transport;
 
+import io.rdmashuffle.metrics.FailureKind;
+
 /** The connection broke, or was closed, while the READ was in flight or queued. */
 public final class ConnectionLostException extends TransportException {
   private static final long serialVersionUID = 1L;

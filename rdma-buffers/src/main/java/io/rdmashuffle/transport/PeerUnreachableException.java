@@ -1,5 +1,7 @@
 package io.rdmashuffle.transport;
 
+import io.rdmashuffle.metrics.FailureKind;
+
 /** The peer could not be reached, or connection setup did not finish within the connect timeout. */
 public final class PeerUnreachableException extends TransportException {
   private static final long serialVersionUID = 1L;

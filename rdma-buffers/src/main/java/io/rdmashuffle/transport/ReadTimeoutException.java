@@ -1,5 +1,7 @@
 package io.rdmashuffle.transport;
 
+import io.rdmashuffle.metrics.FailureKind;
+
 /** A READ did not complete within the read timeout; its connection was closed. */
 public final class ReadTimeoutException extends TransportException {
   private static final long serialVersionUID = 1L;

@@ -1,5 +1,7 @@
 package io.rdmashuffle.transport;
 
+import io.rdmashuffle.metrics.FailureKind;
+
 /**
  * The peer refused a READ, as a NIC refuses it with a remote access error. No byte of the request's
  * range was transferred.

@@ -8,9 +8,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A one-sided READ transport: the SPI everything above is written against. One instance per
- * process, created by {@link TransportSelector}. It listens for peers (a READ responder that serves
- * registered regions with no shuffle code involved, as a NIC does), registers memory, and opens
- * authenticated {@link ReadChannel}s to peers.
+ * process, created by the node (its transport selector picks one). It listens for peers (a READ
+ * responder that serves registered regions with no shuffle code involved, as a NIC does), registers
+ * memory, and opens authenticated {@link ReadChannel}s to peers.
  *
  * <p>Implementations: {@code tcp} (software, always available) and {@code verbs} (RDMA through
  * DiSNI). Both pass the same contract test suite.

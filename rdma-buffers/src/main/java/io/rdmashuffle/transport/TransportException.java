@@ -1,5 +1,6 @@
 package io.rdmashuffle.transport;
 
+import io.rdmashuffle.metrics.FailureKind;
 import java.io.IOException;
 
 /**

@@ -9,6 +9,7 @@ import io.rdmashuffle.node.NodeRuntime;
 import io.rdmashuffle.serve.MetaFiles;
 import io.rdmashuffle.serve.PublishedOutputs;
 import io.rdmashuffle.testing.Patterns;
+import io.rdmashuffle.testing.ServerAndReader;
 import io.rdmashuffle.testing.TestSchema;
 import io.rdmashuffle.transport.PeerAddress;
 import java.io.IOException;
@@ -49,6 +50,7 @@ class BlockFetcherTest {
 
   @TempDir Path dir;
   private final PublishedOutputs published = new PublishedOutputs();
+  private ServerAndReader processes;
   private NodeRuntime server;
   private NodeRuntime client;
   private final ReadCounters counters = new ReadCounters();
@@ -65,24 +67,14 @@ class BlockFetcherTest {
                 "spark.shuffle.rdma.memory.pieceSize", "64k",
                 "spark.shuffle.rdma.buffers.chunkSize", "1m",
                 "spark.shuffle.rdma.buffers.maxBytes", "64m"));
-    server =
-        NodeRuntime.start(
-            new NodeRuntime.Context()
-                .conf(conf)
-                .defaultHost("127.0.0.1")
-                .serving(published)
-                .reading(true));
-    server.catalog().admit(APP, SECRET);
-    client =
-        NodeRuntime.start(
-            new NodeRuntime.Context().conf(conf).defaultHost("127.0.0.1").reading(true));
-    client.secrets().put(APP, SECRET);
+    processes = new ServerAndReader(conf, published, APP, SECRET);
+    server = processes.server;
+    client = processes.client;
   }
 
   @AfterEach
   void stop() {
-    client.close();
-    server.close();
+    processes.close();
   }
 
   /** The owner's answers, straight from its locate service (the call itself is the transport's). */
@@ -116,8 +108,8 @@ class BlockFetcherTest {
     return out;
   }
 
-  private static BlockFetcher.Options options(boolean readLocal, long maxBytes) {
-    return new BlockFetcher.Options(maxBytes, 8, SEGMENT, readLocal, true, 2000, 2, 20);
+  private static FetchOptions options(boolean readLocal, long maxBytes) {
+    return new FetchOptions(maxBytes, 8, SEGMENT, readLocal, true, 2000, 2, 20);
   }
 
   private BlockFetcher fetcher(boolean readLocal, long maxBytes) {
@@ -129,12 +121,13 @@ class BlockFetcherTest {
         client.buffers(),
         options(readLocal, maxBytes),
         counters,
+        client.fetchDriver(),
         () -> {});
   }
 
-  private BlockFetcher.Source source(long map, boolean sameHost, boolean own) {
-    return new BlockFetcher.Source(
-        new BlockFetcher.Owner(server.transport().localAddress(), sameHost, own),
+  private BlockSource source(long map, boolean sameHost, boolean own) {
+    return new BlockSource(
+        new Owner(server.transport().localAddress(), sameHost, own),
         "1",
         Long.toString(map),
         WANTED,
@@ -195,6 +188,37 @@ class BlockFetcherTest {
     assertEquals(0, server.catalog().registeredOutputs(), "nothing registered for local reads");
   }
 
+  /**
+   * Remote work never waits for the consumer to run out of local blocks: while the task holds its
+   * first block of this process (and reads nothing more), the remote map output is located, its
+   * READs planned, posted and completed, as Spark sends its remote requests before it reads local
+   * blocks.
+   */
+  @Test
+  void remoteReadsGoOutWhileTheConsumerReadsLocalBlocks() throws Exception {
+    Path own = commit(70);
+    Path remote = commit(71);
+    try (BlockFetcher f = fetcher(true, 256 * 1024)) {
+      f.add(source(70, true, true));
+      f.add(source(71, false, false));
+      Block first = f.next();
+      assertFalse(first.remote(), "this process's blocks are ready first");
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (client.metrics().readsCompleted() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertTrue(
+          client.metrics().readsCompleted() > 0,
+          "the remote map output's READs ended while the consumer held its first local block");
+      Map<String, byte[]> got = new HashMap<>();
+      got.put("70/" + first.partition(), first.stream().readAllBytes());
+      first.release();
+      got.putAll(readAll(f));
+      assertAllBlocks(got, 70, own);
+      assertAllBlocks(got, 71, remote);
+    }
+  }
+
   @Test
   void aCorruptByteIsAChecksumFailureOfThatMapOutputWhicheverWayItIsRead() throws Exception {
     for (boolean local : new boolean[] {false, true}) {
@@ -242,6 +266,38 @@ class BlockFetcherTest {
     assertEquals(2, server.catalog().metrics().registrations(), "registered again once");
   }
 
+  /**
+   * An output re-published under the same id while it is READ (its registration withdrawn, the new
+   * file laid out otherwise): the READs planned from the first layout are not issued against the
+   * second; the block fails as invalid and no byte of the one is mixed with the other.
+   */
+  @Test
+  void anOutputRepublishedWithAnotherLayoutWhileReadIsInvalidNeverMixed() throws Exception {
+    commit(42);
+    try (BlockFetcher f = fetcher(false, 128 * 1024)) {
+      f.add(source(42, false, false));
+      Block first = f.next();
+      server.catalog().forget(OutputId.spark(APP, 1, 42));
+      long[] other = LENGTHS.clone();
+      other[0] += 4096; // every later partition moves
+      long total = 0;
+      for (long l : other) {
+        total += l;
+      }
+      Path again =
+          Patterns.file(
+              Files.createDirectories(dir.resolve("again")).resolve("shuffle_1_42_0.data"),
+              total,
+              77);
+      MetaFiles.commit(again, 1, 42, other, null, null, true);
+      published.publish(OutputId.spark(APP, 1, 42), again);
+      first.release();
+      BlockFetchException e = assertThrows(BlockFetchException.class, () -> readAll(f));
+      assertEquals(BlockFetchException.Kind.INVALID, e.kind(), e.getMessage());
+      assertTrue(e.getMessage().contains("differently"), e.getMessage());
+    }
+  }
+
   @Test
   void anOwnerThatCantBeAskedIsRetriedThenBlamed() throws Exception {
     PeerAddress dead = new PeerAddress("127.0.0.1", 1);
@@ -257,10 +313,9 @@ class BlockFetcherTest {
             client.buffers(),
             options(false, 256 * 1024),
             counters,
+            client.fetchDriver(),
             () -> {})) {
-      f.add(
-          new BlockFetcher.Source(
-              new BlockFetcher.Owner(dead, false, false), "1", "50", WANTED, "map 50"));
+      f.add(new BlockSource(new Owner(dead, false, false), "1", "50", WANTED, "map 50"));
       BlockFetchException e = assertThrows(BlockFetchException.class, () -> readAll(f));
       assertEquals(BlockFetchException.Kind.TRANSPORT, e.kind());
       assertTrue(e.kind().blamesMapOutput());
@@ -283,8 +338,9 @@ class BlockFetcherTest {
             null,
             client.connections(),
             tiny,
-            new BlockFetcher.Options(256 * 1024, 8, SEGMENT, false, true, 200, 2, 20),
+            new FetchOptions(256 * 1024, 8, SEGMENT, false, true, 200, 2, 20),
             counters,
+            client.fetchDriver(),
             () -> {})) {
       f.add(source(80, false, false));
       BlockFetchException e = assertThrows(BlockFetchException.class, () -> readAll(f));

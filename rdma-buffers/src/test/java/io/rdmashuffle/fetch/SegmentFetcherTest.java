@@ -8,10 +8,10 @@ import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.TestSchema;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.testing.Transports;
 import io.rdmashuffle.transport.ConnectionPool;
 import io.rdmashuffle.transport.RemoteAccessException;
-import io.rdmashuffle.transport.TransportContext;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import io.rdmashuffle.transport.tcp.TcpTransport;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -43,13 +43,11 @@ class SegmentFetcherTest {
     RdmaConf conf =
         RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.read.timeout", "3s"));
     server =
-        TcpTransport.start(
-            new TransportContext(
-                conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
+        Transports.tcp(
+            conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics());
     client =
-        TcpTransport.start(
-            new TransportContext(
-                conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
+        Transports.tcp(
+            conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics());
     pool = new BufferPool(client.registrar(), 4096, 1 << 20, 64 << 20, true);
     connections = new ConnectionPool(client, 1);
     Path p = Patterns.file(dir.resolve("data"), 3 * 65536 + 999, 7);
@@ -73,7 +71,7 @@ class SegmentFetcherTest {
     return new SegmentFetcher(
         connections,
         pool,
-        new SegmentLimits(maxBytes, maxRequests, 1000, maxRetries, 50),
+        SegmentLimits.single(maxBytes, maxRequests, 1000, maxRetries, 50),
         retries::incrementAndGet);
   }
 
@@ -281,7 +279,7 @@ class SegmentFetcherTest {
       assertTrue(failed.refusedByOwner());
       assertEquals(
           1,
-          client.metrics().failures(io.rdmashuffle.transport.FailureKind.REMOTE_ACCESS),
+          client.metrics().failures(io.rdmashuffle.metrics.FailureKind.REMOTE_ACCESS),
           "a withdrawn registration is not retried: the caller asks the owner where it is now");
       assertEquals(0, retries.get());
       assertEquals(0, f.bytesHeld());
@@ -316,10 +314,10 @@ class SegmentFetcherTest {
     BufferPool tiny = new BufferPool(client.registrar(), 4096, 1 << 20, 1 << 20, true);
     try (SegmentFetcher hog =
             new SegmentFetcher(
-                connections, tiny, new SegmentLimits(1 << 20, 8, 100, 0, 0), () -> {});
+                connections, tiny, SegmentLimits.single(1 << 20, 8, 100, 0, 0), () -> {});
         SegmentFetcher f =
             new SegmentFetcher(
-                connections, tiny, new SegmentLimits(1 << 20, 8, 200, 0, 0), () -> {})) {
+                connections, tiny, SegmentLimits.single(1 << 20, 8, 200, 0, 0), () -> {})) {
       hog.add(request(0, (int) file.length())); // the pool's one chunk, carved for its size
       FetchedSegment all = (FetchedSegment) hog.take(5, TimeUnit.SECONDS);
       f.add(request(0, 100));

@@ -114,14 +114,15 @@ class WideLocateTest {
         null,
         client.connections(),
         client.buffers(),
-        new BlockFetcher.Options(16L << 20, 16, 64 * 1024, false, true, 10_000, 2, 20),
+        new FetchOptions(16L << 20, 16, 64 * 1024, false, true, 10_000, 2, 20),
         counters,
+        client.fetchDriver(),
         () -> {});
   }
 
-  private BlockFetcher.Source source(long map, int[] partitions) {
-    return new BlockFetcher.Source(
-        new BlockFetcher.Owner(server.transport().localAddress(), false, false),
+  private BlockSource source(long map, int[] partitions) {
+    return new BlockSource(
+        new Owner(server.transport().localAddress(), false, false),
         "1",
         Long.toString(map),
         partitions,
@@ -265,7 +266,8 @@ class WideLocateTest {
     while (a.maps().get(k).status() == LocateAnswer.Status.OK) {
       k++;
     }
-    assertTrue(k >= 20 && k < 40, "k=" + k); // 2000 x 20 bytes: about 26 maps fit
+    assertTrue(
+        k >= 20 && k < 40, "k=" + k + " " + a.maps().get(k)); // 2000 x 20 bytes: about 26 maps fit
     for (int i = k; i < 40; i++) {
       assertEquals(LocateAnswer.Status.DEFERRED, a.maps().get(i).status(), "map " + i);
     }

@@ -46,6 +46,32 @@ class MapOutputLayoutFuzzTest {
   }
 
   @Test
+  void checksumRequestDecodingRejectsEveryMutationByName() {
+    DecoderFuzz.Result r =
+        DecoderFuzz.check(
+            List.of(bytes(ChecksumLayout.encode(new ChecksumRequest("3", "17", 5)))),
+            b -> ChecksumLayout.decodeRequest(ByteBuffer.wrap(b)),
+            35,
+            COUNT);
+    assertTrue(r.rejected() > COUNT / 2, r.toString());
+  }
+
+  @Test
+  void checksumAnswerDecodingRejectsEveryMutationByName() {
+    DecoderFuzz.Result r =
+        DecoderFuzz.check(
+            List.of(
+                bytes(ChecksumLayout.encode(ChecksumAnswer.ok(ChecksumAlgorithm.CRC32C, 1, 2, 99))),
+                bytes(
+                    ChecksumLayout.encode(
+                        ChecksumAnswer.failed(ChecksumAnswer.Status.NOT_FOUND, "gone")))),
+            b -> ChecksumLayout.decodeAnswer(ByteBuffer.wrap(b)),
+            36,
+            COUNT);
+    assertTrue(r.rejected() > COUNT / 4, r.toString());
+  }
+
+  @Test
   void metaFileDecodingRejectsEveryMutationByName() {
     byte[] meta =
         bytes(

@@ -1,6 +1,7 @@
 package io.rdmashuffle.serve;
 
 import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -8,8 +9,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -89,6 +93,80 @@ class ConfinedFilesTest {
         RefusedException.class,
         () ->
             ConfinedFiles.open(dir.resolve("local"), List.of("usercache", "..", "file.out"), null));
+  }
+
+  /**
+   * The review's scenario: the job's user owns its output directory and, while the NodeManager
+   * opens {@code file.out}, swaps the name from its own file to a hard link of another user's file
+   * and back (A-B-A). A check by name before and after the open sees its own file twice while the
+   * open took the other one. Nothing of the other file may ever be returned.
+   */
+  @Test
+  @Timeout(120)
+  void aHardLinkSwappedInAndOutDuringTheOpenNeverServesTheLinkedFile() throws Exception {
+    Path out = job("attempt_r", "the job's own output");
+    Path own = dir.resolve("keep-own");
+    Files.createLink(own, out.resolve("file.out"));
+    Path victim = Files.createDirectories(dir.resolve("victim"));
+    Path secret = Files.writeString(victim.resolve("file.out"), "another user's map output");
+    // another user's file, as on a NodeManager: only a swap during the open could pass the owner
+    // check, so this needs root (as the tests run in CI) to give the file away
+    assumeTrue("root".equals(System.getProperty("user.name")), "needs root to chown");
+    Files.setOwner(
+        secret,
+        secret.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+    String me = System.getProperty("user.name");
+    Path tmp = out.resolve("tmp");
+    AtomicBoolean stop = new AtomicBoolean();
+    Thread swapper =
+        new Thread(
+            () -> {
+              try {
+                while (!stop.get()) {
+                  Files.createLink(tmp, secret);
+                  Files.move(tmp, out.resolve("file.out"), StandardCopyOption.ATOMIC_MOVE);
+                  Files.createLink(tmp, own);
+                  Files.move(tmp, out.resolve("file.out"), StandardCopyOption.ATOMIC_MOVE);
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            },
+            "swapper");
+    swapper.start();
+    int served = 0;
+    int breaches = 0;
+    try {
+      for (int i = 0; i < 20_000; i++) {
+        try (FileChannel ch = ConfinedFiles.open(dir.resolve("local"), path("attempt_r"), me)) {
+          served++;
+          if (read(ch).startsWith("another")) {
+            breaches++;
+          }
+        } catch (RefusedException | NoSuchFileException e) {
+          // refused (a link, a swap seen) or between two names: both fine
+        }
+      }
+    } finally {
+      stop.set(true);
+      swapper.join();
+    }
+    assertEquals(0, breaches, "opens that returned the linked file, of " + served + " served");
+  }
+
+  @Test
+  void aFileWithMoreThanOneLinkIsRefused() throws Exception {
+    Path out = job("attempt_l", "x");
+    Files.createLink(dir.resolve("second-name"), out.resolve("file.out"));
+    RefusedException e =
+        assertThrows(
+            RefusedException.class,
+            () -> ConfinedFiles.open(dir.resolve("local"), path("attempt_l"), null));
+    assertTrue(e.getMessage().contains("2 links"), e.getMessage());
+    Files.delete(dir.resolve("second-name"));
+    try (FileChannel ch = ConfinedFiles.open(dir.resolve("local"), path("attempt_l"), null)) {
+      assertEquals("x", read(ch));
+    }
   }
 
   @Test

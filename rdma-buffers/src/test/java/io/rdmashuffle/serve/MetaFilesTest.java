@@ -37,6 +37,23 @@ class MetaFilesTest {
     assertTrue(Files.exists(MetaFiles.pathFor(data)));
   }
 
+  /**
+   * Whoever may read the data file may read its meta file: under LinuxContainerExecutor Spark makes
+   * its shuffle files world-readable for the NodeManager's shuffle service (its sub-dirs carry no
+   * setgid group), while the container's umask 0027 would leave the meta file to its user alone.
+   */
+  @Test
+  void theMetaFileIsAsReadableAsItsDataFile() throws Exception {
+    Path data = Patterns.file(dir.resolve("shuffle_3_5_0.data"), 100, 1);
+    Files.setPosixFilePermissions(
+        data, java.nio.file.attribute.PosixFilePermissions.fromString("rw----r--"));
+    MetaFiles.commit(data, 3, 5, new long[] {100}, null, null, true);
+    assertEquals(
+        "rw----r--",
+        java.nio.file.attribute.PosixFilePermissions.toString(
+            Files.getPosixFilePermissions(MetaFiles.pathFor(data))));
+  }
+
   @Test
   void knownChecksumsAreTakenAsTheyAre() throws Exception {
     Path data = Patterns.file(dir.resolve("d"), 30, 1);

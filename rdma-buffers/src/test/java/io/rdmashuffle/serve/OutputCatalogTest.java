@@ -8,7 +8,7 @@ import io.rdmashuffle.mapoutput.LocateAnswer.Status;
 import io.rdmashuffle.mapoutput.OutputId;
 import io.rdmashuffle.testing.CountingRegistrar;
 import io.rdmashuffle.testing.Patterns;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

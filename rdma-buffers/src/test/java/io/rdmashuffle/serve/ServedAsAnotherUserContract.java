@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.*;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.fetch.Block;
 import io.rdmashuffle.fetch.BlockFetcher;
+import io.rdmashuffle.fetch.BlockSource;
+import io.rdmashuffle.fetch.FetchOptions;
+import io.rdmashuffle.fetch.Owner;
 import io.rdmashuffle.fetch.ReadCounters;
 import io.rdmashuffle.mapoutput.LocateAnswer.Located;
 import io.rdmashuffle.mapoutput.LocateAnswer.Status;
@@ -237,16 +240,13 @@ public abstract class ServedAsAnotherUserContract {
             null,
             client.connections(),
             client.buffers(),
-            new BlockFetcher.Options(16 << 20, 8, 4 << 20, false, true, 60_000, 2, 100),
+            new FetchOptions(16 << 20, 8, 4 << 20, false, true, 60_000, 2, 100),
             new ReadCounters(),
+            client.fetchDriver(),
             () -> {})) {
       f.add(
-          new BlockFetcher.Source(
-              new BlockFetcher.Owner(peer, false, false),
-              "1",
-              map,
-              new int[] {0, 1, 2, 3, 4},
-              "map " + map));
+          new BlockSource(
+              new Owner(peer, false, false), "1", map, new int[] {0, 1, 2, 3, 4}, "map " + map));
       Block b;
       while ((b = f.next()) != null) {
         try (InputStream in = b.stream()) {

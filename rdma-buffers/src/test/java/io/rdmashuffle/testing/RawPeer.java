@@ -1,8 +1,8 @@
 package io.rdmashuffle.testing;
 
-import io.rdmashuffle.transport.Handshake;
 import io.rdmashuffle.transport.PeerAddress;
-import io.rdmashuffle.transport.Purpose;
+import io.rdmashuffle.transport.handshake.Handshake;
+import io.rdmashuffle.transport.handshake.Purpose;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -71,36 +71,9 @@ public final class RawPeer implements AutoCloseable {
     }
   }
 
-  public ByteChannel channel() {
-    return new ByteChannel() {
-      @Override
-      public int read(ByteBuffer dst) throws IOException {
-        byte[] b = new byte[dst.remaining()];
-        int n = in.read(b);
-        if (n > 0) {
-          dst.put(b, 0, n);
-        }
-        return n;
-      }
-
-      @Override
-      public int write(ByteBuffer src) throws IOException {
-        int n = src.remaining();
-        send(src);
-        src.position(src.limit());
-        return n;
-      }
-
-      @Override
-      public boolean isOpen() {
-        return !s.isClosed();
-      }
-
-      @Override
-      public void close() throws IOException {
-        s.close();
-      }
-    };
+  /** The socket as a blocking channel (its read timeout holds). */
+  public ByteChannel channel() throws IOException {
+    return Handshake.channel(s);
   }
 
   @Override

@@ -6,10 +6,9 @@ import io.rdmashuffle.memory.DirectMemory;
 import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
-import io.rdmashuffle.transport.TransportSelector;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.BufferPoolMXBean;
@@ -23,11 +22,15 @@ import java.util.Map;
  * A separate process that serves one registered region, for tests that kill or flood the serving
  * side: {@code ServingProcess <transport> <host> <application> <secret> <bytes> <seed> [key=value
  * ...]} (extra settings in Spark style). Prints {@code READY <port> <rkey> <address> <length>} when
- * serving, then serves until killed. Each {@code STATS} line on its standard input is answered with
- * {@code STATS <live threads> <direct memory bytes> <open descriptors>}, after a garbage collection
- * (so direct buffers nothing references are counted as freed).
+ * serving, then serves until killed; it also answers calls of service {@value #ANSWER_64K} with 64
+ * KiB. Each {@code STATS} line on its standard input is answered with {@code STATS <live threads>
+ * <direct memory bytes> <open descriptors> <heap bytes used>}, after a garbage collection (so what
+ * nothing references is counted as freed).
  */
 public final class ServingProcess {
+  /** The call service that answers 64 KiB. */
+  public static final int ANSWER_64K = 101;
+
   private ServingProcess() {}
 
   public static void main(String[] args) throws Exception {
@@ -46,9 +49,8 @@ public final class ServingProcess {
     RdmaConf conf = RdmaConf.of(TestSchema.SPARK_KEYS, settings);
     Transport t =
         TransportSelector.standard()
-            .start(
-                new TransportContext(
-                    conf, ApplicationSecrets.of(app, secret), host, new TransportMetrics()));
+            .start(conf, ApplicationSecrets.of(app, secret), host, new TransportMetrics());
+    t.serveCalls(ANSWER_64K, (caller, request) -> ByteBuffer.allocate(64 << 10));
     ByteBuffer memory = DirectMemory.allocate(bytes);
     Patterns.fill(memory, 0, seed);
     RegisteredRegion r =
@@ -62,8 +64,16 @@ public final class ServingProcess {
     while ((line = in.readLine()) != null) {
       if (line.equals("STATS")) {
         System.gc();
+        Runtime rt = Runtime.getRuntime();
         System.out.println(
-            "STATS " + Thread.activeCount() + " " + directBytes() + " " + FileDescriptors.open());
+            "STATS "
+                + Thread.activeCount()
+                + " "
+                + directBytes()
+                + " "
+                + FileDescriptors.open()
+                + " "
+                + (rt.totalMemory() - rt.freeMemory()));
         System.out.flush();
       }
     }

@@ -35,6 +35,23 @@ class DoctorTest {
   }
 
   @Test
+  void saysWhichSecurityModeRuns() throws Exception {
+    String[] off = run("doctor", "--set", "spark.shuffle.rdma.transport=tcp");
+    assertTrue(
+        off[1].contains(
+            "security: spark.authenticate is off: the transport's secret derives from the"
+                + " application id, which is not secret"),
+        off[1]);
+    Path conf = dir.resolve("spark-defaults.conf");
+    Files.writeString(conf, "spark.authenticate true\nspark.shuffle.rdma.transport tcp\n");
+    String[] on = run("doctor", "--conf", conf.toString());
+    assertEquals("0", on[0], on[1]);
+    assertTrue(
+        on[1].contains("security: spark.authenticate=true: peers prove the application's secret"),
+        on[1]);
+  }
+
+  @Test
   void readsSettingsFromASparkDefaultsFileAndRejectsBadOnes() throws Exception {
     Path conf = dir.resolve("spark-defaults.conf");
     Files.writeString(conf, "# comment\nspark.shuffle.rdma.read.timeout   soon\n");
@@ -63,15 +80,15 @@ class DoctorTest {
   @Test
   void theNodeServiceCheckTellsOurServerFromNothingAndFromAnotherProtocol() throws Exception {
     io.rdmashuffle.transport.Transport server =
-        io.rdmashuffle.transport.tcp.TcpTransport.start(
-            new io.rdmashuffle.transport.TransportContext(
+        io.rdmashuffle.node.TransportSelector.standard()
+            .start(
                 io.rdmashuffle.config.RdmaConf.of(
                     ConfigSchema.core("Spark", "spark.shuffle.rdma."),
                     java.util.Map.of("spark.shuffle.rdma.transport", "tcp")),
-                io.rdmashuffle.transport.ApplicationSecrets.of(
+                io.rdmashuffle.transport.handshake.ApplicationSecrets.of(
                     "app-doctor", "doctor-secret-0123456789".getBytes(StandardCharsets.UTF_8)),
                 "127.0.0.1",
-                new io.rdmashuffle.metrics.TransportMetrics()));
+                new io.rdmashuffle.metrics.TransportMetrics());
     try (java.net.ServerSocket silent = new java.net.ServerSocket(0)) {
       String[] ok =
           run(

@@ -14,12 +14,15 @@ import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.memory.RegisteredFileDescriptor;
 import io.rdmashuffle.memory.RegisteredRegion;
+import io.rdmashuffle.metrics.FailureKind;
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.testing.FileDescriptors;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.ReadResults;
 import io.rdmashuffle.testing.ServingProcess;
 import io.rdmashuffle.testing.TestSchema;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
@@ -108,8 +111,7 @@ public abstract class TransportContractTest {
 
   protected Transport start(String host, RdmaConf conf, ApplicationSecrets secrets)
       throws TransportStartException {
-    return TransportSelector.standard()
-        .start(new TransportContext(conf, secrets, host, new TransportMetrics()));
+    return TransportSelector.standard().start(conf, secrets, host, new TransportMetrics());
   }
 
   @BeforeEach

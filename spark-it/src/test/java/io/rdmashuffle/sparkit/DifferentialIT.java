@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.*;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.mapoutput.OwnerMarker;
 import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.transport.AuthenticationException;
 import io.rdmashuffle.transport.ReadChannel;
-import io.rdmashuffle.transport.TransportContext;
-import io.rdmashuffle.transport.tcp.TcpTransport;
+import io.rdmashuffle.transport.Transport;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -196,23 +196,22 @@ class DifferentialIT {
     byte[] right = RdmaShuffleManager.transportSecret(SparkEnv.get().securityManager(), app);
     OwnerMarker owner = anyOwner(shuffleIdOf(sums), 2);
     byte[] wrong = "not-the-application-secret".getBytes(StandardCharsets.UTF_8);
-    try (TcpTransport t = probe(ApplicationSecrets.of(app, wrong), "other-app", wrong)) {
+    try (Transport t = probe(ApplicationSecrets.of(app, wrong), "other-app", wrong)) {
       assertThrows(AuthenticationException.class, () -> t.connect(owner.address(), app).close());
       assertThrows(
           AuthenticationException.class, () -> t.connect(owner.address(), "other-app").close());
     }
-    try (TcpTransport t = probe(ApplicationSecrets.of(app, right), app, right);
+    try (Transport t = probe(ApplicationSecrets.of(app, right), app, right);
         ReadChannel c = t.connect(owner.address(), app)) {
       assertTrue(c.isOpen());
     }
   }
 
-  private static TcpTransport probe(ApplicationSecrets secrets, String otherApp, byte[] secret)
+  private static Transport probe(ApplicationSecrets secrets, String otherApp, byte[] secret)
       throws Exception {
     secrets.put(otherApp, secret);
     RdmaConf conf = RdmaConf.of(SparkConfig.SCHEMA, Map.of("spark.shuffle.rdma.transport", "tcp"));
-    return TcpTransport.start(
-        new TransportContext(conf, secrets, "127.0.0.1", new TransportMetrics()));
+    return TransportSelector.standard().start(conf, secrets, "127.0.0.1", new TransportMetrics());
   }
 
   /** An owner the driver's map output tracker names for the shuffle. */

@@ -72,6 +72,8 @@ final class RdmaFetcher<K, V> extends TaskUserThread {
     STOP,
     /** This map over HTTP this round (its READs failed in the transport). */
     USE_HTTP,
+    /** The node is busy with it (leased, or being registered): the next round, after a penalty. */
+    LATER,
     /** The node deregistered it meanwhile: ask again. */
     ASK_AGAIN,
     /** Not answered in this call (the node's answer was full): ask again, nobody's fault. */
@@ -195,6 +197,7 @@ final class RdmaFetcher<K, V> extends TaskUserThread {
     }
     List<TaskAttemptID> askAgain = new ArrayList<>();
     List<TaskAttemptID> deferred = new ArrayList<>();
+    List<TaskAttemptID> later = new ArrayList<>();
     for (LocateAnswer.Located e : answer.maps()) {
       TaskAttemptID mapId = round.map(e.map());
       Outcome o = copyOne(round, answer, e, mapId);
@@ -207,7 +210,19 @@ final class RdmaFetcher<K, V> extends TaskUserThread {
         case USE_HTTP -> round.useHttp();
         case ASK_AGAIN -> askAgain.add(mapId);
         case DEFERRED -> deferred.add(mapId);
+        case LATER -> later.add(mapId);
       }
+    }
+    if (!later.isEmpty()) {
+      // nobody's fault and no reason for HTTP: the maps stay in the round (put back at its end)
+      // and the host is left alone for the retry interval, as a node answering 429 is
+      LOG.info(
+          "fetcher#{}: {} is busy with {} of its map outputs; asking again in {} ms",
+          id,
+          host.getHostName(),
+          later.size(),
+          side.retry.intervalMillis());
+      SchedulerPenalty.penalize(scheduler, host, side.retry.intervalMillis());
     }
     if (deferred.size() == answer.maps().size()) {
       // the node's answers can't hold even one map's partition: its bound is misconfigured
@@ -252,8 +267,11 @@ final class RdmaFetcher<K, V> extends TaskUserThread {
         return read(round, answer, e, mapId);
       case DEFERRED:
         return Outcome.DEFERRED;
-      case UNAVAILABLE:
       case BUSY:
+        // every registration leased to readers still READing, or this output's registration
+        // under way for another reducer: ask again later (never the map's fault, never HTTP)
+        return Outcome.LATER;
+      case UNAVAILABLE:
         // the node's own limits: not the map's fault
         if (side.httpFallback) {
           return Outcome.USE_HTTP;

@@ -85,7 +85,7 @@ final class SegmentInputStream extends InputStream {
         new SegmentFetcher(
             connections,
             buffers,
-            new SegmentLimits(
+            SegmentLimits.single(
                 Math.max(maxBytesInFlight, chunkSize), maxRequests, allocationWaitMillis, 1, 0),
             () -> {});
     this.requests = new SegmentRequest[chunks];

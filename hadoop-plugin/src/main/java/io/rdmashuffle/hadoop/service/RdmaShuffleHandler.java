@@ -8,12 +8,13 @@ import io.rdmashuffle.hadoop.HadoopConf;
 import io.rdmashuffle.hadoop.HadoopVersions;
 import io.rdmashuffle.hadoop.JobSecrets;
 import io.rdmashuffle.hadoop.MapOutputsRequest;
+import io.rdmashuffle.hadoop.NodeServiceAddress;
 import io.rdmashuffle.mapoutput.LocateLayout;
 import io.rdmashuffle.mapoutput.LocateRequest;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.node.NodeRuntime;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.serve.OutputCatalog;
-import io.rdmashuffle.transport.TransportSelector;
 import java.io.IOException;
 import java.net.URL;
 import java.nio.ByteBuffer;
@@ -31,8 +32,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.ShuffleChannelHandlerContext;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
-import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.api.ApplicationInitializationContext;
 import org.apache.hadoop.yarn.server.api.ApplicationTerminationContext;
 import org.slf4j.Logger;
@@ -67,6 +68,10 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   private final ShuffleKeyLength shuffleKeys = new ShuffleKeyLength();
   private final AtomicInteger answered = new AtomicInteger();
   private RdmaConf rdmaConf;
+
+  /** Whether map outputs must belong to their job's user (containers run as it). */
+  private boolean ownersChecked;
+
   private volatile ShuffleChannelHandlerContext handlerContext;
   private volatile NodeRuntime runtime;
 
@@ -90,6 +95,7 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   @Override
   protected void serviceInit(Configuration conf) throws Exception {
     rdmaConf = HadoopConf.load(conf);
+    ownersChecked = HadoopConf.containersRunAsTheirUsers(conf);
     ShuffleKeyLength.checkConfigured(
         conf.getInt(ShuffleKeyLength.KEY, ShuffleKeyLength.HADOOP_DEFAULT_BITS));
     super.serviceInit(conf);
@@ -125,19 +131,24 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   private synchronized void startServing() throws IOException {
     TransportSelector s = selector;
     NodeRuntime.Context c =
-        new NodeRuntime.Context()
+        NodeServiceAddress.serving(new NodeRuntime.Context(), HadoopConf.localHost())
             .conf(rdmaConf)
-            .defaultHost(HadoopConf.localHost())
             .metrics(metrics)
             .serving(
                 new MapReduceOutputs(
                     getAuxiliaryLocalPathHandler(),
                     userRsrc::get,
-                    job -> UserGroupInformation.isSecurityEnabled() ? userRsrc.get(job) : null));
+                    job -> ownersChecked ? userRsrc.get(job) : null));
     if (s != null) {
       c.selector(s);
     }
     NodeRuntime r = NodeRuntime.start(c);
+    String loopback =
+        NodeServiceAddress.loopbackWarning(
+            r.transport().localAddress().host(), getConfig().get(YarnConfiguration.RM_HOSTNAME));
+    if (loopback != null) {
+      LOG.warn(loopback);
+    }
     for (String job : userRsrc.keySet()) {
       admit(r.catalog(), job);
     }
@@ -232,8 +243,8 @@ public class RdmaShuffleHandler extends ShuffleHandler {
     NodeRuntime r = runtime;
     if (r != null) {
       String job = jobIdOf(context.getApplicationId());
+      // one place for every engine: the catalog's withdrawal tells the transport (NodeRuntime)
       r.catalog().withdraw(job);
-      r.transport().withdrawApplication(job);
       LOG.info(
           "rdma-shuffle MapReduce service: job {} ended; after its withdrawal: {}",
           job,

@@ -1,7 +1,7 @@
 package io.rdmashuffle.hadoop.service;
 
+import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.Refusal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

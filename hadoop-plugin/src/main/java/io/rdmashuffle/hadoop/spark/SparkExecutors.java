@@ -2,7 +2,6 @@ package io.rdmashuffle.hadoop.spark;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,10 +9,10 @@ import java.util.Map;
 /**
  * The Spark applications a NodeManager's Spark service serves and the executors they registered
  * (Spark's {@code ExecutorShuffleInfo}: local dirs and sub-dirs per local dir), checked on the way
- * in: every local dir of an executor must lie below one of the NodeManager's local dirs, in its
- * application's own {@code usercache/<user>/appcache/<application>/} folder. The map outputs of an
- * executor are found there, opened relative to that NodeManager local dir ({@link
- * SparkMapOutputs}).
+ * in: its application must have been started here (so its user is known), and every local dir of
+ * the executor must lie below one of the NodeManager's local dirs, in that user's folder of its
+ * application, {@code usercache/<user>/appcache/<application>/}. The map outputs of an executor are
+ * found there, opened relative to that NodeManager local dir ({@link SparkMapOutputs}).
  *
  * <p>Kept in a {@link SparkServiceState} when the NodeManager recovers, so reducers keep READing
  * after a NodeManager restart. Thread-safe.
@@ -58,6 +57,7 @@ final class SparkExecutors {
     for (Application a : c.applications()) {
       applications.put(a.id(), a);
     }
+    // executors only of applications recovered: their users are known
     for (SparkServiceState.ExecutorRecord e : c.executors()) {
       try {
         put(e.application(), e.executor(), e.localDirs(), e.subDirsPerLocalDir());
@@ -70,7 +70,9 @@ final class SparkExecutors {
 
   synchronized void addApplication(Application a) {
     applications.put(a.id(), a);
-    save();
+    if (state != null) {
+      state.applicationAdded(a);
+    }
   }
 
   synchronized Application application(String id) {
@@ -81,7 +83,10 @@ final class SparkExecutors {
   synchronized void removeApplication(String id) {
     applications.remove(id);
     executors.remove(id);
-    save();
+    if (state != null) {
+      state.applicationRemoved(id);
+      state.compactIfWorth(this::content, applications.size() + size());
+    }
   }
 
   /**
@@ -91,11 +96,25 @@ final class SparkExecutors {
    */
   synchronized void register(
       String application, String executor, String[] localDirs, int subDirsPerLocalDir) {
-    put(application, executor, localDirs, subDirsPerLocalDir);
-    save();
+    Executor e = put(application, executor, localDirs, subDirsPerLocalDir);
+    if (state != null) {
+      state.executorRegistered(record(e));
+      state.compactIfWorth(this::content, applications.size() + size());
+    }
   }
 
-  private void put(String application, String executor, String[] localDirs, int subDirs) {
+  private Executor put(String application, String executor, String[] localDirs, int subDirs) {
+    Application app = applications.get(application);
+    if (app == null || app.user() == null) {
+      // its folders' user can't be checked: the NodeManager never named the application's user
+      throw new IllegalArgumentException(
+          "executor "
+              + executor
+              + " of "
+              + application
+              + ": that application was not started on this node (no container of it), or its"
+              + " user is unknown");
+    }
     if (localDirs == null || localDirs.length == 0 || subDirs < 1) {
       throw new IllegalArgumentException(
           "executor "
@@ -133,12 +152,11 @@ final class SparkExecutors {
       }
       List<String> parts = new ArrayList<>();
       root.relativize(dir).forEach(p -> parts.add(p.toString()));
-      Application app = applications.get(application);
       if (parts.size() < 5
           || !parts.get(0).equals("usercache")
           || !parts.get(2).equals("appcache")
           || !parts.get(3).equals(application)
-          || (app != null && app.user() != null && !parts.get(1).equals(app.user()))) {
+          || !parts.get(1).equals(app.user())) {
         throw new IllegalArgumentException(
             "executor "
                 + executor
@@ -149,7 +167,7 @@ final class SparkExecutors {
                 + " is not in the application's folder "
                 + root
                 + "/usercache/"
-                + (app == null ? "<user>" : app.user())
+                + app.user()
                 + "/appcache/"
                 + application
                 + "/");
@@ -157,12 +175,10 @@ final class SparkExecutors {
       roots[i] = root;
       below.add(List.copyOf(parts));
     }
-    executors
-        .computeIfAbsent(application, a -> new LinkedHashMap<>())
-        .put(
-            executor,
-            new Executor(
-                application, executor, localDirs.clone(), subDirs, roots, List.copyOf(below)));
+    Executor e =
+        new Executor(application, executor, localDirs.clone(), subDirs, roots, List.copyOf(below));
+    executors.computeIfAbsent(application, a -> new LinkedHashMap<>()).put(executor, e);
+    return e;
   }
 
   private Path rootOf(Path dir) {
@@ -188,19 +204,19 @@ final class SparkExecutors {
     return n;
   }
 
-  private void save() {
-    if (state == null) {
-      return;
-    }
+  private static SparkServiceState.ExecutorRecord record(Executor e) {
+    return new SparkServiceState.ExecutorRecord(
+        e.application(), e.id(), e.localDirs(), e.subDirsPerLocalDir());
+  }
+
+  /** Everything live, for a rewrite of the state file; under this lock. */
+  private SparkServiceState.Content content() {
     List<SparkServiceState.ExecutorRecord> all = new ArrayList<>();
     for (Map<String, Executor> m : executors.values()) {
       for (Executor e : m.values()) {
-        all.add(
-            new SparkServiceState.ExecutorRecord(
-                e.application(), e.id(), e.localDirs(), e.subDirsPerLocalDir()));
+        all.add(record(e));
       }
     }
-    Collection<Application> apps = applications.values();
-    state.save(new SparkServiceState.Content(List.copyOf(apps), all));
+    return new SparkServiceState.Content(List.copyOf(applications.values()), all);
   }
 }

@@ -27,7 +27,9 @@ import org.apache.spark.network.shuffle.ExecutorDiskUtils;
  *
  * <p>A map output names no executor (the reducer asks the node, which serves every executor of the
  * application), so each of the application's executors here is tried in the order they registered;
- * an executor's dirs hold only its own outputs.
+ * an executor's dirs hold only its own outputs. A refusal in one executor's dirs (a link, a file of
+ * another user) does not end the search: another executor may hold the output; it is the answer
+ * only when none does.
  */
 final class SparkMapOutputs implements OutputSource {
   private final SparkExecutors executors;
@@ -58,12 +60,19 @@ final class SparkMapOutputs implements OutputSource {
       throw new RefusedException("application " + id.application() + " has no known user here");
     }
     String name = "shuffle_" + shuffle + "_" + map + "_0.data";
+    RefusedException refused = null;
     for (SparkExecutors.Executor e : executors.executorsOf(id.application())) {
       Located where = locate(e, name);
       FileChannel data;
       try {
         data = ConfinedFiles.open(where.root(), where.components(), owner);
       } catch (NoSuchFileException notHere) {
+        continue;
+      } catch (RefusedException badDir) {
+        // one executor's dirs (a link, a file of another user) say nothing of the others'
+        if (refused == null) {
+          refused = badDir;
+        }
         continue;
       }
       try {
@@ -73,6 +82,9 @@ final class SparkMapOutputs implements OutputSource {
         data.close();
         throw failed;
       }
+    }
+    if (refused != null) {
+      throw refused;
     }
     throw new NoSuchFileException(
         "no map output "

@@ -1,7 +1,7 @@
 package io.rdmashuffle.hadoop.spark;
 
 import io.rdmashuffle.config.ConfigSchema;
-import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.spark.SparkNodeService;
 import java.util.List;
 
 /**
@@ -15,7 +15,5 @@ public final class SparkServiceConfig {
 
   public static final ConfigSchema SCHEMA =
       ConfigSchema.of(
-          "Spark NodeManager service",
-          "spark.shuffle.rdma.",
-          List.of(RdmaShuffleConfig.SPARK_NODE_SERVICE_PORT));
+          "Spark NodeManager service", "spark.shuffle.rdma.", List.of(SparkNodeService.PORT));
 }

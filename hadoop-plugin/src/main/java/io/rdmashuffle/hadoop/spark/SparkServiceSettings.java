@@ -4,6 +4,7 @@ import io.rdmashuffle.config.ConfigSource;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.hadoop.HadoopConf;
+import io.rdmashuffle.spark.SparkNodeService;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -38,7 +39,7 @@ final class SparkServiceSettings {
     ConfigSource fromYarnSite = HadoopConf.source(SparkServiceConfig.SCHEMA, conf);
     RdmaConf settings = RdmaConf.load(SparkServiceConfig.SCHEMA, fromYarnSite);
     String portKey = SparkServiceConfig.SCHEMA.key(RdmaShuffleConfig.PORT);
-    String port = Integer.toString(settings.get(RdmaShuffleConfig.SPARK_NODE_SERVICE_PORT));
+    String port = Integer.toString(settings.get(SparkNodeService.PORT));
     return RdmaConf.load(
         SparkServiceConfig.SCHEMA,
         new ConfigSource() {

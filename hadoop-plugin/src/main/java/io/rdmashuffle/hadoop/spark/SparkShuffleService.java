@@ -2,12 +2,12 @@ package io.rdmashuffle.hadoop.spark;
 
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.hadoop.ApplicationEnd;
+import io.rdmashuffle.hadoop.HadoopConf;
+import io.rdmashuffle.hadoop.NodeServiceAddress;
 import io.rdmashuffle.node.NodeRuntime;
 import io.rdmashuffle.serve.ServingMetrics;
-import io.rdmashuffle.transport.SparkTransportSecret;
+import io.rdmashuffle.spark.SparkTransportSecret;
 import java.io.File;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.api.ApplicationInitializationContext;
 import org.apache.hadoop.yarn.server.api.ApplicationTerminationContext;
@@ -87,13 +86,18 @@ public class SparkShuffleService extends AuxiliaryService {
     executors =
         new SparkExecutors(localDirs, recovery == null ? null : new SparkServiceState(recovery));
     List<SparkExecutors.Application> recovered = executors.recover();
-    boolean security = UserGroupInformation.isSecurityEnabled();
+    boolean ownersChecked = HadoopConf.containersRunAsTheirUsers(conf);
     runtime =
         NodeRuntime.start(
-            new NodeRuntime.Context()
+            NodeServiceAddress.serving(new NodeRuntime.Context(), HadoopConf.localHost())
                 .conf(settings)
-                .defaultHost(localHost())
-                .serving(new SparkMapOutputs(executors, security)));
+                .serving(new SparkMapOutputs(executors, ownersChecked)));
+    String loopback =
+        NodeServiceAddress.loopbackWarning(
+            runtime.transport().localAddress().host(), conf.get(YarnConfiguration.RM_HOSTNAME));
+    if (loopback != null) {
+      LOG.warn(loopback);
+    }
     try {
       File db = recovery == null ? null : recovery.resolve(EXECUTORS_DB).toFile();
       blockHandler =
@@ -125,14 +129,6 @@ public class SparkShuffleService extends AuxiliaryService {
       throw e;
     }
     super.serviceInit(conf);
-  }
-
-  private static String localHost() {
-    try {
-      return InetAddress.getLocalHost().getCanonicalHostName();
-    } catch (UnknownHostException e) {
-      return "localhost";
-    }
   }
 
   @Override
@@ -193,11 +189,6 @@ public class SparkShuffleService extends AuxiliaryService {
   public Map<String, Long> servingMetrics() {
     NodeRuntime r = runtime;
     return (r == null ? new ServingMetrics() : r.catalog().metrics()).snapshot();
-  }
-
-  /** The port of Spark's shuffle service (tests). */
-  public int sparkPort() {
-    return server == null ? -1 : server.getPort();
   }
 
   NodeRuntime runtime() {

@@ -13,7 +13,7 @@ import io.rdmashuffle.hadoop.testing.LocalDirs;
 import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.mapoutput.PartitionTable;
 import io.rdmashuffle.node.NodeRuntime;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;

@@ -18,10 +18,10 @@ import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.node.NodeRuntime;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.TcpRelay;
-import io.rdmashuffle.transport.ApplicationSecrets;
-import io.rdmashuffle.transport.HandshakeLayout;
+import io.rdmashuffle.testing.Transports;
 import io.rdmashuffle.transport.PeerAddress;
-import io.rdmashuffle.transport.TransportContext;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
+import io.rdmashuffle.transport.handshake.HandshakeLayout;
 import io.rdmashuffle.transport.tcp.TcpTransport;
 import java.io.IOException;
 import java.io.InputStream;
@@ -134,12 +134,11 @@ class RdmaFetcherTest {
     all.putAll(settings);
     RdmaConf conf = RdmaConf.of(MapReduceConfig.SCHEMA, all);
     server =
-        TcpTransport.start(
-            new TransportContext(
-                conf,
-                ApplicationSecrets.of(JOB.toString(), transportSecret()),
-                "127.0.0.1",
-                new TransportMetrics()));
+        Transports.tcp(
+            conf,
+            ApplicationSecrets.of(JOB.toString(), transportSecret()),
+            "127.0.0.1",
+            new TransportMetrics());
     closeAfter.add(server);
     file =
         RegisteredFile.open(
@@ -560,6 +559,35 @@ class RdmaFetcherTest {
     assertEquals(List.of(3, 2, 1), asked, "asked again for what was deferred");
     assertEquals(List.of(), failures(), "a deferred map is nobody's failure");
     assertEquals(0, http.rounds.get());
+  }
+
+  /**
+   * A BUSY entry (every registration of the node leased to readers still READing, or another
+   * reducer's registration of the same output still under way) is "ask again later": the host is
+   * penalized for the retry interval and the map waits for the next round, never HTTP. Found by
+   * MultiUserClusterIT and NodeManagerRestartTest (FALLBACK_FETCHES 2, no fallback node: three
+   * reducers located one map output at once on a loaded host); seen failing first.
+   */
+  @Test
+  void aBusyOutputIsAskedAgainAfterThePenaltyNotFetchedOverHttp() throws Exception {
+    NodeLocator busy =
+        (host, asked) ->
+            new LocateAnswer(
+                TransportKind.TCP,
+                new PeerAddress("127.0.0.1", 1),
+                List.of(
+                    LocateAnswer.Located.failed(
+                        asked.get(0).toString(), LocateAnswer.Status.BUSY, "leased (test)")));
+    RdmaFetcher<Object, Object> f = fetcher(Map.of(), s -> busy, true);
+    MapHost host = host("node-b:13562", map(0));
+
+    f.copyFromHost(host);
+
+    assertEquals(0, http.rounds.get(), "a busy output is not fetched over HTTP");
+    assertEquals(MapHost.State.PENALIZED, host.getState());
+    assertEquals(1, host.getNumKnownMapOutputs(), "its map waits for the next round");
+    assertEquals(List.of(), failures(), "a busy node is nobody's failure");
+    assertFalse(side.usesHttp(host));
   }
 
   @Test

@@ -9,14 +9,14 @@ import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.Patterns;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.testing.Transports;
 import io.rdmashuffle.transport.ConnectionPool;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportException;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import io.rdmashuffle.transport.tcp.TcpTransport;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -55,13 +55,11 @@ class SegmentInputStreamTest {
     RdmaConf conf =
         RdmaConf.of(MapReduceConfig.SCHEMA, Map.of("mapreduce.shuffle.rdma.read.timeout", "5s"));
     server =
-        TcpTransport.start(
-            new TransportContext(
-                conf, ApplicationSecrets.of(JOB, SECRET), "127.0.0.1", new TransportMetrics()));
+        Transports.tcp(
+            conf, ApplicationSecrets.of(JOB, SECRET), "127.0.0.1", new TransportMetrics());
     client =
-        TcpTransport.start(
-            new TransportContext(
-                conf, ApplicationSecrets.of(JOB, SECRET), "127.0.0.1", new TransportMetrics()));
+        Transports.tcp(
+            conf, ApplicationSecrets.of(JOB, SECRET), "127.0.0.1", new TransportMetrics());
     pool = new BufferPool(client.registrar(), 4096, 1 << 20, 64 << 20, true);
     connections = new ConnectionPool(client, 2);
     file =

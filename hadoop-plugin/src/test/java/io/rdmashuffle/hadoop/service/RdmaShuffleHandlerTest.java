@@ -18,14 +18,14 @@ import io.rdmashuffle.hadoop.testing.RefusingTransports;
 import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.mapoutput.LocateAnswer.Status;
 import io.rdmashuffle.memory.BufferPool;
+import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.Patterns;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.testing.Transports;
 import io.rdmashuffle.transport.AuthenticationException;
 import io.rdmashuffle.transport.ConnectionPool;
-import io.rdmashuffle.transport.Refusal;
 import io.rdmashuffle.transport.RemoteAccessException;
-import io.rdmashuffle.transport.TransportContext;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import io.rdmashuffle.transport.tcp.TcpTransport;
 import java.io.DataInputStream;
 import java.net.HttpURLConnection;
@@ -128,14 +128,12 @@ class RdmaShuffleHandlerTest {
     RdmaConf conf =
         RdmaConf.of(MapReduceConfig.SCHEMA, Map.of("mapreduce.shuffle.rdma.read.timeout", "5s"));
     TcpTransport t =
-        TcpTransport.start(
-            new TransportContext(
-                conf,
-                ApplicationSecrets.of(
-                    job.toString(),
-                    JobSecrets.transportSecret(token.getPassword(), job.toString())),
-                "127.0.0.1",
-                new TransportMetrics()));
+        Transports.tcp(
+            conf,
+            ApplicationSecrets.of(
+                job.toString(), JobSecrets.transportSecret(token.getPassword(), job.toString())),
+            "127.0.0.1",
+            new TransportMetrics());
     closeAfter.add(t);
     return t;
   }
@@ -149,7 +147,7 @@ class RdmaShuffleHandlerTest {
     List<SegmentFetcher.Result> results = new ArrayList<>();
     try (SegmentFetcher f =
         new SegmentFetcher(
-            connections, pool, new SegmentLimits(8 << 20, 16, 1000, 1, 0), () -> {})) {
+            connections, pool, SegmentLimits.single(8 << 20, 16, 1000, 1, 0), () -> {})) {
       for (LocateAnswer.Located e : a.maps()) {
         f.add(
             new SegmentRequest(
@@ -329,14 +327,13 @@ class RdmaShuffleHandlerTest {
         AuthenticationException.class,
         () -> {
           TcpTransport forged =
-              TcpTransport.start(
-                  new TransportContext(
-                      RdmaConf.defaults(MapReduceConfig.SCHEMA),
-                      ApplicationSecrets.of(
-                          JOB_A.toString(),
-                          JobSecrets.transportSecret(tokenB.getPassword(), JOB_A.toString())),
-                      "127.0.0.1",
-                      new TransportMetrics()));
+              Transports.tcp(
+                  RdmaConf.defaults(MapReduceConfig.SCHEMA),
+                  ApplicationSecrets.of(
+                      JOB_A.toString(),
+                      JobSecrets.transportSecret(tokenB.getPassword(), JOB_A.toString())),
+                  "127.0.0.1",
+                  new TransportMetrics());
           closeAfter.add(forged);
           forged.connect(forA.responder(), JOB_A.toString());
         });
@@ -455,14 +452,30 @@ class RdmaShuffleHandlerTest {
     FakeMapOutputs.write(dirs.dirs().get(0), JOB_A, USER, m1, 21, 300, 400);
     assertEquals(Status.OK, ask(JOB_A, 0, key(tokenA), m0).answer().maps().get(0).status());
 
-    refusing.refuse(true); // memlock exhausted: the retry after evicting m0 fails as well
+    refusing.refuse(true); // memlock exhausted: m0, leased to its reader, is not evicted for it
     LocateAnswer.Located e = ask(JOB_A, 0, key(tokenA), m1).answer().maps().get(0);
     assertEquals(Status.UNAVAILABLE, e.status(), e.message());
     assertTrue(e.message().contains("could not be registered"), e.message());
-    assertEquals(0, service.registeredOutputs(), "m0 was evicted to make room, in vain");
+    assertEquals(1, service.registeredOutputs(), "m0 stays registered for its reader");
 
     refusing.refuse(false);
     assertEquals(Status.OK, ask(JOB_A, 0, key(tokenA), m1).answer().maps().get(0).status());
+  }
+
+  /** A job's end is withdrawn in one place (the catalog, which tells the transport), once. */
+  @Test
+  void aJobsEndWithdrawsItFromTheTransportOnce() throws Exception {
+    service.stop();
+    RefusingTransports counting = new RefusingTransports();
+    RdmaShuffleHandler.transportSelector(counting.selector());
+    try {
+      service = start(Map.of("mapreduce.shuffle.rdma.transport", "tcp"));
+    } finally {
+      RdmaShuffleHandler.transportSelector(null);
+    }
+    service.initializeApplication(JobTokens.init(JOB_A, USER, tokenA));
+    service.stopApplication(JobTokens.stop(JOB_A));
+    assertEquals(1, counting.withdrawals.get());
   }
 
   @Test

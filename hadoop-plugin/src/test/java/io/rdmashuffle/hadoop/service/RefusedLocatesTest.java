@@ -2,8 +2,8 @@ package io.rdmashuffle.hadoop.service;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.Refusal;
 import org.junit.jupiter.api.Test;
 
 /** Refusals of locates that proved nothing: counted every time, printed only safely. */

@@ -7,15 +7,17 @@ import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
 import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.mapoutput.LocateRequest;
 import io.rdmashuffle.mapoutput.OutputId;
+import io.rdmashuffle.mapoutput.ReleaseRequest;
 import io.rdmashuffle.node.NodeRuntime;
 import io.rdmashuffle.serve.MetaFiles;
 import io.rdmashuffle.serve.OpenedOutput;
 import io.rdmashuffle.serve.RefusedException;
-import io.rdmashuffle.transport.SparkTransportSecret;
+import io.rdmashuffle.spark.SparkTransportSecret;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.network.shuffle.ExecutorDiskUtils;
@@ -149,6 +151,75 @@ class SparkMapOutputsTest {
   }
 
   @Test
+  void anExecutorOfAnApplicationNotStartedHereIsRefused() throws IOException {
+    // the user of its folder can't be checked against an application the NodeManager never named
+    String unknown = "application_1700000000000_0009";
+    Path dir =
+        Files.createDirectories(
+            nmLocal.resolve("usercache/mallory/appcache/" + unknown + "/blockmgr-1"));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> executors.register(unknown, "1", new String[] {dir.toString()}, SUB_DIRS));
+    assertTrue(e.getMessage().contains("not started on this node"), e.getMessage());
+    assertTrue(executors.executorsOf(unknown).isEmpty());
+  }
+
+  @Test
+  void aRefusedDirectoryOfOneExecutorDoesNotStopTheSearchOverTheOthers() throws IOException {
+    String[] first = executor(APP, USER, "1");
+    String[] second = executor(APP, USER, "2");
+    Path data = commit(second, 1, 7, new long[] {4, 4});
+    // the first executor's sub-dir where the output's name hashes to is a link: refused there
+    Path sub =
+        Path.of(ExecutorDiskUtils.getFilePath(first, SUB_DIRS, data.getFileName().toString()));
+    Files.createDirectories(tmp.resolve("elsewhere"));
+    Files.createSymbolicLink(sub.getParent(), tmp.resolve("elsewhere"));
+    try (OpenedOutput o = new SparkMapOutputs(executors, false).open(OutputId.spark(APP, 1, 7))) {
+      assertEquals(data, o.path());
+    }
+    // where no executor has it, the refusal is what is answered, not "not found"
+    long other = 8;
+    while (!Path.of(
+            ExecutorDiskUtils.getFilePath(first, SUB_DIRS, "shuffle_1_" + other + "_0.data"))
+        .getParent()
+        .equals(sub.getParent())) {
+      other++;
+    }
+    long missing = other;
+    assertThrows(
+        RefusedException.class,
+        () -> new SparkMapOutputs(executors, false).open(OutputId.spark(APP, 1, missing)));
+  }
+
+  @Test
+  void theStateFileIsAppendedToNotRewrittenOnEveryRegistration() throws IOException {
+    executor(APP, USER, "0");
+    Path file = tmp.resolve(SparkServiceState.FILE_NAME);
+    Object key = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+    long size = Files.size(file);
+    for (int i = 1; i <= 200; i++) {
+      executor(APP, USER, Integer.toString(i));
+      long now = Files.size(file);
+      assertTrue(now > size, "registration " + i + " added nothing");
+      // one record per registration: far less than the whole state
+      assertTrue(now - size < 400, "registration " + i + " wrote " + (now - size) + " bytes");
+      size = now;
+    }
+    assertEquals(key, Files.readAttributes(file, BasicFileAttributes.class).fileKey());
+    SparkExecutors restarted = new SparkExecutors(List.of(nmLocal), new SparkServiceState(tmp));
+    restarted.recover();
+    assertEquals(201, restarted.executorsOf(APP).size());
+    // an application's end is one record too, and what ended is not recovered
+    restarted.removeApplication(APP);
+    SparkExecutors again = new SparkExecutors(List.of(nmLocal), new SparkServiceState(tmp));
+    again.recover();
+    assertTrue(again.executorsOf(APP).isEmpty());
+    assertNull(again.application(APP));
+    assertNotNull(again.application(OTHER));
+  }
+
+  @Test
   void anOutputWithoutMetaFileIsDamagedNotMissing() throws IOException {
     String[] dirs = executor(APP, USER, "1");
     Path data = commit(dirs, 2, 3, new long[] {4});
@@ -216,11 +287,17 @@ class SparkMapOutputsTest {
       assertEquals(LocateAnswer.Status.OK, a.maps().get(0).status(), a.toString());
       assertEquals(200, a.maps().get(0).partitions().length(1));
       assertEquals(300, a.maps().get(0).partitions().length(2));
-      assertEquals(LocateAnswer.Status.OK, a.maps().get(1).status(), a.toString());
+      // one output registered at a time, and that one leased to the reader that asked: the
+      // second is not registered by evicting it, but answered busy (ask again, nobody's fault)
+      assertEquals(LocateAnswer.Status.BUSY, a.maps().get(1).status(), a.toString());
       assertEquals(LocateAnswer.Status.NOT_FOUND, a.maps().get(2).status());
-      // one output registered at a time: the second evicted the first
       assertEquals(1, node.catalog().registeredOutputs());
-      assertEquals(1, node.catalog().metrics().evictions());
+      assertEquals(0, node.catalog().metrics().evictions());
+      node.catalog().release(APP, new ReleaseRequest(request.reader() + 1, "5", List.of("11")));
+      assertEquals(
+          LocateAnswer.Status.BUSY,
+          node.locator().answer(APP, request).maps().get(1).status(),
+          "another reader's release ends nothing");
 
       node.catalog().withdraw(APP);
       assertEquals(0, node.catalog().registeredOutputs());

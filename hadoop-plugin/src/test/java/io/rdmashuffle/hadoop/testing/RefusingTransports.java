@@ -8,12 +8,13 @@ import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.MemoryRegistrar;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.memory.RegistrationException;
-import io.rdmashuffle.transport.Availability;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
-import io.rdmashuffle.transport.TransportProvider;
-import io.rdmashuffle.transport.TransportSelector;
 import io.rdmashuffle.transport.TransportStartException;
+import io.rdmashuffle.transport.provider.Availability;
+import io.rdmashuffle.transport.provider.PinnedMemory;
+import io.rdmashuffle.transport.provider.TransportContext;
+import io.rdmashuffle.transport.provider.TransportProvider;
 import io.rdmashuffle.transport.tcp.TcpTransportProvider;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,6 +28,9 @@ public final class RefusingTransports {
 
   /** Registrations of served memory refused so far. */
   public final AtomicInteger refused = new AtomicInteger();
+
+  /** Calls of {@link Transport#withdrawApplication} so far. */
+  public final AtomicInteger withdrawals = new AtomicInteger();
 
   public void refuse(boolean value) {
     refuse = value;
@@ -49,7 +53,8 @@ public final class RefusingTransports {
           }
 
           @Override
-          public Transport start(TransportContext context) throws TransportStartException {
+          public Transport start(TransportContext context, PinnedMemory pinned)
+              throws TransportStartException {
             throw new TransportStartException("no RDMA device (test)");
           }
         };
@@ -68,8 +73,9 @@ public final class RefusingTransports {
               }
 
               @Override
-              public Transport start(TransportContext context) throws TransportStartException {
-                return new Refusing(tcp.start(context));
+              public Transport start(TransportContext context, PinnedMemory pinned)
+                  throws TransportStartException {
+                return new Refusing(tcp.start(context, pinned));
               }
             }));
   }
@@ -103,6 +109,12 @@ public final class RefusingTransports {
     @Override
     public MemoryRegistrar registrar() {
       return registrar;
+    }
+
+    @Override
+    public void withdrawApplication(String application) {
+      withdrawals.incrementAndGet();
+      super.withdrawApplication(application);
     }
   }
 }

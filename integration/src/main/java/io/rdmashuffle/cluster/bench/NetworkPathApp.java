@@ -120,12 +120,12 @@ public final class NetworkPathApp {
   /**
    * {@code count} records of {@code size} random bytes, from a generator seeded with {@code seed}.
    */
-  static final class RandomRecords implements Iterator<byte[]> {
+  public static final class RandomRecords implements Iterator<byte[]> {
     private final SplittableRandom random;
     private final int size;
     private long left;
 
-    RandomRecords(long seed, long count, int size) {
+    public RandomRecords(long seed, long count, int size) {
       this.random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 1);
       this.left = count;
       this.size = size;

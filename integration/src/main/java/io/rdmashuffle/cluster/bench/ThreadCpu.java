@@ -25,13 +25,22 @@ final class ThreadCpu {
    * Name prefixes of the threads that serve shuffle blocks, as they appear in {@code comm}. Spark's
    * block transfer service (module {@code shuffle}): the Netty event loops of its {@code
    * TransportServer} ({@code shuffle-server-<pool>-<n>}, 15 bytes: {@code shuffle-server-}) and,
-   * when configured, its chunk-fetch handlers ({@code shuffle-chunk-fetch-handler}). rdma-shuffle's
-   * connection server: its I/O threads ({@code rdma-io-<port>-<n>}, which serve the tcp transport's
-   * READs and carry the process's calls), its acceptor and its call workers (the locate service).
-   * Both sets are counted on both sides.
+   * when configured, its chunk-fetch handlers ({@code shuffle-chunk-fetch-handler}), and the event
+   * loops of its {@code TransportClientFactory} ({@code shuffle-client-<pool>-<n>}: the fetching
+   * side). rdma-shuffle's connection server: its I/O threads ({@code rdma-io-<port>-<n>}, which
+   * serve the tcp transport's READs, receive this process's own READ responses since the reading
+   * side shares the I/O loops, and carry the process's calls), its acceptor and its call workers
+   * (the locate service). So both sides count the threads that move shuffle bytes, serving and
+   * fetching; both sets are counted on both sides.
    */
   static final List<String> SERVING_PREFIXES =
-      List.of("shuffle-server-", "shuffle-chunk-f", "rdma-io-", "rdma-accept-", "rdma-call-");
+      List.of(
+          "shuffle-server-",
+          "shuffle-chunk-f",
+          "shuffle-client-",
+          "rdma-io-",
+          "rdma-accept-",
+          "rdma-call-");
 
   private ThreadCpu() {}
 

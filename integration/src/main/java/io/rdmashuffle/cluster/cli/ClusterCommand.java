@@ -27,8 +27,10 @@ public final class ClusterCommand {
       """
       usage: bin/rdma-shuffle cluster COMMAND
         up [--hosts 3] [--rate 300mbit] [--engines spark,yarn|spark|yarn|none]
-           [--stock-shuffle-service] [--subnet 198.18.100]
-                               start a cluster and leave it running
+           [--stock-shuffle-service] [--multi-user] [--subnet 198.18.100]
+                               start a cluster and leave it running; --multi-user:
+                               NodeManagers as yarn, containers as their job's user
+                               (rs-alice, rs-bob) through LinuxContainerExecutor
         status                 hosts, addresses, links, qdiscs, processes
         down [--force]         remove the cluster (and any leftovers of a crashed run)
         exec HOST -- CMD...    run CMD inside HOST (rs-h2 or 2)
@@ -92,6 +94,9 @@ public final class ClusterCommand {
     String engines = a.option("engines", "spark,yarn");
     if (a.flag("stock-shuffle-service")) {
       b.stockShuffleService();
+    }
+    if (a.flag("multi-user")) {
+      b.multiUser();
     }
     String subnet = a.option("subnet", null);
     if (subnet != null) {

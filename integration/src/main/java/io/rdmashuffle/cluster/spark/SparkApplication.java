@@ -33,6 +33,7 @@ public final class SparkApplication {
   private Place place;
   private Path appJar;
   private String driverMemory = "512m";
+  private String user;
 
   SparkApplication(Cluster cluster, SparkHome home, String name, String mainClass) {
     this.cluster = cluster;
@@ -57,6 +58,10 @@ public final class SparkApplication {
             .conf("spark.yarn.jars", "local:" + home.jars() + "/*")
             .conf("spark.yarn.am.memory", "384m");
     a.env.putAll(cluster.yarn().clientEnv());
+    if (cluster.spec().multiUser()) {
+      // the default, the user's home on the file system, does not exist for the job users
+      a.conf("spark.yarn.stagingDir", cluster.shared().resolve("spark-staging").toString());
+    }
     // bin/spark-submit's launcher puts HADOOP_CONF_DIR on the driver's class path: that is where
     // the YARN client finds yarn-site.xml
     a.launcherClassPath = cluster.yarn().clientConf().toString();
@@ -94,6 +99,12 @@ public final class SparkApplication {
 
   public SparkApplication args(String... a) {
     args.addAll(List.of(a));
+    return this;
+  }
+
+  /** Submitted by {@code user} (multi-user mode: the driver runs as that user). */
+  public SparkApplication as(String user) {
+    this.user = user;
     return this;
   }
 
@@ -151,7 +162,13 @@ public final class SparkApplication {
     processEnv.putAll(env);
     Process p =
         io.rdmashuffle.cluster.Launcher.start(
-            place, new ProcessSpec(name, cmd, processEnv, log), cluster.spec().name());
+            place,
+            new ProcessSpec(
+                name,
+                user == null ? cmd : io.rdmashuffle.cluster.yarn.MultiUser.as(user, cmd),
+                processEnv,
+                log),
+            cluster.spec().name());
     try {
       int code;
       if (p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {

@@ -17,9 +17,9 @@ import java.util.Map;
  * environment every Spark process needs from such a home, and Java 17's module options as Spark's
  * launcher gives them.
  */
-final class SparkHome {
+public final class SparkHome {
   /** What Spark's launcher adds to its JVMs on Java 17 (JavaModuleOptions). */
-  static final List<String> MODULE_OPTIONS =
+  public static final List<String> MODULE_OPTIONS =
       List.of(
           "-XX:+IgnoreUnrecognizedVMOptions",
           "--add-opens=java.base/java.lang=ALL-UNNAMED",

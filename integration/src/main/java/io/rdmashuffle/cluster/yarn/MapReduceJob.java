@@ -30,6 +30,7 @@ public final class MapReduceJob {
   private final List<Path> inputs = new ArrayList<>();
   private Path output;
   private int reducers = 2;
+  private String user;
 
   MapReduceJob(Cluster cluster, YarnCluster yarn, String name, String job) {
     this.cluster = cluster;
@@ -57,6 +58,12 @@ public final class MapReduceJob {
 
   public MapReduceJob output(Path p) {
     output = p;
+    return this;
+  }
+
+  /** Submitted by {@code user} (multi-user mode: the client runs as that user). */
+  public MapReduceJob as(String user) {
+    this.user = user;
     return this;
   }
 
@@ -99,7 +106,8 @@ public final class MapReduceJob {
     Process p =
         Launcher.start(
             cluster.edge(),
-            new ProcessSpec(name, cmd, yarn.clientEnv(), log),
+            new ProcessSpec(
+                name, user == null ? cmd : MultiUser.as(user, cmd), yarn.clientEnv(), log),
             cluster.spec().name());
     int code;
     try {

@@ -40,18 +40,22 @@ public final class YarnCluster {
   private Daemon history;
   private final List<Daemon> nodeManagers = new ArrayList<>();
 
-  private YarnCluster(Cluster cluster, Path home) {
+  private YarnCluster(Cluster cluster, Path home, Path containerExecutor) {
     this.cluster = cluster;
     this.home = home;
-    this.settings = new YarnSettings(cluster, home);
+    this.settings = new YarnSettings(cluster, home, containerExecutor);
     this.clientConf = cluster.work().resolve("client/hadoop-conf");
   }
 
   public static YarnCluster start(Cluster c) {
-    YarnCluster y = new YarnCluster(c, HadoopHome.assemble(c));
+    Path executor = c.spec().multiUser() ? MultiUser.prepare(c) : null;
+    YarnCluster y = new YarnCluster(c, HadoopHome.assemble(c), executor);
     y.writeConf(null, y.clientConf, c.work().resolve("client/tmp"));
     for (Host h : c.hosts()) {
       y.writeConf(h, y.conf(h), h.dir("hadoop-tmp"));
+      if (executor != null) {
+        MultiUser.ownNodeManagerDirs(h);
+      }
     }
     Host h1 = c.host(1);
     y.resourceManager = h1.start(y.daemon(h1, "resourcemanager", RM_HEAP, RM));
@@ -109,6 +113,10 @@ public final class YarnCluster {
             "-cp",
             HadoopHome.daemonClassPath(home, conf(h)),
             mainClass));
+    if (cluster.spec().multiUser() && mainClass.equals(NM)) {
+      // as operators run it: the NodeManager is not root, containers run as their users
+      cmd = MultiUser.as(MultiUser.NM_USER, cmd);
+    }
     return new ProcessSpec(name, cmd, env(conf(h)), h.log(name));
   }
 

@@ -33,10 +33,16 @@ final class YarnSettings {
 
   private final Cluster cluster;
   private final Path home;
+  private final Path containerExecutor;
 
-  YarnSettings(Cluster cluster, Path home) {
+  /**
+   * @param containerExecutor the multi-user mode's container-executor, or null: containers run as
+   *     the NodeManager's user (Hadoop's DefaultContainerExecutor)
+   */
+  YarnSettings(Cluster cluster, Path home, Path containerExecutor) {
     this.cluster = cluster;
     this.home = home;
+    this.containerExecutor = containerExecutor;
   }
 
   String resourceManager() {
@@ -99,6 +105,9 @@ final class YarnSettings {
       m.put("yarn.nodemanager.address", host.name() + ":" + NM_PORT);
       m.put("yarn.nodemanager.local-dirs", host.dir("nm-local").toString());
       m.put("yarn.nodemanager.log-dirs", host.dir("nm-logs").toString());
+      if (containerExecutor != null) {
+        m.putAll(MultiUser.yarnSite(containerExecutor));
+      }
     }
     m.putAll(cluster.spec().yarnSite());
     return m;

@@ -8,11 +8,12 @@ import java.util.function.DoubleFunction;
 
 /**
  * The report's charts: one row per query, drawn on a {@link Canvas} so the same code makes the SVG
- * of the HTML page and the PNG copy.
+ * of the HTML page and the PNG copy. {@link Bars} is also what {@code bin/rdma-shuffle qualify}'s
+ * report draws (one row per message size).
  */
-abstract class Chart {
-  static final String STOCK_COLOR = "#7f8c8d";
-  static final String OURS_COLOR = "#2e86c1";
+public abstract class Chart {
+  public static final String STOCK_COLOR = "#7f8c8d";
+  public static final String OURS_COLOR = "#2e86c1";
   static final String BETTER = "#27ae60";
   static final String WORSE = "#c0392b";
   static final String INK = "#222222";
@@ -59,13 +60,13 @@ abstract class Chart {
     drawPlot(c, LEFT, width() - RIGHT);
   }
 
-  String svg() {
+  public String svg() {
     SvgCanvas c = new SvgCanvas(width(), height());
     draw(c);
     return c.toString();
   }
 
-  void png(Path file) throws IOException {
+  public void png(Path file) throws IOException {
     try (PngCanvas c = new PngCanvas(width(), height())) {
       draw(c);
       c.write(file);
@@ -101,13 +102,13 @@ abstract class Chart {
   }
 
   /** Horizontal bars, one group per query, one bar per series (stock and ours side by side). */
-  static final class Bars extends Chart {
+  public static final class Bars extends Chart {
     private final List<String> seriesNames;
     private final List<String> colors;
     private final List<double[]> series;
     private final DoubleFunction<String> format;
 
-    Bars(
+    public Bars(
         String title,
         List<String> labels,
         List<String> seriesNames,

@@ -1,10 +1,10 @@
 package io.rdmashuffle.tpcds.report;
 
 /** HTML escaping for text and attribute values. */
-final class Html {
+public final class Html {
   private Html() {}
 
-  static String escape(String s) {
+  public static String escape(String s) {
     if (s == null) {
       return "";
     }

@@ -46,10 +46,11 @@ class ThreadCpuTest {
   @Test
   void theServingThreadsOfBothStacksAreKnownByTheirNames() {
     assertEquals("shuffle-server-", ThreadCpu.servingPrefix("shuffle-server-"));
+    // the fetching side's Netty loops move shuffle bytes as our rdma-io threads' reading side does
+    assertEquals("shuffle-client-", ThreadCpu.servingPrefix("shuffle-client-"));
     assertEquals("shuffle-chunk-f", ThreadCpu.servingPrefix("shuffle-chunk-f"));
     assertEquals("rdma-io-", ThreadCpu.servingPrefix("rdma-io-40123-1"));
     assertEquals("rdma-call-", ThreadCpu.servingPrefix("rdma-call-2"));
-    assertNull(ThreadCpu.servingPrefix("shuffle-client-"));
     assertNull(ThreadCpu.servingPrefix("rdma-tcp-recv-1"));
     assertNull(ThreadCpu.servingPrefix("Executor task l"));
   }

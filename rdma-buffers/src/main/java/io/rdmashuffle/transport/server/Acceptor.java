@@ -1,53 +1,62 @@
 package io.rdmashuffle.transport.server;
 
-import io.rdmashuffle.transport.Refusal;
+import io.rdmashuffle.metrics.Refusal;
+import io.rdmashuffle.transport.engine.Agent;
+import io.rdmashuffle.transport.engine.AgentRunner;
+import io.rdmashuffle.transport.engine.ErrorHandler;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
 /**
- * The connection server's accept loop: takes each connection off the listening socket and hands it
- * to {@link ConnectionServer#accepted} (which admits it to an I/O thread or refuses it), so it
- * never waits for a peer. It survives any error, out of memory and out of descriptors included: the
- * connection at hand is closed, the error counted and logged, and accepting goes on after a short
- * pause. Owned by {@link ConnectionServer}.
+ * The connection server's accept loop, as an {@link Agent}: each round takes one connection off the
+ * listening socket and hands it to {@link ConnectionServer#accepted} (which admits it to an I/O
+ * thread or refuses it), so it never waits for a peer. A connection it fails to take or hand over
+ * (out of memory, out of descriptors included) is closed and counted as a refusal ({@code
+ * ACCEPT_FAILED}), and accepting goes on after a short pause. Closing the listening socket ends it.
+ * Owned by {@link ConnectionServer}.
  */
-final class Acceptor implements Runnable {
+final class Acceptor implements Agent {
   private final ConnectionServer server;
   private final ServerSocketChannel listener;
-  private final Thread thread;
+  private final String name;
+  private final AgentRunner runner;
   private volatile boolean closed;
 
-  Acceptor(ConnectionServer server, ServerSocketChannel listener) {
+  Acceptor(ConnectionServer server, ServerSocketChannel listener, ErrorHandler errors) {
     this.server = server;
     this.listener = listener;
-    this.thread = new Thread(this, "rdma-accept-" + server.address().port());
-    thread.setDaemon(true);
+    this.name = "rdma-accept-" + server.address().port();
+    this.runner = new AgentRunner(this, AgentRunner.NO_IDLE, errors);
   }
 
   void start() {
-    thread.start();
+    runner.start();
   }
 
   @Override
-  public void run() {
-    while (!closed) {
-      SocketChannel ch = null;
-      try {
-        ch = listener.accept();
-        server.accepted(ch);
-      } catch (ClosedChannelException e) {
-        if (closed) {
-          return;
-        }
+  public String roleName() {
+    return name;
+  }
+
+  @Override
+  public int doWork() {
+    SocketChannel ch = null;
+    try {
+      ch = listener.accept();
+      server.accepted(ch);
+      return 1;
+    } catch (ClosedChannelException e) {
+      if (!closed) {
         failed(ch, e); // closed under us without close(): nothing more will come
-        return;
-      } catch (Throwable t) {
-        failed(ch, t);
-        // out of descriptors or memory: accepting again at once would spin on the same error
-        pause(t instanceof IOException ? 100 : 10);
       }
+      throw new Termination("the listening socket is closed");
+    } catch (Throwable t) {
+      failed(ch, t);
+      // out of descriptors or memory: accepting again at once would spin on the same error
+      pause(t instanceof IOException ? 100 : 10);
+      return 0;
     }
   }
 
@@ -75,20 +84,19 @@ final class Acceptor implements Runnable {
     }
   }
 
-  /** Stops accepting; the listening socket must be closed by the caller first or after. */
-  void close() {
+  /** Ends a blocked accept: the listening socket closes. */
+  @Override
+  public void wake() {
     closed = true;
     try {
       listener.close();
     } catch (IOException e) {
       // closing
     }
-    if (Thread.currentThread() != thread) {
-      try {
-        thread.join(5000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+  }
+
+  /** Stops accepting (the listening socket closes) and waits up to 5 s for the thread. */
+  void close() {
+    runner.close(5000);
   }
 }

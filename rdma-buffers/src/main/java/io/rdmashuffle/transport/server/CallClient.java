@@ -1,10 +1,10 @@
 package io.rdmashuffle.transport.server;
 
-import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.AuthenticationException;
 import io.rdmashuffle.transport.ConnectionLostException;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.TransportException;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -56,7 +56,7 @@ public final class CallClient {
     CompletableFuture<ByteBuffer> f = new CompletableFuture<>();
     byte[] secret = secrets.secretOf(application);
     if (secret == null) {
-      server.metrics().failure(io.rdmashuffle.transport.FailureKind.AUTHENTICATION);
+      server.metrics().failure(io.rdmashuffle.metrics.FailureKind.AUTHENTICATION);
       f.completeExceptionally(
           new AuthenticationException(
               "no secret known for application " + application, peer, null, null));
@@ -73,22 +73,16 @@ public final class CallClient {
       if (closed) {
         break;
       }
-      CallConnection c;
       boolean[] opened = {false};
-      try {
-        c =
-            pool.computeIfAbsent(
-                key,
-                k -> {
-                  opened[0] = true;
-                  return new CallConnection(this, k, secret);
-                });
-      } catch (java.io.UncheckedIOException e) {
-        server.metrics().failure(io.rdmashuffle.transport.FailureKind.UNREACHABLE);
-        f.completeExceptionally(
-            new io.rdmashuffle.transport.PeerUnreachableException(
-                "could not open a socket", peer, null, e.getCause()));
-        return f;
+      CallConnection c =
+          pool.computeIfAbsent(
+              key,
+              k -> {
+                opened[0] = true;
+                return new CallConnection(this, k);
+              });
+      if (opened[0]) {
+        c.open(secret);
       }
       if (c.submit(call)) {
         return f;

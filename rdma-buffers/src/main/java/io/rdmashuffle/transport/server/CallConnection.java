@@ -2,53 +2,40 @@ package io.rdmashuffle.transport.server;
 
 import static io.rdmashuffle.transport.server.CallFrameLayout.*;
 
-import io.rdmashuffle.transport.AuthenticationException;
-import io.rdmashuffle.transport.ClientHandshake;
+import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.transport.ConnectionLostException;
-import io.rdmashuffle.transport.FrameMac;
-import io.rdmashuffle.transport.Handshake;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.PeerUnreachableException;
-import io.rdmashuffle.transport.Purpose;
 import io.rdmashuffle.transport.ReadTimeoutException;
 import io.rdmashuffle.transport.TransportException;
+import io.rdmashuffle.transport.handshake.FrameMac;
+import io.rdmashuffle.transport.handshake.Handshake;
+import io.rdmashuffle.transport.handshake.Purpose;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One CALL connection this process opened to a peer: connects and runs the client handshake without
- * blocking, then sends the calls handed to it (each frame tagged) and completes each call's future
- * from its answer (whose tag it checks). A connection that can't be set up by {@code
- * connect.timeout} fails its calls as unreachable; a call without answer by {@code read.timeout}
+ * One CALL connection this process opened to a peer, as the session that drives it once the
+ * connection server has connected and authenticated it ({@link ConnectionServer#open}): sends the
+ * calls handed to it (each frame tagged; those handed over before the handshake ended wait for it)
+ * and completes each call's future from its answer (whose tag it checks). A connection that can't
+ * be set up fails its calls with the open's failure; a call without answer by {@code read.timeout}
  * fails as timed out and closes the connection (the peer is stalled), failing the others as lost.
  * Idle for half of {@code server.idleTimeout}, it closes itself, before the server would: a call
  * never meets a connection the server is closing. The calls in flight are kept by {@link
- * InFlightCalls}, answers reassembled by {@link AnswerReader}. Driven by one {@link IoLoop}; {@link
- * #submit} from any thread.
+ * InFlightCalls}, answers reassembled by {@link AnswerReader}. {@link #submit} from any thread, the
+ * rest on the connection's I/O thread.
  */
-final class CallConnection extends LoopConnection {
-  private enum State {
-    CONNECTING,
-    HANDSHAKE,
-    READY
-  }
-
+final class CallConnection implements Session {
   private final CallClient client;
   private final CallClient.Key key;
-  private final byte[] secret;
-  private final IoLoop home;
   private final ServerLimits limits;
-  private final long connectDeadline;
 
   /** Calls handed over and not yet sent; guarded by this with {@link #shut}. */
   private final Queue<PendingCall> submitted = new ConcurrentLinkedQueue<>();
@@ -58,36 +45,43 @@ final class CallConnection extends LoopConnection {
   /** Why it closed; guarded by this. */
   private TransportException closedBy;
 
-  private State state = State.CONNECTING;
-  private ClientHandshake handshake;
+  /** The connection, once authenticated. */
+  private volatile Connection conn;
+
   private FrameMac requests;
   private FrameMac answers;
   private final InFlightCalls inFlight = new InFlightCalls();
   private final ArrayDeque<ByteBuffer> out = new ArrayDeque<>();
   private final AnswerReader answerReader;
+  private long lastActivity;
+  private TransportException broke;
+  private boolean ended;
 
-  CallConnection(CallClient client, CallClient.Key key, byte[] secret) {
-    super(open());
+  CallConnection(CallClient client, CallClient.Key key) {
     this.client = client;
     this.key = key;
-    this.secret = secret;
     this.limits = client.server().limits();
-    this.connectDeadline = System.nanoTime() + limits.handshakeTimeoutNanos();
     this.answerReader = new AnswerReader(limits.maxCallAnswerBytes());
-    this.home = client.server().nextLoop();
-    home.register(this);
   }
 
-  private static SocketChannel open() {
-    try {
-      SocketChannel ch = SocketChannel.open();
-      ch.configureBlocking(false);
-      ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-      ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-      return ch;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  /** Opens the connection, proving {@code secret}; calls may be handed over before and after. */
+  void open(byte[] secret) {
+    client
+        .server()
+        .open(key.peer(), key.local(), key.application(), secret, Purpose.CALL, this::established)
+        .whenComplete(
+            (s, e) -> {
+              if (e != null) {
+                end(cause(e));
+              }
+            });
+  }
+
+  private static TransportException cause(Throwable e) {
+    Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    return t instanceof TransportException te
+        ? te
+        : new ConnectionLostException("call connection failed: " + t, null, null, t);
   }
 
   CallClient.Key key() {
@@ -106,111 +100,26 @@ final class CallConnection extends LoopConnection {
       }
       submitted.add(call);
     }
-    home.execute(this::pump);
+    Connection c = conn;
+    if (c != null) {
+      c.loop().execute(this::pump);
+    }
     return true;
   }
 
-  @Override
-  int initialInterest() {
-    return 0;
-  }
-
-  @Override
-  void attached() throws IOException {
-    if (key.local() != null) {
-      ch.bind(new InetSocketAddress(key.local(), 0));
-    }
-    if (ch.connect(peer().socketAddress())) {
-      connected();
-    } else {
-      interest(SelectionKey.OP_CONNECT, true);
-    }
-  }
-
-  @Override
-  void ready(int ops) throws IOException {
-    switch (state) {
-      case CONNECTING -> {
-        if ((ops & SelectionKey.OP_CONNECT) != 0 && ch.finishConnect()) {
-          interest(SelectionKey.OP_CONNECT, false);
-          connected();
-        }
-      }
-      case HANDSHAKE -> handshake();
-      case READY -> {
-        if ((ops & SelectionKey.OP_WRITE) != 0) {
-          flush();
-        }
-        if (!closed && (ops & SelectionKey.OP_READ) != 0) {
-          readAnswers();
-        }
-      }
-    }
-  }
-
-  private void connected() throws IOException {
-    state = State.HANDSHAKE;
-    handshake = new ClientHandshake(key.application(), secret, Purpose.CALL);
-    interest(SelectionKey.OP_READ, true);
-    handshake();
-  }
-
-  private void handshake() throws IOException {
-    ClientHandshake h = handshake;
-    LoopBuffers b = loop.buffers();
-    while (!closed) {
-      ByteBuffer o = h.out();
-      while (o.hasRemaining() && b.write(ch, o) > 0) {
-        lastActivity = System.nanoTime();
-      }
-      interest(SelectionKey.OP_WRITE, o.hasRemaining());
-      if (h.refusal() != null) {
-        refused(h.refusal());
-        return;
-      }
-      if (o.hasRemaining()) {
-        return;
-      }
-      if (h.done()) {
-        established(h.result());
-        return;
-      }
-      ByteBuffer in = h.in();
-      int n = b.read(ch, in);
-      if (n < 0) {
-        h.hungUp();
-      } else if (n == 0) {
-        return;
-      } else if (!in.hasRemaining()) {
-        h.received();
-      }
-    }
-  }
-
-  private void refused(Handshake.Refused r) {
-    TransportException e =
-        switch (r.reason()) {
-          case WRONG_SECRET, REFUSED, REPLAYED, REFLECTED ->
-              new AuthenticationException(r.getMessage(), peer(), null, r);
-          default ->
-              new PeerUnreachableException(
-                  "call connection refused: " + r.getMessage(), peer(), null, r);
-        };
-    close(e);
-  }
-
-  private void established(Handshake.Result result) throws IOException {
-    handshake = null;
+  /** The handshake is done (I/O thread): sends what was handed over meanwhile. */
+  private CallConnection established(Connection c, Handshake.Result result) {
     requests = result.clientToServer();
     answers = result.serverToClient();
-    state = State.READY;
     lastActivity = System.nanoTime();
+    conn = c;
     pump();
+    return this;
   }
 
-  /** Loop thread: frames the submitted calls and sends what the socket takes. */
+  /** I/O thread: frames the submitted calls and sends what the socket takes. */
   private void pump() {
-    if (state != State.READY || closed) {
+    if (ended || conn == null) {
       return;
     }
     PendingCall c;
@@ -222,31 +131,38 @@ final class CallConnection extends LoopConnection {
     try {
       flush();
     } catch (IOException e) {
-      close(new ConnectionLostException("sending a call failed", peer(), null, e));
+      end(new ConnectionLostException("sending a call failed", peer(), null, e));
     }
   }
 
   private void flush() throws IOException {
     while (!out.isEmpty()) {
       ByteBuffer b = out.peekFirst();
-      if (loop.buffers().write(ch, b) > 0) {
+      if (conn.buffers().write(conn.channel(), b) > 0) {
         lastActivity = System.nanoTime();
       }
       if (b.hasRemaining()) {
-        interest(SelectionKey.OP_WRITE, true);
+        conn.wantWrite(true);
         return;
       }
       out.pollFirst();
     }
-    interest(SelectionKey.OP_WRITE, false);
+    conn.wantWrite(false);
   }
 
-  private void readAnswers() throws IOException {
-    while (!closed) {
+  @Override
+  public void writable() throws IOException {
+    flush();
+  }
+
+  @Override
+  public void readable() throws IOException {
+    int frames = 0;
+    while (!ended && frames < CallSession.FRAMES_PER_TURN) {
       ByteBuffer into = answerReader.into();
-      int n = loop.buffers().read(ch, into);
+      int n = conn.buffers().read(conn.channel(), into);
       if (n < 0) {
-        close(new ConnectionLostException("peer closed the call connection", peer(), null, null));
+        end(new ConnectionLostException("peer closed the call connection", peer(), null, null));
         return;
       }
       if (n == 0) {
@@ -260,34 +176,34 @@ final class CallConnection extends LoopConnection {
       try {
         a = answerReader.filled();
       } catch (IllegalArgumentException e) {
-        close(
+        end(
             new ConnectionLostException(
                 "peer sent a malformed answer: " + e.getMessage(), peer(), null, null));
         return;
       }
+      if (a != null) {
+        frames++;
+      }
       String wrong = a == null ? null : inFlight.answered(a, answers, peer(), this::fail);
       if (wrong != null) {
-        close(new ConnectionLostException(wrong, peer(), null, null));
+        end(new ConnectionLostException(wrong, peer(), null, null));
         return;
       }
     }
   }
 
   @Override
-  void check(long now) {
-    if (state != State.READY) {
-      if (now - connectDeadline > 0) {
-        close(
-            new PeerUnreachableException(
-                "no call connection and handshake within "
-                    + TimeUnit.NANOSECONDS.toMillis(limits.handshakeTimeoutNanos())
-                    + " ms",
-                peer(),
-                null,
-                null));
-      }
-      return;
-    }
+  public boolean hasPendingOutput() {
+    return !out.isEmpty();
+  }
+
+  @Override
+  public boolean busy() {
+    return !inFlight.isEmpty();
+  }
+
+  @Override
+  public Refusal check(long now) {
     PendingCall late = inFlight.removeLate(now);
     if (late != null) {
       ReadTimeoutException e =
@@ -299,41 +215,42 @@ final class CallConnection extends LoopConnection {
               null,
               null);
       // closed first: a caller woken by the timeout must not find this connection in the pool
-      close(
+      end(
           new ConnectionLostException(
               "call connection closed after a call timed out", peer(), null, e));
       fail(late, e);
-      return;
+      return null;
     }
     // at half the idle timeout, so that a call never races the server closing the connection
-    if (inFlight.isEmpty()
-        && submitted.isEmpty()
-        && now - lastActivity > limits.idleTimeoutNanos() / 2) {
-      close(new ConnectionLostException("call connection idle", peer(), null, null));
+    if (idle() && now - lastActivity > limits.idleTimeoutNanos() / 2) {
+      end(new ConnectionLostException("call connection idle", peer(), null, null));
     }
+    return null;
   }
 
   @Override
-  void failed(Throwable t) {
-    close(
-        t instanceof IOException
-            ? new PeerUnreachableException(
-                state == State.READY ? "call connection broke: " + t : "could not connect: " + t,
-                peer(),
-                null,
-                t)
-            : new ConnectionLostException("call connection failed: " + t, peer(), null, t));
-    if (!(t instanceof IOException)) {
-      client
-          .server()
-          .log()
-          .refused(io.rdmashuffle.transport.Refusal.CONNECTION_FAILED, this, "unexpected error", t);
+  public long deadline(long now) {
+    if (!inFlight.isEmpty()) {
+      return inFlight.earliestDeadline();
     }
+    return idle() ? lastActivity + limits.idleTimeoutNanos() / 2 : Long.MAX_VALUE;
+  }
+
+  private boolean idle() {
+    return inFlight.isEmpty() && submitted.isEmpty();
   }
 
   @Override
-  void shutdown() {
-    close(new ConnectionLostException("the transport is closed", peer(), null, null));
+  public void broke(IOException e) {
+    broke = new PeerUnreachableException("call connection broke: " + e, peer(), null, e);
+  }
+
+  @Override
+  public void closed() {
+    end(
+        broke != null
+            ? broke
+            : new ConnectionLostException("the call connection closed", peer(), null, null));
   }
 
   /** Why this connection closed, or null while it is open. Any thread. */
@@ -342,26 +259,30 @@ final class CallConnection extends LoopConnection {
   }
 
   /** Fails every call of this connection with {@code cause} and closes it. */
-  private void close(TransportException cause) {
+  private void end(TransportException cause) {
     synchronized (this) {
       shut = true;
       if (closedBy == null) {
         closedBy = cause;
       }
     }
-    boolean first = !closed;
-    closeChannel();
-    if (first) {
-      client.closed(this);
+    if (ended) {
+      return;
+    }
+    ended = true;
+    client.closed(this);
+    Connection c = conn;
+    if (c != null) {
+      c.close(null, null);
     }
     List<PendingCall> all = inFlight.removeAll();
-    PendingCall c;
-    while ((c = submitted.poll()) != null) {
-      all.add(c);
+    PendingCall p;
+    while ((p = submitted.poll()) != null) {
+      all.add(p);
     }
     out.clear();
-    for (PendingCall p : all) {
-      fail(p, cause);
+    for (PendingCall call : all) {
+      fail(call, cause);
     }
   }
 

@@ -1,6 +1,6 @@
 package io.rdmashuffle.transport.server;
 
-import io.rdmashuffle.transport.FrameMac;
+import io.rdmashuffle.transport.handshake.FrameMac;
 
 /**
  * Byte layout (big-endian) of the frames on a CALL connection, after the handshake. Every frame

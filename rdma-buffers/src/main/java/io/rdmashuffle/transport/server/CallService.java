@@ -1,7 +1,7 @@
 package io.rdmashuffle.transport.server;
 
 import io.rdmashuffle.transport.CallHandler;
-import io.rdmashuffle.transport.Handshake;
+import io.rdmashuffle.transport.handshake.Handshake;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -48,7 +48,7 @@ final class CallService implements ConnectionService {
   }
 
   @Override
-  public Session open(ServedConnection connection, Handshake.Result handshake) {
+  public Session open(Connection connection, Handshake.Result handshake) {
     return new CallSession(this, connection, handshake);
   }
 }

@@ -2,11 +2,11 @@ package io.rdmashuffle.transport.server;
 
 import static io.rdmashuffle.transport.server.CallFrameLayout.*;
 
+import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.transport.CallHandler;
 import io.rdmashuffle.transport.CallRefusedException;
-import io.rdmashuffle.transport.FrameMac;
-import io.rdmashuffle.transport.Handshake;
-import io.rdmashuffle.transport.Refusal;
+import io.rdmashuffle.transport.handshake.FrameMac;
+import io.rdmashuffle.transport.handshake.Handshake;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -18,14 +18,17 @@ import org.slf4j.LoggerFactory;
  * The server's side of one CALL connection: reads request frames and checks their tags, hands each
  * to a call worker (or answers at once: unknown service, busy), and sends the answers, each tagged,
  * in the order they are ready. Holds the request being read and the answers not yet sent, no buffer
- * of its own; at most {@link CallService#MAX_IN_FLIGHT_PER_CONNECTION} calls in the workers (then
- * requests wait unread). Runs on its connection's I/O thread; workers hand answers back to it.
+ * of its own; at most {@link CallService#MAX_IN_FLIGHT_PER_CONNECTION} calls in the workers, and
+ * while answers of {@code call.maxAnswerBytes} or more wait for the socket no request is read
+ * (requests wait unread: a peer that reads no answers is then stalled, and the send timeout, which
+ * only bytes written reset, cuts it off). Runs on its connection's I/O thread; workers hand answers
+ * back to it.
  */
 final class CallSession implements Session {
   private static final Logger LOG = LoggerFactory.getLogger(CallSession.class);
 
   private final CallService service;
-  private final ServedConnection conn;
+  private final Connection conn;
   private final CallHandler.Caller caller;
   private final FrameMac requests;
   private final FrameMac answers;
@@ -39,9 +42,20 @@ final class CallSession implements Session {
   private Header current;
   private int inFlight;
   private final ArrayDeque<ByteBuffer> out = new ArrayDeque<>();
+
+  /**
+   * Requests read per turn: then the I/O thread's other connections get theirs (the socket is still
+   * readable, so the next round comes back here).
+   */
+  static final int FRAMES_PER_TURN = 64;
+
+  /** Bytes of answers not yet taken by the socket. */
+  private long backlog;
+
+  private boolean reading = true;
   private boolean closed;
 
-  CallSession(CallService service, ServedConnection conn, Handshake.Result handshake) {
+  CallSession(CallService service, Connection conn, Handshake.Result handshake) {
     this.service = service;
     this.conn = conn;
     this.caller = new CallHandler.Caller(handshake.application(), conn.remote());
@@ -53,9 +67,11 @@ final class CallSession implements Session {
 
   @Override
   public void readable() throws IOException {
-    while (!closed) {
-      if (inFlight >= CallService.MAX_IN_FLIGHT_PER_CONNECTION) {
-        conn.wantRead(false); // back-pressure: read more when an answer has gone out
+    int frames = 0;
+    while (!closed && frames < FRAMES_PER_TURN) {
+      if (!mayRead()) {
+        reading = false;
+        conn.wantRead(false); // back-pressure: read more when answers have gone out
         return;
       }
       ByteBuffer into = frame == null ? header : frame;
@@ -67,7 +83,7 @@ final class CallSession implements Session {
       if (n == 0) {
         return;
       }
-      conn.progressed();
+      conn.received(); // not send progress: a caller that reads no answer is stalled all the same
       if (into.hasRemaining()) {
         continue;
       }
@@ -75,6 +91,7 @@ final class CallSession implements Session {
         startFrame();
       } else {
         endFrame();
+        frames++;
       }
     }
   }
@@ -157,7 +174,23 @@ final class CallSession implements Session {
       return;
     }
     send(id, status, payload);
-    conn.wantRead(true);
+  }
+
+  /**
+   * Whether another request may be read: fewer than {@link
+   * CallService#MAX_IN_FLIGHT_PER_CONNECTION} calls in the workers and fewer answer bytes waiting
+   * for the socket than {@code call.maxAnswerBytes}, so what a peer that reads no answers makes the
+   * server hold stays bounded.
+   */
+  private boolean mayRead() {
+    return inFlight < CallService.MAX_IN_FLIGHT_PER_CONNECTION && backlog < maxAnswer;
+  }
+
+  private void resumeReading() {
+    if (!reading && !closed && mayRead()) {
+      reading = true;
+      conn.wantRead(true);
+    }
   }
 
   private void answer(int id, int status, String why) {
@@ -165,7 +198,9 @@ final class CallSession implements Session {
   }
 
   private void send(int id, int status, byte[] payload) {
-    out.addLast(ByteBuffer.wrap(encode(id, status, payload, 0, payload.length, answers)));
+    ByteBuffer frame = ByteBuffer.wrap(encode(id, status, payload, 0, payload.length, answers));
+    backlog += frame.remaining();
+    out.addLast(frame);
     try {
       flush();
     } catch (IOException e) {
@@ -182,19 +217,24 @@ final class CallSession implements Session {
   }
 
   private void flush() throws IOException {
-    while (!out.isEmpty()) {
-      ByteBuffer b = out.peekFirst();
-      int n = conn.buffers().write(conn.channel(), b);
-      if (n > 0) {
-        conn.progressed();
+    try {
+      while (!out.isEmpty()) {
+        ByteBuffer b = out.peekFirst();
+        int n = conn.buffers().write(conn.channel(), b);
+        if (n > 0) {
+          backlog -= n;
+          conn.progressed();
+        }
+        if (b.hasRemaining()) {
+          conn.wantWrite(true);
+          return;
+        }
+        out.pollFirst();
       }
-      if (b.hasRemaining()) {
-        conn.wantWrite(true);
-        return;
-      }
-      out.pollFirst();
+      conn.wantWrite(false);
+    } finally {
+      resumeReading();
     }
-    conn.wantWrite(false);
   }
 
   @Override

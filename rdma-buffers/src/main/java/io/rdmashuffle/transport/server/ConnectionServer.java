@@ -1,23 +1,31 @@
 package io.rdmashuffle.transport.server;
 
+import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.CallHandler;
-import io.rdmashuffle.transport.NonceHistory;
+import io.rdmashuffle.transport.ConnectionLostException;
 import io.rdmashuffle.transport.PeerAddress;
-import io.rdmashuffle.transport.Purpose;
-import io.rdmashuffle.transport.Refusal;
-import io.rdmashuffle.transport.ServerHandshake;
-import io.rdmashuffle.transport.TransportContext;
+import io.rdmashuffle.transport.PeerUnreachableException;
+import io.rdmashuffle.transport.engine.CountedErrorHandler;
+import io.rdmashuffle.transport.engine.ErrorHandler;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
+import io.rdmashuffle.transport.handshake.Handshake;
+import io.rdmashuffle.transport.handshake.NonceHistory;
+import io.rdmashuffle.transport.handshake.Purpose;
+import io.rdmashuffle.transport.handshake.ServerHandshake;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * is a setting; every refusal is logged (rate-limited) and counted in the transport's counters. It
  * also opens this process's outgoing CALL connections ({@link #calls()}).
  *
- * <p>Created before the transport ({@link io.rdmashuffle.transport.TransportSelector#start}) and
- * owned by it once it started. Thread-safe.
+ * <p>Created before the transport, by whoever starts it (the node's transport selector), and owned
+ * by the transport once that started: closed with it. Thread-safe.
  */
 public final class ConnectionServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionServer.class);
@@ -58,6 +66,7 @@ public final class ConnectionServer implements AutoCloseable {
   private final CallWorkers workers;
   private final CallService callService;
   private final CallClient calls;
+  private final ErrorHandler errors;
 
   /** Runs for every accepted socket before anything else: a seam for tests that inject faults. */
   private volatile Consumer<SocketChannel> onAccept = ch -> {};
@@ -65,17 +74,33 @@ public final class ConnectionServer implements AutoCloseable {
   private volatile boolean closed;
 
   /**
-   * Binds to {@code host} (the setting, else the context's default) and {@code port} of the
-   * settings.
+   * Binds {@code host} and the {@code port} setting, with the bounds of {@code conf}; peers reach
+   * it at {@code host}.
    */
-  public static ConnectionServer start(TransportContext context) throws IOException {
+  public static ConnectionServer start(
+      RdmaConf conf, ApplicationSecrets secrets, TransportMetrics metrics, String host)
+      throws IOException {
+    return start(conf, secrets, metrics, host, host);
+  }
+
+  /**
+   * Binds {@code bindHost} ("0.0.0.0": every address of the host) and the {@code port} setting;
+   * peers reach it at {@code host}.
+   */
+  public static ConnectionServer start(
+      RdmaConf conf,
+      ApplicationSecrets secrets,
+      TransportMetrics metrics,
+      String bindHost,
+      String host)
+      throws IOException {
     return new ConnectionServer(
-        ServerLimits.from(context.conf()),
-        context.secrets(),
-        context.metrics(),
-        context.host(),
-        context.conf().get(RdmaShuffleConfig.PORT),
-        context.host());
+        ServerLimits.from(conf),
+        secrets,
+        metrics,
+        bindHost,
+        conf.get(RdmaShuffleConfig.PORT),
+        host);
   }
 
   /**
@@ -99,6 +124,7 @@ public final class ConnectionServer implements AutoCloseable {
     this.listener = ServerSocketChannel.open();
     this.loops = new IoLoop[limits.ioThreads()];
     this.workers = new CallWorkers(limits.callWorkers(), limits.callQueue(), "rdma-call");
+    this.errors = new CountedErrorHandler(metrics::engineError);
     try {
       listener.setOption(StandardSocketOptions.SO_REUSEADDR, true);
       listener.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_RECEIVE_BYTES);
@@ -107,7 +133,7 @@ public final class ConnectionServer implements AutoCloseable {
           new PeerAddress(
               advertisedHost, ((InetSocketAddress) listener.getLocalAddress()).getPort());
       for (int i = 0; i < loops.length; i++) {
-        loops[i] = new IoLoop(this, i, limits.tickNanos());
+        loops[i] = new IoLoop(this, i, errors);
       }
     } catch (IOException | RuntimeException e) {
       closeAll();
@@ -119,7 +145,7 @@ public final class ConnectionServer implements AutoCloseable {
     for (IoLoop l : loops) {
       l.start();
     }
-    this.acceptor = new Acceptor(this, listener);
+    this.acceptor = new Acceptor(this, listener, errors);
     acceptor.start();
     LOG.debug("connection server listening on {} with {} I/O threads", address, loops.length);
   }
@@ -167,6 +193,42 @@ public final class ConnectionServer implements AutoCloseable {
     callService.stopServing(service, handler);
   }
 
+  /**
+   * Opens an authenticated connection to {@code peer} for {@code purpose}, from {@code local}
+   * (null: the system picks), proving {@code secret} of {@code application}, on one of this
+   * server's I/O threads and within {@code connect.timeout}; once both sides proved it, {@code
+   * sessions} makes the session that drives it (on the I/O thread). The future completes with that
+   * session (on the I/O thread), or fails with {@link
+   * io.rdmashuffle.transport.PeerUnreachableException} (no connection and handshake in time, a busy
+   * peer, one that does not serve the purpose), {@link
+   * io.rdmashuffle.transport.AuthenticationException} or {@link
+   * io.rdmashuffle.transport.ConnectionLostException} (the server closed). Any thread.
+   */
+  public <S extends Session> CompletableFuture<S> open(
+      PeerAddress peer,
+      InetAddress local,
+      String application,
+      byte[] secret,
+      Purpose purpose,
+      BiFunction<Connection, Handshake.Result, S> sessions) {
+    CompletableFuture<S> opened = new CompletableFuture<>();
+    if (closed) {
+      opened.completeExceptionally(
+          new ConnectionLostException("the transport is closed", peer, null, null));
+      return opened;
+    }
+    ClientConnection<S> c;
+    try {
+      c = new ClientConnection<>(this, peer, local, application, secret, purpose, sessions, opened);
+    } catch (IOException e) {
+      opened.completeExceptionally(
+          new PeerUnreachableException("could not open a socket", peer, null, e));
+      return opened;
+    }
+    nextLoop().register(c);
+    return opened;
+  }
+
   /** This process's calls to other processes, over the server's I/O threads. */
   public CallClient calls() {
     return calls;
@@ -211,15 +273,24 @@ public final class ConnectionServer implements AutoCloseable {
     return new ServerHandshake(secrets, nonces, services::containsKey);
   }
 
+  /**
+   * The I/O thread for a new connection, in turn; never the calling one when there are others: a
+   * caller on an I/O thread that waits for its connection must not wait for its own thread.
+   */
   IoLoop nextLoop() {
-    return loops[Math.floorMod(nextLoop.getAndIncrement(), loops.length)];
+    IoLoop l = loops[Math.floorMod(nextLoop.getAndIncrement(), loops.length)];
+    if (l.inLoop() && loops.length > 1) {
+      l = loops[Math.floorMod(nextLoop.getAndIncrement(), loops.length)];
+    }
+    return l;
   }
 
   /** The accept thread took {@code ch} off the listening socket: admit it or refuse it. */
   void accepted(SocketChannel ch) throws IOException {
     onAccept.accept(ch);
     InetSocketAddress remote = (InetSocketAddress) ch.getRemoteAddress();
-    Refusal bound = admission.tryHandshake(remote.getAddress());
+    ServerConnection c = new ServerConnection(this, ch, remote, nextLoop());
+    Refusal bound = admission.tryHandshake(remote.getAddress(), c);
     if (bound != null) {
       log.refused(bound, "a connection from " + remote, "a handshake bound is reached", null);
       abort(ch);
@@ -229,9 +300,9 @@ public final class ConnectionServer implements AutoCloseable {
       ch.configureBlocking(false);
       ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
       ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-      nextLoop().register(new ServerConnection(this, ch, remote));
+      c.home().register(c);
     } catch (IOException | RuntimeException | Error e) {
-      admission.handshakeEnded(remote.getAddress());
+      admission.handshakeEnded(c);
       throw e;
     }
     if (closed) {

@@ -1,6 +1,6 @@
 package io.rdmashuffle.transport.server;
 
-import io.rdmashuffle.transport.Handshake;
+import io.rdmashuffle.transport.handshake.Handshake;
 
 /** Serves the connections authenticated for one purpose ({@link ConnectionServer#serve}). */
 public interface ConnectionService {
@@ -8,5 +8,5 @@ public interface ConnectionService {
    * A connection proved its secret for this service's purpose: returns the session that serves it.
    * Runs on the connection's I/O thread; must not block.
    */
-  Session open(ServedConnection connection, Handshake.Result handshake);
+  Session open(Connection connection, Handshake.Result handshake);
 }

@@ -3,9 +3,9 @@ package io.rdmashuffle.transport.server;
 import static io.rdmashuffle.transport.server.CallFrameLayout.*;
 
 import io.rdmashuffle.transport.CallRefusedException;
-import io.rdmashuffle.transport.FrameMac;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.TransportException;
+import io.rdmashuffle.transport.handshake.FrameMac;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -32,6 +32,19 @@ final class InFlightCalls {
 
   boolean isEmpty() {
     return calls.isEmpty();
+  }
+
+  /** The earliest deadline of the calls in flight; call only when some are. */
+  long earliestDeadline() {
+    long earliest = 0;
+    boolean first = true;
+    for (PendingCall c : calls.values()) {
+      if (first || c.deadlineNanos() - earliest < 0) {
+        earliest = c.deadlineNanos();
+        first = false;
+      }
+    }
+    return earliest;
   }
 
   /** A call whose deadline passed at {@code now}, no longer in flight; or null. */

@@ -1,7 +1,7 @@
 package io.rdmashuffle.transport.server;
 
+import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.Refusal;
 import java.util.EnumMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

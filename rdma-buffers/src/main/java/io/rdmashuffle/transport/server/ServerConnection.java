@@ -1,15 +1,14 @@
 package io.rdmashuffle.transport.server;
 
-import io.rdmashuffle.transport.FailureKind;
-import io.rdmashuffle.transport.Handshake;
-import io.rdmashuffle.transport.Refusal;
-import io.rdmashuffle.transport.ServerHandshake;
+import io.rdmashuffle.metrics.FailureKind;
+import io.rdmashuffle.metrics.Refusal;
+import io.rdmashuffle.transport.handshake.Handshake;
+import io.rdmashuffle.transport.handshake.HandshakeSide;
+import io.rdmashuffle.transport.handshake.ServerHandshake;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,23 +18,52 @@ import java.util.concurrent.TimeUnit;
  * handshake deadline, the idle timeout and the send-progress timeout. Owned by its {@link IoLoop};
  * every method on that loop's thread.
  */
-final class ServerConnection extends LoopConnection implements ServedConnection {
+final class ServerConnection extends LoopConnection implements Admission.Holder {
   private final ConnectionServer server;
+  private final IoLoop home;
+  private final ServerLimits limits;
   private final InetSocketAddress remote;
   private final long acceptedAt = System.nanoTime();
   private ServerHandshake handshake;
   private boolean holdsHandshakePlace = true;
   private boolean holdsConnectionPlace;
-  private String application;
-  private Session session;
   private long lastProgress = acceptedAt;
-  private boolean wasPending;
-  private long pendingSince;
 
-  ServerConnection(ConnectionServer server, SocketChannel ch, InetSocketAddress remote) {
+  /** When the session last asked to be told the socket takes bytes again (its send stalled). */
+  private long stalledSince;
+
+  ServerConnection(
+      ConnectionServer server, SocketChannel ch, InetSocketAddress remote, IoLoop home) {
     super(ch);
     this.server = server;
+    this.home = home;
+    this.limits = server.limits();
     this.remote = remote;
+  }
+
+  /** The I/O thread this connection is handed to. */
+  IoLoop home() {
+    return home;
+  }
+
+  /** Its handshake place went to a newcomer (any thread): it closes on its I/O thread. */
+  @Override
+  public void evicted(Refusal why) {
+    home.execute(
+        () -> {
+          if (session == null) { // it may have finished its handshake meanwhile: then it stays
+            close(
+                why,
+                "its handshake had been idle longest when the bound was reached; a newcomer"
+                    + " took its place");
+          }
+        });
+  }
+
+  @Override
+  void handshakeBytes(int n) {
+    super.handshakeBytes(n);
+    server.admission().active(this);
   }
 
   @Override
@@ -44,60 +72,21 @@ final class ServerConnection extends LoopConnection implements ServedConnection 
   }
 
   @Override
-  void ready(int ops) throws IOException {
-    if (session == null) {
-      handshake();
-      return;
-    }
-    if ((ops & SelectionKey.OP_READ) != 0) {
-      session.readable();
-    }
-    if (!closed && (ops & SelectionKey.OP_WRITE) != 0) {
-      session.writable();
-    }
-  }
-
-  private void handshake() throws IOException {
+  void beforeSession(int ops) throws IOException {
     if (handshake == null) {
       handshake = server.newHandshake();
     }
-    ServerHandshake h = handshake;
-    LoopBuffers b = loop.buffers();
-    while (!closed) {
-      ByteBuffer out = h.out();
-      while (out.hasRemaining() && b.write(ch, out) > 0) {
-        lastActivity = System.nanoTime();
-      }
-      interest(SelectionKey.OP_WRITE, out.hasRemaining());
-      if (out.hasRemaining() && h.refusal() == null) {
-        return; // the rest when the socket takes it
-      }
-      if (h.refusal() != null) {
-        refused(h.refusal());
-        return;
-      }
-      if (h.done()) {
-        startSession(h.result());
-        return;
-      }
-      if (h.verified()) {
-        admit(h);
-        continue;
-      }
-      ByteBuffer in = h.in();
-      int n = b.read(ch, in);
-      if (n < 0) {
-        h.hungUp();
-      } else if (n == 0) {
-        return;
-      } else if (!in.hasRemaining()) {
-        h.received();
-      }
-    }
+    handshake(handshake);
   }
 
   /** The peer proved its secret: takes a connection place, or tells it the server is busy. */
-  private void admit(ServerHandshake h) {
+  @Override
+  void verified(HandshakeSide side) {
+    ServerHandshake h = (ServerHandshake) side;
+    if (!server.admission().holds(this)) {
+      close(null, null); // dropped for a newcomer meanwhile: counted when it was
+      return;
+    }
     Refusal bound = server.admission().tryConnection(remote.getAddress(), h.application());
     if (bound == null) {
       holdsConnectionPlace = true;
@@ -111,7 +100,8 @@ final class ServerConnection extends LoopConnection implements ServedConnection 
     }
   }
 
-  private void refused(Handshake.Refused r) {
+  @Override
+  void handshakeRefused(Handshake.Refused r) {
     if (r.reason() != Handshake.Refused.Reason.BUSY) {
       server.metrics().failure(FailureKind.AUTHENTICATION);
       close(Refusal.HANDSHAKE_FAILED, r.reason() + ": " + r.getMessage());
@@ -120,7 +110,8 @@ final class ServerConnection extends LoopConnection implements ServedConnection 
     }
   }
 
-  private void startSession(Handshake.Result result) {
+  @Override
+  void handshakeDone(Handshake.Result result) {
     handshake = null;
     releaseHandshakePlace();
     ConnectionService service = server.service(result.purpose());
@@ -134,10 +125,27 @@ final class ServerConnection extends LoopConnection implements ServedConnection 
   }
 
   @Override
-  void check(long now) {
-    ServerLimits limits = server.limits();
+  void checkDeadlines(long now) {
     if (session == null) {
-      if (now - acceptedAt > limits.handshakeTimeoutNanos()) {
+      if (!helloReceived() && now - acceptedAt > limits.firstMessageTimeoutNanos()) {
+        // what arrived while its I/O thread was busy elsewhere counts: take it first
+        try {
+          beforeSession(SelectionKey.OP_READ);
+        } catch (IOException e) {
+          failed(e);
+        }
+        if (closed || session != null || helloReceived()) {
+          return;
+        }
+      }
+      if (!helloReceived() && now - acceptedAt > limits.firstMessageTimeoutNanos()) {
+        server.metrics().failure(FailureKind.AUTHENTICATION);
+        close(
+            Refusal.HANDSHAKE_TIMEOUT,
+            "no first message within "
+                + TimeUnit.NANOSECONDS.toMillis(limits.firstMessageTimeoutNanos())
+                + " ms");
+      } else if (now - acceptedAt > limits.handshakeTimeoutNanos()) {
         server.metrics().failure(FailureKind.AUTHENTICATION);
         close(
             Refusal.HANDSHAKE_TIMEOUT,
@@ -147,20 +155,16 @@ final class ServerConnection extends LoopConnection implements ServedConnection 
       }
       return;
     }
-    boolean pending = session.hasPendingOutput();
-    if (pending && !wasPending) {
-      pendingSince = now;
-    }
-    wasPending = pending;
-    if (pending && now - Math.max(lastProgress, pendingSince) > limits.sendTimeoutNanos()) {
-      close(
-          Refusal.SEND_TIMEOUT,
-          "the peer took no bytes for "
-              + TimeUnit.NANOSECONDS.toMillis(limits.sendTimeoutNanos())
-              + " ms");
-      return;
-    }
-    if (!pending && !session.busy() && now - lastActivity > limits.idleTimeoutNanos()) {
+    if (session.hasPendingOutput()) {
+      if (now - sendDeadline() > 0) {
+        close(
+            Refusal.SEND_TIMEOUT,
+            "the peer took no bytes for "
+                + TimeUnit.NANOSECONDS.toMillis(limits.sendTimeoutNanos())
+                + " ms");
+        return;
+      }
+    } else if (!session.busy() && now - lastActivity > limits.idleTimeoutNanos()) {
       close(
           Refusal.IDLE,
           "idle for " + TimeUnit.NANOSECONDS.toMillis(limits.idleTimeoutNanos()) + " ms");
@@ -170,6 +174,33 @@ final class ServerConnection extends LoopConnection implements ServedConnection 
     if (why != null) {
       close(why, "closed by its " + session.getClass().getSimpleName());
     }
+  }
+
+  @Override
+  long deadline() {
+    if (session == null) {
+      return acceptedAt
+          + (helloReceived() ? limits.handshakeTimeoutNanos() : limits.firstMessageTimeoutNanos());
+    }
+    long own;
+    if (session.hasPendingOutput()) {
+      own = sendDeadline();
+    } else if (!session.busy()) {
+      own = lastActivity + limits.idleTimeoutNanos();
+    } else {
+      own = NONE; // work in progress: the session's own deadlines
+    }
+    return earliest(own, session.deadline(System.nanoTime()));
+  }
+
+  /** Whether the client's first message (its HELLO) has fully arrived. */
+  private boolean helloReceived() {
+    return handshake != null && handshake.helloReceived();
+  }
+
+  /** When output that waits must have made progress: a send stalled since then has timed out. */
+  private long sendDeadline() {
+    return Math.max(lastProgress, stalledSince) + limits.sendTimeoutNanos();
   }
 
   @Override
@@ -185,12 +216,7 @@ final class ServerConnection extends LoopConnection implements ServedConnection 
     close(null, null);
   }
 
-  // ------------------------------------------------------------ ServedConnection
-
-  @Override
-  public SocketChannel channel() {
-    return ch;
-  }
+  // ------------------------------------------------------------ Connection
 
   @Override
   public InetSocketAddress remote() {
@@ -198,28 +224,11 @@ final class ServerConnection extends LoopConnection implements ServedConnection 
   }
 
   @Override
-  public String application() {
-    return application;
-  }
-
-  @Override
-  public LoopBuffers buffers() {
-    return loop.buffers();
-  }
-
-  @Override
-  public Executor loop() {
-    return loop;
-  }
-
-  @Override
   public void wantWrite(boolean on) {
-    interest(SelectionKey.OP_WRITE, on);
-  }
-
-  @Override
-  public void wantRead(boolean on) {
-    interest(SelectionKey.OP_READ, on);
+    if (on && !wants(SelectionKey.OP_WRITE)) {
+      stalledSince = System.nanoTime();
+    }
+    super.wantWrite(on);
   }
 
   @Override
@@ -251,7 +260,7 @@ final class ServerConnection extends LoopConnection implements ServedConnection 
   private void releaseHandshakePlace() {
     if (holdsHandshakePlace) {
       holdsHandshakePlace = false;
-      server.admission().handshakeEnded(remote.getAddress());
+      server.admission().handshakeEnded(this);
     }
   }
 

@@ -23,6 +23,8 @@ public record ServerLimits(
     int maxConnectionsPerApplication,
     /** {@code connect.timeout}: the handshake deadline (and the callers' connect deadline) */
     long handshakeTimeoutNanos,
+    /** {@code server.firstMessageTimeout} */
+    long firstMessageTimeoutNanos,
     /** {@code server.idleTimeout} */
     long idleTimeoutNanos,
     /** {@code server.sendTimeout} */
@@ -51,6 +53,7 @@ public record ServerLimits(
         conf.get(ServerConfig.SERVER_MAX_CONNECTIONS_PER_SOURCE),
         conf.get(ServerConfig.SERVER_MAX_CONNECTIONS_PER_APPLICATION),
         conf.get(RdmaShuffleConfig.CONNECT_TIMEOUT).toNanos(),
+        conf.get(ServerConfig.SERVER_FIRST_MESSAGE_TIMEOUT).toNanos(),
         conf.get(ServerConfig.SERVER_IDLE_TIMEOUT).toNanos(),
         conf.get(ServerConfig.SERVER_SEND_TIMEOUT).toNanos(),
         conf.get(ServerConfig.SERVER_WITHDRAW_TIMEOUT).toNanos(),
@@ -60,17 +63,5 @@ public record ServerLimits(
         (int) (long) conf.get(ServerConfig.CALL_MAX_REQUEST_BYTES),
         (int) (long) conf.get(ServerConfig.CALL_MAX_ANSWER_BYTES),
         conf.get(RdmaShuffleConfig.READ_TIMEOUT).toNanos());
-  }
-
-  /**
-   * How often an I/O thread checks its connections' deadlines: a quarter of the shortest timeout,
-   * between 10 and 250 ms, so a deadline is enforced within 25 % of itself.
-   */
-  long tickNanos() {
-    long shortest =
-        Math.min(
-            Math.min(handshakeTimeoutNanos, idleTimeoutNanos),
-            Math.min(Math.min(sendTimeoutNanos, withdrawTimeoutNanos), callTimeoutNanos));
-    return Math.max(10_000_000L, Math.min(250_000_000L, shortest / 4));
   }
 }

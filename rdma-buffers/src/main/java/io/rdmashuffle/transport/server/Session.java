@@ -1,12 +1,13 @@
 package io.rdmashuffle.transport.server;
 
-import io.rdmashuffle.transport.Refusal;
+import io.rdmashuffle.metrics.Refusal;
 import java.io.IOException;
 
 /**
- * What a purpose's service does with one authenticated connection ({@link ConnectionService#open}).
- * Every method runs on the connection's I/O thread and must not block; an exception closes the
- * connection.
+ * What drives one authenticated connection once its handshake is done: on the serving side the
+ * service of its purpose ({@link ConnectionService#open}), on the opening side the one who opened
+ * it ({@link ConnectionServer#open}). Every method runs on the connection's I/O thread and must not
+ * block; an exception closes the connection.
  */
 public interface Session {
   /** The socket has bytes to read (or has ended). */
@@ -15,7 +16,7 @@ public interface Session {
   /** The socket can take bytes again after a send that did not finish. */
   void writable() throws IOException;
 
-  /** Whether bytes wait to be sent (the send-progress timeout applies). */
+  /** Whether bytes wait to be sent (the server's send-progress timeout applies). */
   boolean hasPendingOutput();
 
   /**
@@ -25,8 +26,19 @@ public interface Session {
    */
   boolean busy();
 
-  /** A periodic check; returns why to close the connection now, or null. */
+  /** The session's own deadlines: returns why to close the connection now, or null. */
   Refusal check(long nowNanos);
+
+  /**
+   * When {@link #check} must run next (nanoTime), {@code Long.MAX_VALUE} when it needs not: the I/O
+   * thread sleeps until the earliest deadline of its connections.
+   */
+  default long deadline(long nowNanos) {
+    return Long.MAX_VALUE;
+  }
+
+  /** The connection broke under the session ({@code e}); {@link #closed()} follows. */
+  default void broke(IOException e) {}
 
   /** The connection has closed: release everything the session holds. Called once. */
   void closed();

@@ -2,7 +2,6 @@ package io.rdmashuffle.transport.tcp;
 
 import static io.rdmashuffle.transport.tcp.TcpFrameLayout.*;
 
-import io.rdmashuffle.memory.DirectMemory;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.RemoteAccessException;
@@ -13,113 +12,152 @@ import java.nio.channels.SocketChannel;
 import java.util.IdentityHashMap;
 
 /**
- * Reads a {@link TcpReadChannel}'s responses on the channel's one receiver thread and lands each
- * READ's bytes straight in its target memory: small responses through a staging buffer, the data of
+ * Reads a {@link TcpReadChannel}'s responses as they arrive, without blocking, on the connection's
+ * I/O thread, and lands each READ's bytes straight in its target memory: small responses through
+ * the I/O thread's shared receive buffer (every byte of it is taken before returning), the data of
  * a large one (and, after one, of the next: large READs come in runs) directly from the socket. It
- * is the only thread that writes into targets, so the channel lets it fail the READs in flight when
- * the connection ends: no target is written after its READ was reported. A response that breaks the
- * protocol (malformed header, an id not in flight, another length) ends the connection. Allocates
- * nothing per READ.
+ * keeps only the part of a header that came alone and where the response in progress is. The I/O
+ * thread is the only one that writes into targets, so the channel fails the READs in flight there
+ * when the connection ends: no target is written after its READ was reported. A response that
+ * breaks the protocol (malformed header, an id not in flight, another length) ends the connection.
+ * Allocates nothing per READ. I/O thread only.
  */
-final class ReadResponseReader implements Runnable {
-  private static final int IN_BYTES = 64 * 1024;
+final class ReadResponseReader {
+  /** Bytes one connection reads per turn before the I/O thread's other connections get theirs. */
+  private static final long TURN_BYTES = 4L << 20;
 
   private final TcpReadChannel channel;
-  private final SocketChannel ch;
-  private final ByteBuffer in = DirectMemory.allocate(IN_BYTES);
   private final ResponseHeader header = new ResponseHeader();
+  private final ByteBuffer carry = ByteBuffer.allocate(RESPONSE_HEADER_BYTES);
   private final IdentityHashMap<RegisteredRegion, ByteBuffer> views = new IdentityHashMap<>();
 
-  /** Whether the last response's data was too large for the staging buffer. */
+  /** The response whose data is being received, or null between responses. */
+  private ReadOp op;
+
+  private int slot;
+  private int got;
+  private ByteBuffer target;
+
+  /** Whether the last response's data came (in part) straight from the socket. */
   private boolean afterLarge;
 
-  ReadResponseReader(TcpReadChannel channel, SocketChannel ch) {
+  ReadResponseReader(TcpReadChannel channel) {
     this.channel = channel;
-    this.ch = ch;
-    in.flip();
   }
 
-  @Override
-  public void run() {
-    Exception end = null;
-    try {
-      while (true) {
-        receiveOne();
+  /** Reads what the socket has, up to a turn's worth. */
+  void readable(SocketChannel ch, ByteBuffer in) throws IOException {
+    long budget = TURN_BYTES;
+    while (budget > 0 && channel.receiving()) {
+      if (op != null) {
+        int offset = (int) op.targetOffset();
+        target.limit(offset + op.length()).position(offset + got);
+        int n = ch.read(target);
+        if (n < 0) {
+          throw new EOFException("peer closed the connection in the middle of a READ");
+        }
+        if (n == 0) {
+          return;
+        }
+        budget -= n;
+        got += n;
+        afterLarge = true;
+        if (got == op.length()) {
+          completed();
+        }
+        continue;
       }
-    } catch (IOException | RuntimeException e) {
-      end = e;
-    } finally {
-      channel.receiverEnded(end);
-      DirectMemory.free(in);
+      in.clear();
+      if (afterLarge) {
+        // the next response is likely large too: only its header, so its data lands directly
+        in.limit(RESPONSE_HEADER_BYTES - carry.position());
+      }
+      int n = ch.read(in);
+      if (n < 0) {
+        throw new EOFException("peer closed the connection");
+      }
+      if (n == 0) {
+        return;
+      }
+      budget -= n;
+      in.flip();
+      take(in);
     }
   }
 
-  private void receiveOne() throws IOException {
-    fill(RESPONSE_HEADER_BYTES, afterLarge);
-    int p = in.position();
+  /** Takes every byte of {@code in}: headers, and the data of the responses they start. */
+  private void take(ByteBuffer in) throws IOException {
+    while (in.hasRemaining() && channel.receiving()) {
+      if (op == null) {
+        if (carry.position() > 0 || in.remaining() < RESPONSE_HEADER_BYTES) {
+          int k = Math.min(carry.remaining(), in.remaining());
+          carry.put(carry.position(), in, in.position(), k).position(carry.position() + k);
+          in.position(in.position() + k);
+          if (carry.hasRemaining()) {
+            return;
+          }
+          start(carry, 0);
+          carry.clear();
+        } else {
+          start(in, in.position());
+          in.position(in.position() + RESPONSE_HEADER_BYTES);
+        }
+        continue;
+      }
+      int k = Math.min(in.remaining(), op.length() - got);
+      target.put((int) op.targetOffset() + got, in, in.position(), k);
+      in.position(in.position() + k);
+      got += k;
+      afterLarge = got < op.length();
+      if (got == op.length()) {
+        completed();
+      }
+    }
+  }
+
+  /** A header at {@code src[at]}: completes a refusal, or starts receiving the data. */
+  private void start(ByteBuffer src, int at) throws IOException {
     try {
-      decodeResponseHeader(in, p, header);
+      decodeResponseHeader(src, at, header);
     } catch (IllegalArgumentException e) {
       throw new IOException("protocol error: " + e.getMessage());
     }
-    in.position(p + RESPONSE_HEADER_BYTES);
-    int slot = header.id;
-    int length = header.length;
-    ReadOp op = channel.inFlight(slot);
-    if (op == null || (header.status == STATUS_OK && length != op.length())) {
-      throw new IOException("protocol error: response for request " + slot + " not in flight");
+    ReadOp inFlight = channel.inFlight(header.id);
+    if (inFlight == null || (header.status == STATUS_OK && header.length != inFlight.length())) {
+      throw new IOException("protocol error: response for request " + header.id + " not in flight");
     }
     if (header.status != STATUS_OK) {
       channel.complete(
-          slot, op, new RemoteAccessException(reasonOf(header.status), channel.peer(), op));
+          header.id,
+          inFlight,
+          new RemoteAccessException(reasonOf(header.status), channel.peer(), inFlight));
       return;
     }
-    ByteBuffer v = viewOf(op.target()).clear();
-    int offset = (int) op.targetOffset();
-    int staged = Math.min(in.remaining(), length);
-    v.put(offset, in, in.position(), staged);
-    in.position(in.position() + staged);
-    afterLarge = staged < length;
-    if (afterLarge) {
-      v.limit(offset + length).position(offset + staged);
-      while (v.hasRemaining()) {
-        if (ch.read(v) < 0) {
-          throw new EOFException("peer closed the connection in the middle of a READ");
-        }
-      }
+    op = inFlight;
+    slot = header.id;
+    got = 0;
+    target = viewOf(inFlight.target());
+    if (inFlight.length() == 0) {
+      completed();
     }
-    channel.complete(slot, op, null);
   }
 
-  /**
-   * Makes at least {@code n} bytes readable in {@code in}. After a large response the next one is
-   * likely large too: then only its header is read, so its data lands in the target directly.
-   */
-  private void fill(int n, boolean headerOnly) throws IOException {
-    if (in.remaining() >= n) {
-      return;
-    }
-    in.compact();
-    if (headerOnly) {
-      in.limit(n);
-    }
-    while (in.position() < n) {
-      if (ch.read(in) < 0) {
-        throw new EOFException("peer closed the connection");
-      }
-    }
-    in.flip();
+  private void completed() {
+    ReadOp done = op;
+    op = null;
+    target = null;
+    channel.complete(slot, done, null);
   }
 
-  private ByteBuffer viewOf(RegisteredRegion target) {
-    ByteBuffer v = views.get(target);
+  private ByteBuffer viewOf(RegisteredRegion region) {
+    ByteBuffer v = views.get(region);
     if (v == null) {
       if (views.size() >= 256) {
         views.clear();
       }
-      v = target.memory().buffer().duplicate();
-      views.put(target, v);
+      v = region.memory().buffer().duplicate();
+      views.put(region, v);
     }
-    return v;
+    return v.clear();
   }
 }

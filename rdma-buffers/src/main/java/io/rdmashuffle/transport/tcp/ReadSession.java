@@ -3,25 +3,28 @@ package io.rdmashuffle.transport.tcp;
 import static io.rdmashuffle.transport.tcp.TcpFrameLayout.*;
 
 import io.rdmashuffle.memory.MemoryPiece;
-import io.rdmashuffle.transport.FrameMac;
-import io.rdmashuffle.transport.Refusal;
+import io.rdmashuffle.metrics.Refusal;
+import io.rdmashuffle.transport.handshake.FrameMac;
+import io.rdmashuffle.transport.server.Connection;
 import io.rdmashuffle.transport.server.LoopBuffers;
-import io.rdmashuffle.transport.server.ServedConnection;
 import io.rdmashuffle.transport.server.Session;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
 
 /**
  * Serves the READs of one authenticated connection, as a NIC would, without blocking: checks each
  * request's tag (only the authenticated reader's requests, each once, in order), then the rkey,
  * that the region belongs to the application the peer proved, and the bounds; then sends the bytes.
- * Small responses are composed into the I/O thread's staging buffer and leave in one write; a large
- * one follows directly: {@code FileChannel.transferTo} (sendfile) for mapped files, a gathering
- * write from the registered memory otherwise. What the socket does not take waits in the {@link
- * ResponseQueue} by reference, holding its region; a withdrawn region's responses not yet started
- * are refused, and one being sent is ended with the connection after {@code
- * server.withdrawTimeout}. Allocates nothing per READ. Runs on its connection's I/O thread.
+ * Small responses are composed into the I/O thread's staging buffer (a file's bytes read with
+ * {@code pread}, never through its mapping) and leave in one write; a large one follows directly:
+ * its header and first segment in that write, the rest with {@code FileChannel.transferTo}
+ * (sendfile) for files, a gathering write from the registered memory otherwise. What the socket
+ * does not take waits in the {@link ResponseQueue} by reference, holding its region; a withdrawn
+ * region's responses not yet started are refused, and one being sent is ended with the connection
+ * after {@code server.withdrawTimeout}. Allocates nothing per READ. Runs on its connection's I/O
+ * thread.
  */
 final class ReadSession implements Session {
   /**
@@ -29,10 +32,13 @@ final class ReadSession implements Session {
    */
   static final int COPY_LIMIT = 32 * 1024;
 
+  /** Data of a large response sent with its header, the rest with sendfile. */
+  static final int FIRST_SEGMENT = 4 * 1024;
+
   /** Bytes one connection sends per turn before the I/O thread's other connections get theirs. */
   private static final long TURN_BYTES = 4L << 20;
 
-  private final ServedConnection conn;
+  private final Connection conn;
   private final TcpReadService service;
   private final String application;
   private final FrameMac requests;
@@ -54,8 +60,7 @@ final class ReadSession implements Session {
 
   private boolean reading = true;
 
-  ReadSession(
-      TcpReadService service, ServedConnection conn, String application, FrameMac requests) {
+  ReadSession(TcpReadService service, Connection conn, String application, FrameMac requests) {
     this.service = service;
     this.conn = conn;
     this.application = application;
@@ -80,7 +85,7 @@ final class ReadSession implements Session {
     if (n == 0) {
       return;
     }
-    conn.progressed();
+    conn.received();
     in.flip();
     if (carried > 0) {
       int k = Math.min(REQUEST_BYTES - carried, in.remaining());
@@ -136,6 +141,7 @@ final class ReadSession implements Session {
       queue.add(request.id, STATUS_OK, r, (int) (request.address - r.address()), request.length);
       return true;
     }
+    service.metrics().refused(Refusal.READ_REFUSED);
     queue.add(request.id, status, null, 0, 0);
     return true;
   }
@@ -168,16 +174,20 @@ final class ReadSession implements Session {
   }
 
   /**
-   * Composes the oldest responses and writes them: small ones whole into the staging buffer, then
-   * at most one large one after them. Returns the bytes written, or -1 when the socket took less
-   * than offered.
+   * Composes the oldest responses and writes them: small ones whole into the staging buffer, their
+   * bytes read from the served file ({@code pread}) or copied from registered memory, then at most
+   * one large one after them, whose header goes with its first segment. The I/O thread never reads
+   * a mapped file's pages: a file truncated under its mapping would raise SIGBUS in it, and every
+   * page it read would count in the process's resident size. A small response whose file has shrunk
+   * is answered "deregistered" instead (the reader asks the owner again, which finds the file
+   * damaged). Returns the bytes written, or -1 when the socket took less than offered.
    */
   private long sendSome() throws IOException {
     LoopBuffers b = conn.buffers();
     ByteBuffer out = b.out();
     int size = queue.size();
-    long offered = 0;
     int large = -1;
+    int dataFrom = 0;
     for (int k = 0; k < size; k++) {
       long skip = k == 0 ? sentOfHead : 0;
       if (skip == 0) {
@@ -185,42 +195,105 @@ final class ReadSession implements Session {
       }
       int length = queue.length(k);
       if (length > COPY_LIMIT) {
+        dataFrom = (int) Math.max(0, skip - RESPONSE_HEADER_BYTES);
         if (skip < RESPONSE_HEADER_BYTES) {
           if (out.remaining() < RESPONSE_HEADER_BYTES) {
             break;
           }
-          putHeader(out, k, (int) skip);
-          offered += RESPONSE_HEADER_BYTES - skip;
+          if (skip == 0 && sendsFile(k)) {
+            // the header and the first segment in one send: no packet carries the header alone
+            int first = Math.min(FIRST_SEGMENT, out.remaining() - RESPONSE_HEADER_BYTES);
+            if (!compose(out, k, 0, first)) {
+              continue; // its file has shrunk: refused instead
+            }
+            dataFrom = first;
+          } else {
+            putHeader(out, k, (int) skip);
+          }
         }
         large = k;
         break;
       }
+      int from = (int) Math.max(0, skip - RESPONSE_HEADER_BYTES);
       if (out.remaining() < RESPONSE_HEADER_BYTES + length - skip) {
         break;
       }
-      putHeader(out, k, (int) Math.min(skip, RESPONSE_HEADER_BYTES));
-      if (length > 0) {
-        int from = (int) Math.max(0, skip - RESPONSE_HEADER_BYTES);
-        int p = out.position();
-        out.put(p, queue.region(k).memory().buffer(), queue.offset(k) + from, length - from);
-        out.position(p + length - from);
+      if (skip == 0) {
+        compose(out, k, 0, length);
+      } else {
+        putHeader(out, k, (int) Math.min(skip, RESPONSE_HEADER_BYTES));
+        if (!copy(out, k, from, length - from)) {
+          // its header went out with the length it no longer has: nothing left to say
+          throw new IOException("served file is shorter than its registration");
+        }
       }
-      offered += RESPONSE_HEADER_BYTES + length - skip;
     }
     out.flip();
+    long offered = out.remaining();
     long written;
     if (large < 0) {
       written = conn.channel().write(out);
     } else {
-      long dataSkip = large == 0 ? Math.max(0, sentOfHead - RESPONSE_HEADER_BYTES) : 0;
-      offered += queue.length(large) - dataSkip;
-      written = sendLarge(out, large, (int) dataSkip);
+      offered += queue.length(large) - dataFrom;
+      written = sendLarge(out, large, dataFrom);
     }
     if (written > 0) {
       conn.progressed();
       sent(written);
     }
     return written < offered ? -1 : written;
+  }
+
+  /** Whether the k-th response's data goes with sendfile (the rest after its first segment). */
+  private boolean sendsFile(int k) {
+    MemoryPiece m = queue.region(k).memory();
+    return m.isFile() && service.sendfile();
+  }
+
+  /**
+   * Puts the k-th response (not started) into {@code out}: its header and its first {@code n} data
+   * bytes. Returns false when its file has shrunk: it is a refusal then, composed instead.
+   */
+  private boolean compose(ByteBuffer out, int k, int from, int n) throws IOException {
+    int at = out.position();
+    out.position(at + RESPONSE_HEADER_BYTES);
+    if (n > 0 && !copy(out, k, from, n)) {
+      out.position(at);
+      queue.refuse(k, STATUS_DEREGISTERED);
+      putHeader(out, k, 0);
+      return false;
+    }
+    int end = out.position();
+    out.position(at);
+    putHeader(out, k, 0);
+    out.position(end);
+    return true;
+  }
+
+  /**
+   * Appends {@code n} data bytes of the k-th response from its offset {@code from}: read from the
+   * served file with {@code pread}, or copied from registered memory. False when the file ended
+   * first.
+   */
+  private boolean copy(ByteBuffer out, int k, int from, int n) throws IOException {
+    MemoryPiece m = queue.region(k).memory();
+    int p = out.position();
+    long position = queue.offset(k) + (long) from;
+    if (!m.isFile()) {
+      out.put(p, m.buffer(), (int) position, n);
+      out.position(p + n);
+      return true;
+    }
+    ByteBuffer into = out.duplicate().limit(p + n);
+    FileChannel file = m.file();
+    long at = m.fileOffset() + position;
+    while (into.hasRemaining()) {
+      if (file.read(into, at + into.position() - p) < 0) {
+        return false;
+      }
+    }
+    out.position(p + n);
+    return true;
   }
 
   /** Puts the k-th response's header into {@code out}, less its first {@code skip} bytes (sent). */
@@ -235,11 +308,12 @@ final class ReadSession implements Session {
     out.put(h.position(skip));
   }
 
-  private long sendLarge(ByteBuffer staged, int k, int dataSkip) throws IOException {
+  /** Writes {@code staged}, then the k-th response's data from {@code dataFrom} on. */
+  private long sendLarge(ByteBuffer staged, int k, int dataFrom) throws IOException {
     SocketChannel ch = conn.channel();
     MemoryPiece m = queue.region(k).memory();
-    int offset = queue.offset(k) + dataSkip;
-    int length = queue.length(k) - dataSkip;
+    int offset = queue.offset(k) + dataFrom;
+    int length = queue.length(k) - dataFrom;
     if (m.isFile() && service.sendfile()) {
       long w = staged.hasRemaining() ? ch.write(staged) : 0;
       if (staged.hasRemaining()) {
@@ -304,6 +378,12 @@ final class ReadSession implements Session {
     return !queue.isEmpty();
   }
 
+  /** While responses are owed: four times per withdraw timeout, for their regions' withdrawal. */
+  @Override
+  public long deadline(long now) {
+    return queue.isEmpty() ? Long.MAX_VALUE : now + Math.max(1, service.withdrawTimeoutNanos() / 4);
+  }
+
   @Override
   public Refusal check(long now) {
     int size = queue.size();
@@ -325,6 +405,5 @@ final class ReadSession implements Session {
   @Override
   public void closed() {
     queue.clear();
-    service.sessionEnded(this);
   }
 }

@@ -1,7 +1,7 @@
 package io.rdmashuffle.transport.tcp;
 
-import io.rdmashuffle.transport.FrameMac;
 import io.rdmashuffle.transport.RemoteAccessException;
+import io.rdmashuffle.transport.handshake.FrameMac;
 import java.nio.ByteBuffer;
 
 /**

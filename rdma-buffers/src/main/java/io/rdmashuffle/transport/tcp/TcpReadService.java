@@ -1,11 +1,10 @@
 package io.rdmashuffle.transport.tcp;
 
 import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.Handshake;
+import io.rdmashuffle.transport.handshake.Handshake;
+import io.rdmashuffle.transport.server.Connection;
 import io.rdmashuffle.transport.server.ConnectionService;
-import io.rdmashuffle.transport.server.ServedConnection;
 import io.rdmashuffle.transport.server.Session;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The software NIC of the tcp transport: the connection server hands it every connection that
@@ -17,7 +16,6 @@ final class TcpReadService implements ConnectionService {
   private final TransportMetrics metrics;
   private final boolean sendfile;
   private final long withdrawTimeoutNanos;
-  private final AtomicInteger sessions = new AtomicInteger();
 
   TcpReadService(
       TcpRegionTable table, TransportMetrics metrics, boolean sendfile, long withdrawTimeoutNanos) {
@@ -28,17 +26,8 @@ final class TcpReadService implements ConnectionService {
   }
 
   @Override
-  public Session open(ServedConnection connection, Handshake.Result handshake) {
-    sessions.incrementAndGet();
+  public Session open(Connection connection, Handshake.Result handshake) {
     return new ReadSession(this, connection, handshake.application(), handshake.clientToServer());
-  }
-
-  void sessionEnded(ReadSession s) {
-    sessions.decrementAndGet();
-  }
-
-  int sessions() {
-    return sessions.get();
   }
 
   TcpRegionTable table() {

@@ -4,33 +4,28 @@ import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.config.TransportKind;
-import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.AuthenticationException;
-import io.rdmashuffle.transport.CallHandler;
-import io.rdmashuffle.transport.Handshake;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.PeerUnreachableException;
-import io.rdmashuffle.transport.Purpose;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadOp;
-import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportException;
 import io.rdmashuffle.transport.TransportStartException;
 import io.rdmashuffle.transport.engine.ListenerCalls;
-import io.rdmashuffle.transport.server.ConnectionServer;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
+import io.rdmashuffle.transport.handshake.Purpose;
+import io.rdmashuffle.transport.provider.ConnectionServerTransport;
+import io.rdmashuffle.transport.provider.TransportContext;
+import io.rdmashuffle.transport.server.Connection;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The one-sided READ transport in software: what a NIC does for verbs, done by the process's
@@ -39,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  * rkey, length)}, the serving side checks rkey, bounds and application, and no shuffle code runs
  * there. One instance per process.
  */
-public final class TcpTransport implements Transport {
+public final class TcpTransport extends ConnectionServerTransport {
   /**
    * Socket buffer for the direction that carries requests (reader's send, responder's receive):
    * large enough for every request frame a connection may have in flight at the default bound, so
@@ -48,12 +43,9 @@ public final class TcpTransport implements Transport {
    */
   static final int SOCKET_BUFFER_BYTES = 256 * 1024;
 
-  private final TransportMetrics metrics;
   private final ApplicationSecrets secrets;
-  private final ConnectionServer server;
   private final TcpRegistrar registrar;
   private final TcpReadService readService;
-  private final ScheduledThreadPoolExecutor timer;
   private final Set<TcpReadChannel> channels = ConcurrentHashMap.newKeySet();
   private final long connectTimeoutMillis;
   private final long readTimeoutNanos;
@@ -62,11 +54,10 @@ public final class TcpTransport implements Transport {
   private final long maxBytes;
   private volatile boolean closed;
 
-  private TcpTransport(TransportContext context, ConnectionServer server) {
+  private TcpTransport(TransportContext context) {
+    super(context);
     RdmaConf conf = context.conf();
-    this.metrics = context.metrics();
     this.secrets = context.secrets();
-    this.server = server;
     this.registrar = new TcpRegistrar(metrics.memory());
     this.connectTimeoutMillis = conf.get(RdmaShuffleConfig.CONNECT_TIMEOUT).toMillis();
     this.readTimeoutNanos = conf.get(RdmaShuffleConfig.READ_TIMEOUT).toNanos();
@@ -79,36 +70,16 @@ public final class TcpTransport implements Transport {
             metrics,
             server.limits().sendfile(),
             server.limits().withdrawTimeoutNanos());
-    this.timer = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "rdma-tcp-timer"));
-    timer.setRemoveOnCancelPolicy(true);
-    long tick = Math.max(5, Math.min(250, conf.get(RdmaShuffleConfig.READ_TIMEOUT).toMillis() / 4));
-    timer.scheduleWithFixedDelay(this::checkTimeouts, tick, tick, TimeUnit.MILLISECONDS);
   }
 
-  /**
-   * Starts the transport on the context's connection server (or on one of its own, bound to {@code
-   * host} and {@code port} of the settings, when the context has none); it owns the server from
-   * then on.
-   */
+  /** Starts the transport on the context's connection server; it owns the server from then on. */
   public static TcpTransport start(TransportContext context) throws TransportStartException {
-    ConnectionServer server = context.server();
-    boolean own = server == null;
-    TcpTransport t = null;
     try {
-      if (own) {
-        server = ConnectionServer.start(context);
-      }
-      t = new TcpTransport(context, server);
-      server.serve(Purpose.READ, t.readService);
+      TcpTransport t = new TcpTransport(context);
+      context.server().serve(Purpose.READ, t.readService);
       return t;
-    } catch (IOException | RuntimeException e) {
-      if (t != null) {
-        t.timer.shutdownNow();
-      }
-      if (own && server != null) {
-        server.close();
-      }
-      throw new TransportStartException("tcp transport could not listen: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      throw new TransportStartException("tcp transport could not start: " + e.getMessage(), e);
     }
   }
 
@@ -118,29 +89,8 @@ public final class TcpTransport implements Transport {
   }
 
   @Override
-  public PeerAddress localAddress() {
-    return server.address();
-  }
-
-  @Override
   public TcpRegistrar registrar() {
     return registrar;
-  }
-
-  @Override
-  public TransportMetrics metrics() {
-    return metrics;
-  }
-
-  @Override
-  public void serveCalls(int service, CallHandler handler) {
-    server.serveCalls(service, handler);
-  }
-
-  @Override
-  public CompletableFuture<ByteBuffer> call(
-      PeerAddress peer, String application, int service, ByteBuffer request) {
-    return server.calls().call(peer, application, service, request);
   }
 
   @Override
@@ -154,84 +104,64 @@ public final class TcpTransport implements Transport {
           new AuthenticationException(
               "no secret known for application " + application, peer, null, null));
     }
-    SocketChannel ch;
+    CompletableFuture<TcpReadChannel> opened =
+        server.open(
+            peer,
+            null,
+            application,
+            secret,
+            Purpose.READ,
+            (conn, proven) ->
+                new TcpReadChannel(
+                    this,
+                    peer,
+                    application,
+                    requestDirection(conn),
+                    proven.clientToServer(),
+                    maxRequests,
+                    maxBytes,
+                    readTimeoutNanos,
+                    idleNanos));
+    TcpReadChannel c;
     try {
-      ch = SocketChannel.open();
-      ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-      ch.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
-      ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-    } catch (IOException e) {
-      throw failed(new PeerUnreachableException("could not open a socket", peer, null, e));
-    }
-    ScheduledFuture<?> deadline =
-        timer.schedule(() -> closeQuietly(ch), connectTimeoutMillis, TimeUnit.MILLISECONDS);
-    Handshake.Result proven;
-    try {
-      ch.socket().connect(peer.socketAddress(), (int) connectTimeoutMillis);
-      proven = Handshake.client(ch, application, secret, Purpose.READ);
-    } catch (Handshake.Refused e) {
-      closeQuietly(ch);
-      throw failed(refused(e, peer));
-    } catch (IOException | IllegalArgumentException e) {
-      closeQuietly(ch);
-      String why =
-          deadline.isDone()
-              ? "no connection and handshake within " + connectTimeoutMillis + " ms"
-              : "could not connect: " + e;
-      throw failed(new PeerUnreachableException(why, peer, null, e));
-    }
-    if (!deadline.cancel(false)) {
-      closeQuietly(ch);
+      // the connection server enforces connect.timeout; the margin covers its I/O thread's delay
+      c = opened.get(connectTimeoutMillis + 1000, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw failed(
+          e.getCause() instanceof TransportException t
+              ? t
+              : new PeerUnreachableException("could not connect: " + e.getCause(), peer, null, e));
+    } catch (TimeoutException e) {
+      opened.thenAccept(TcpReadChannel::close);
       throw failed(
           new PeerUnreachableException(
-              "no connection and handshake within " + connectTimeoutMillis + " ms",
-              peer,
-              null,
-              null));
+              "no connection and handshake within " + connectTimeoutMillis + " ms", peer, null, e));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      opened.thenAccept(TcpReadChannel::close);
+      throw failed(new PeerUnreachableException("interrupted while connecting", peer, null, e));
     }
-    TcpReadChannel c =
-        new TcpReadChannel(
-            this,
-            peer,
-            application,
-            ch,
-            proven.clientToServer(),
-            maxRequests,
-            maxBytes,
-            readTimeoutNanos,
-            idleNanos);
     channels.add(c);
     if (closed) {
       c.close();
     }
+    if (!c.isOpen()) {
+      channels.remove(c); // it ended before it was added
+    }
     return c;
   }
 
-  /** A refused handshake as the typed failure: busy or another transport is unreachable. */
-  private static TransportException refused(Handshake.Refused e, PeerAddress peer) {
-    return switch (e.reason()) {
-      case BUSY ->
-          new PeerUnreachableException(
-              "peer is at a connection bound and refused the connection; retry later",
-              peer,
-              null,
-              e);
-      case UNKNOWN_PURPOSE ->
-          new PeerUnreachableException(
-              "peer does not serve tcp READs (it runs another transport)", peer, null, e);
-      case HUNG_UP ->
-          new PeerUnreachableException(
-              "peer closed the connection during the handshake (a bound, or not rdma-shuffle)",
-              peer,
-              null,
-              e);
-      default -> new AuthenticationException(e.getMessage(), peer, null, e);
-    };
-  }
-
-  private TransportException failed(TransportException e) {
-    metrics.failure(e.kind());
-    return e;
+  /**
+   * The request direction's socket buffer of a new READ connection: large enough for every request
+   * frame it may have in flight at the default bound, so posting never waits for the responder.
+   */
+  private static Connection requestDirection(Connection conn) {
+    try {
+      conn.channel().setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
+    } catch (IOException e) {
+      // the default buffer: requests that do not fit wait for the socket, written by its I/O thread
+    }
+    return conn;
   }
 
   /** Calls a READ's listener; a listener that throws is logged and counted, never propagated. */
@@ -243,32 +173,9 @@ public final class TcpTransport implements Transport {
     channels.remove(c);
   }
 
-  private void checkTimeouts() {
-    long now = System.nanoTime();
-    for (TcpReadChannel c : channels) {
-      c.checkTimeouts(now);
-    }
-  }
-
-  /** The connection server this transport serves on. */
-  public ConnectionServer server() {
-    return server;
-  }
-
-  /** Live connections served by this process (tests). */
-  public int servedConnections() {
-    return readService.sessions();
-  }
-
   /** Live connections this process opened (tests). */
   public int openConnections() {
     return channels.size();
-  }
-
-  /** Closes the application's connections to this server: its serving ended. */
-  @Override
-  public void withdrawApplication(String application) {
-    server.closeApplication(application);
   }
 
   @Override
@@ -281,7 +188,6 @@ public final class TcpTransport implements Transport {
     for (TcpReadChannel c : channels) {
       c.close();
     }
-    timer.shutdownNow();
     registrar.close();
   }
 
@@ -291,11 +197,5 @@ public final class TcpTransport implements Transport {
     } catch (IOException e) {
       // closing after a failure: the first failure is what gets reported
     }
-  }
-
-  private static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
   }
 }

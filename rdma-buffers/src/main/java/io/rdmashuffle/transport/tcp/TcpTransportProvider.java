@@ -2,11 +2,12 @@ package io.rdmashuffle.transport.tcp;
 
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.TransportKind;
-import io.rdmashuffle.transport.Availability;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
-import io.rdmashuffle.transport.TransportProvider;
 import io.rdmashuffle.transport.TransportStartException;
+import io.rdmashuffle.transport.provider.Availability;
+import io.rdmashuffle.transport.provider.PinnedMemory;
+import io.rdmashuffle.transport.provider.TransportContext;
+import io.rdmashuffle.transport.provider.TransportProvider;
 import java.util.List;
 
 /** The tcp transport needs nothing but sockets: always available. */
@@ -22,7 +23,8 @@ public final class TcpTransportProvider implements TransportProvider {
   }
 
   @Override
-  public Transport start(TransportContext context) throws TransportStartException {
+  public Transport start(TransportContext context, PinnedMemory pinned)
+      throws TransportStartException {
     return TcpTransport.start(context);
   }
 }

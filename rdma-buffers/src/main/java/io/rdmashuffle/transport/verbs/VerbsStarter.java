@@ -1,8 +1,8 @@
 package io.rdmashuffle.transport.verbs;
 
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportStartException;
+import io.rdmashuffle.transport.provider.TransportContext;
 
 /**
  * Starts the verbs transport. Implemented inside the DiSNI class loader ({@code disni} package),

@@ -3,13 +3,12 @@ package io.rdmashuffle.transport.verbs;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.TransportKind;
-import io.rdmashuffle.transport.Availability;
-import io.rdmashuffle.transport.PinnedMemory;
-import io.rdmashuffle.transport.RdmaDevices;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
-import io.rdmashuffle.transport.TransportProvider;
 import io.rdmashuffle.transport.TransportStartException;
+import io.rdmashuffle.transport.provider.Availability;
+import io.rdmashuffle.transport.provider.PinnedMemory;
+import io.rdmashuffle.transport.provider.TransportContext;
+import io.rdmashuffle.transport.provider.TransportProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -111,11 +110,6 @@ public final class VerbsTransportProvider implements TransportProvider {
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       findings.add("served memory registration (" + key + "): could not ask the devices: " + e);
     }
-  }
-
-  @Override
-  public Transport start(TransportContext context) throws TransportStartException {
-    return start(context, PinnedMemory.of(context.conf(), false, true));
   }
 
   @Override

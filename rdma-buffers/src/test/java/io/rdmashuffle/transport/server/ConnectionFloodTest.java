@@ -6,17 +6,16 @@ import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.ReadResults;
 import io.rdmashuffle.testing.ServingProcess;
 import io.rdmashuffle.testing.TestSchema;
-import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
-import io.rdmashuffle.transport.TransportSelector;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -145,11 +144,7 @@ class ConnectionFloodTest {
         Transport client =
             TransportSelector.standard()
                 .start(
-                    new TransportContext(
-                        conf,
-                        ApplicationSecrets.of(APP, SECRET),
-                        "127.0.0.1",
-                        new TransportMetrics()));
+                    conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics());
         BufferPool pool = new BufferPool(client.registrar(), 4096, 4 << 20, 64 << 20, true)) {
       PeerAddress peer = new PeerAddress("127.0.0.1", server.port);
       readAndCheck(client, pool, peer, server);

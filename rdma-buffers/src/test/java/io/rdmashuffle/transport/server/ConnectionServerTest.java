@@ -3,18 +3,18 @@ package io.rdmashuffle.transport.server;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.rdmashuffle.config.RdmaConf;
+import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.TcpRelay;
 import io.rdmashuffle.testing.TestSchema;
-import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.AuthenticationException;
 import io.rdmashuffle.transport.CallRefusedException;
-import io.rdmashuffle.transport.Handshake;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.PeerUnreachableException;
-import io.rdmashuffle.transport.Purpose;
 import io.rdmashuffle.transport.ReadTimeoutException;
-import io.rdmashuffle.transport.Refusal;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
+import io.rdmashuffle.transport.handshake.Handshake;
+import io.rdmashuffle.transport.handshake.Purpose;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -172,6 +172,10 @@ class ConnectionServerTest {
     await(() -> server.connectionCounts()[0] == 0, "a failed accept kept a handshake place");
   }
 
+  /**
+   * Handshakes are bounded per source (a /24 for strangers) and in total; at a bound a newcomer
+   * takes the place of the handshake idle longest, which the server closes and counts.
+   */
   @Test
   void handshakesAreBoundedPerSourceAndInTotal() throws Exception {
     ConnectionServer server =
@@ -181,25 +185,31 @@ class ConnectionServerTest {
             "server.maxHandshakes",
             "3",
             "connect.timeout",
+            "30s",
+            "server.firstMessageTimeout",
             "30s");
     List<Socket> sockets = new ArrayList<>();
     try {
-      for (String from : List.of("127.0.0.2", "127.0.0.2")) {
+      for (String from : List.of("127.0.7.2", "127.0.7.2")) {
         Socket s = new Socket();
         sockets.add(s);
         assertTrue(kept(s, from, server.address()));
       }
       Socket third = new Socket();
       sockets.add(third);
-      assertFalse(kept(third, "127.0.0.2", server.address()), "a third handshake from one source");
+      assertTrue(kept(third, "127.0.7.3", server.address()), "a newcomer of a full /24");
+      assertTrue(closedByServer(sockets.get(0)), "the /24's handshake idle longest stays");
+      assertEquals(1, metrics.refusals(Refusal.HANDSHAKES_PER_SOURCE));
+      assertEquals(2, server.connectionCounts()[0]);
       Socket other = new Socket();
       sockets.add(other);
-      assertTrue(kept(other, "127.0.0.3", server.address()));
+      assertTrue(kept(other, "127.0.8.3", server.address()));
       Socket fourth = new Socket();
       sockets.add(fourth);
-      assertFalse(kept(fourth, "127.0.0.4", server.address()), "a fourth handshake in total");
-      assertEquals(1, metrics.refusals(Refusal.HANDSHAKES_PER_SOURCE));
+      assertTrue(kept(fourth, "127.0.9.4", server.address()), "a newcomer of a full server");
+      assertTrue(closedByServer(sockets.get(1)), "the handshake idle longest stays");
       assertEquals(1, metrics.refusals(Refusal.HANDSHAKES));
+      assertEquals(3, server.connectionCounts()[0]);
     } finally {
       for (Socket s : sockets) {
         s.close();
@@ -207,6 +217,18 @@ class ConnectionServerTest {
     }
     await(() -> server.connectionCounts()[0] == 0, "closed handshakes still hold their places");
     assertEquals("app-a:ping", echo(caller(), server, "app-a", null));
+  }
+
+  /** Whether the server closed {@code s} (a read ends or is reset within 2 s). */
+  private static boolean closedByServer(Socket s) throws IOException {
+    s.setSoTimeout(2000);
+    try {
+      return s.getInputStream().read() == -1;
+    } catch (SocketTimeoutException e) {
+      return false;
+    } catch (java.net.SocketException reset) {
+      return true;
+    }
   }
 
   @Test

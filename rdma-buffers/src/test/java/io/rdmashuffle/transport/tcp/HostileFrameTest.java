@@ -3,13 +3,13 @@ package io.rdmashuffle.transport.tcp;
 import static io.rdmashuffle.transport.tcp.TcpFrameLayout.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.RawPeer;
 import io.rdmashuffle.transport.CallRefusedException;
 import io.rdmashuffle.transport.CallServices;
-import io.rdmashuffle.transport.FrameMac;
-import io.rdmashuffle.transport.Purpose;
-import io.rdmashuffle.transport.Refusal;
+import io.rdmashuffle.transport.handshake.FrameMac;
+import io.rdmashuffle.transport.handshake.Purpose;
 import io.rdmashuffle.transport.server.CallFrameLayout;
 import io.rdmashuffle.transport.verbs.AnnouncementService;
 import io.rdmashuffle.transport.verbs.ConnectLayout;
@@ -86,6 +86,7 @@ class HostileFrameTest extends HostileServerFixture {
       {"stale rkey of a withdrawn region", stale.rkey(), 100, stale.address(), STATUS_BAD_RKEY},
       {"another application's rkey", foreign.rkey(), 100, foreign.address(), STATUS_NOT_PERMITTED},
     };
+    long counted = refusals(Refusal.READ_REFUSED);
     try (RawPeer r = new RawPeer(address).handshake(APP, SECRET, Purpose.READ)) {
       FrameMac mac = r.proven.clientToServer();
       int id = 0;
@@ -107,6 +108,10 @@ class HostileFrameTest extends HostileServerFixture {
           Patterns.firstMismatch(r.read(500), 0, 500, 7, 1),
           "the same connection serves a good READ after every refusal");
     }
+    assertEquals(
+        counted + cases.length,
+        refusals(Refusal.READ_REFUSED),
+        "every refused READ is counted by the server");
   }
 
   @Test

@@ -3,12 +3,12 @@ package io.rdmashuffle.transport.tcp;
 import static io.rdmashuffle.transport.tcp.TcpFrameLayout.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.testing.RawPeer;
-import io.rdmashuffle.transport.FrameMac;
-import io.rdmashuffle.transport.Handshake;
-import io.rdmashuffle.transport.HandshakeLayout;
-import io.rdmashuffle.transport.Purpose;
-import io.rdmashuffle.transport.Refusal;
+import io.rdmashuffle.transport.handshake.FrameMac;
+import io.rdmashuffle.transport.handshake.Handshake;
+import io.rdmashuffle.transport.handshake.HandshakeLayout;
+import io.rdmashuffle.transport.handshake.Purpose;
 import io.rdmashuffle.transport.server.CallFrameLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -100,8 +100,8 @@ class HostileHandshakeTest extends HostileServerFixture {
     // a complete, successful handshake, then its HELLO again: replayed
     ByteBuffer recorded;
     try (RawPeer r = new RawPeer(address)) {
-      io.rdmashuffle.transport.ClientHandshake h =
-          new io.rdmashuffle.transport.ClientHandshake(APP, SECRET, Purpose.READ);
+      io.rdmashuffle.transport.handshake.ClientHandshake h =
+          new io.rdmashuffle.transport.handshake.ClientHandshake(APP, SECRET, Purpose.READ);
       recorded = h.out().duplicate();
       r.send(h.out());
       h.in().put(r.read(HandshakeLayout.CHALLENGE_BYTES));

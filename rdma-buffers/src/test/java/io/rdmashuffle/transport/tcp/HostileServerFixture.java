@@ -10,22 +10,21 @@ import io.rdmashuffle.memory.DirectMemory;
 import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.memory.RegisteredRegion;
+import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.RawPeer;
 import io.rdmashuffle.testing.ReadResults;
 import io.rdmashuffle.testing.TestSchema;
-import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.CallServices;
-import io.rdmashuffle.transport.FrameMac;
-import io.rdmashuffle.transport.HandshakeLayout;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadOp;
-import io.rdmashuffle.transport.Refusal;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
-import io.rdmashuffle.transport.TransportSelector;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
+import io.rdmashuffle.transport.handshake.FrameMac;
+import io.rdmashuffle.transport.handshake.HandshakeLayout;
 import io.rdmashuffle.transport.verbs.AnnouncementService;
 import io.rdmashuffle.transport.verbs.ConnectExpectations;
 import java.nio.ByteBuffer;
@@ -100,14 +99,10 @@ abstract class HostileServerFixture {
                 "2s"));
     ApplicationSecrets secrets = ApplicationSecrets.of(APP, SECRET);
     secrets.put(OTHER, OTHER_SECRET);
-    server =
-        TransportSelector.standard()
-            .start(new TransportContext(conf, secrets, "127.0.0.1", new TransportMetrics()));
+    server = TransportSelector.standard().start(conf, secrets, "127.0.0.1", new TransportMetrics());
     client =
         TransportSelector.standard()
-            .start(
-                new TransportContext(
-                    conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
+            .start(conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics());
     pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
     server.serveCalls(
         ECHO, (app, request) -> ByteBuffer.allocate(request.remaining()).put(request).flip());

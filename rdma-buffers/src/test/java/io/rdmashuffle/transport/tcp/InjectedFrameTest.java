@@ -13,12 +13,12 @@ import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.ReadResults;
 import io.rdmashuffle.testing.TcpRelay;
 import io.rdmashuffle.testing.TestSchema;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.testing.Transports;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -51,13 +51,11 @@ class InjectedFrameTest {
     RdmaConf conf =
         RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.transport", "tcp"));
     server =
-        TcpTransport.start(
-            new TransportContext(
-                conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
+        Transports.tcp(
+            conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics());
     client =
-        TcpTransport.start(
-            new TransportContext(
-                conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics()));
+        Transports.tcp(
+            conf, ApplicationSecrets.of(APP, SECRET), "127.0.0.1", new TransportMetrics());
     pool = new BufferPool(client.registrar(), 4096, 1 << 20, 16 << 20, true);
     memory = DirectMemory.allocate(1 << 16);
     region =
@@ -126,7 +124,7 @@ class InjectedFrameTest {
       awaitClosed(c);
       assertFalse(c.isOpen(), "the responder kept a connection carrying a forged request");
       assertEquals(served, server.metrics().readsServed(), "the forged READ was served");
-      assertEquals(1, server.metrics().refusals(io.rdmashuffle.transport.Refusal.FRAME_REJECTED));
+      assertEquals(1, server.metrics().refusals(io.rdmashuffle.metrics.Refusal.FRAME_REJECTED));
       c.close();
     }
   }
@@ -141,7 +139,7 @@ class InjectedFrameTest {
       awaitClosed(c);
       assertFalse(c.isOpen(), "the responder kept a connection carrying a replayed request");
       assertEquals(served, server.metrics().readsServed(), "the replayed READ was served");
-      assertEquals(1, server.metrics().refusals(io.rdmashuffle.transport.Refusal.FRAME_REJECTED));
+      assertEquals(1, server.metrics().refusals(io.rdmashuffle.metrics.Refusal.FRAME_REJECTED));
       c.close();
     }
   }

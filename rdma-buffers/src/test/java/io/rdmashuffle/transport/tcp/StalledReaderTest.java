@@ -7,17 +7,17 @@ import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.memory.RegisteredRegion;
+import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.testing.ReadResults;
 import io.rdmashuffle.testing.TestSchema;
-import io.rdmashuffle.transport.ApplicationSecrets;
-import io.rdmashuffle.transport.Handshake;
-import io.rdmashuffle.transport.Purpose;
+import io.rdmashuffle.testing.Transports;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadOp;
-import io.rdmashuffle.transport.Refusal;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
+import io.rdmashuffle.transport.handshake.Handshake;
+import io.rdmashuffle.transport.handshake.Purpose;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.StandardSocketOptions;
@@ -49,12 +49,11 @@ class StalledReaderTest {
   private static Transport start(Map<String, String> extra) throws Exception {
     Map<String, String> m = new java.util.HashMap<>(Map.of("spark.shuffle.rdma.transport", "tcp"));
     m.putAll(extra);
-    return TcpTransport.start(
-        new TransportContext(
-            RdmaConf.of(TestSchema.SPARK_KEYS, m),
-            ApplicationSecrets.of(APP, SECRET),
-            "127.0.0.1",
-            new TransportMetrics()));
+    return Transports.tcp(
+        RdmaConf.of(TestSchema.SPARK_KEYS, m),
+        ApplicationSecrets.of(APP, SECRET),
+        "127.0.0.1",
+        new TransportMetrics());
   }
 
   /** Whether this process maps {@code file} or holds a descriptor of it. */

@@ -6,8 +6,6 @@ import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.testing.ReadResults;
-import io.rdmashuffle.transport.ApplicationSecrets;
-import io.rdmashuffle.transport.Handshake;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.ReadChannel;
@@ -15,6 +13,10 @@ import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.ReadTimeoutException;
 import io.rdmashuffle.transport.TransportContractTest;
 import io.rdmashuffle.transport.TransportException;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
+import io.rdmashuffle.transport.handshake.Handshake;
+import io.rdmashuffle.transport.handshake.HandshakeLayout;
+import io.rdmashuffle.transport.handshake.Purpose;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -96,6 +98,12 @@ class TcpTransportTest extends TransportContractTest {
     try (Socket s = new Socket()) {
       s.connect(server.localAddress().socketAddress(), 5000);
       s.setSoTimeout(15000);
+      // its first message in time (else it goes at server.firstMessageTimeout), then nothing
+      byte[] nonce = new byte[HandshakeLayout.NONCE_BYTES];
+      new java.security.SecureRandom().nextBytes(nonce);
+      ByteBuffer hello = HandshakeLayout.encodeHello(Purpose.READ.code(), nonce, new byte[] {'a'});
+      s.getOutputStream().write(hello.array(), hello.position(), hello.remaining());
+      s.getInputStream().readNBytes(HandshakeLayout.CHALLENGE_BYTES);
       long t0 = System.nanoTime();
       assertEquals(-1, s.getInputStream().read(), "expected the responder to hang up");
       long ms = (System.nanoTime() - t0) / 1_000_000;

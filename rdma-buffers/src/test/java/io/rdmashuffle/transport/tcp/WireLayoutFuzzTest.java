@@ -2,8 +2,8 @@ package io.rdmashuffle.transport.tcp;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.rdmashuffle.transport.FrameMac;
-import io.rdmashuffle.transport.HandshakeLayout;
+import io.rdmashuffle.transport.handshake.FrameMac;
+import io.rdmashuffle.transport.handshake.HandshakeLayout;
 import io.rdmashuffle.transport.server.CallFrameLayout;
 import io.rdmashuffle.transport.verbs.ConnectLayout;
 import java.net.InetAddress;

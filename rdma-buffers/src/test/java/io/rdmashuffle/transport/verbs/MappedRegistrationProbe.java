@@ -5,10 +5,10 @@ import io.rdmashuffle.memory.Access;
 import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.RegisteredRegion;
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.testing.TestSchema;
-import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -28,13 +28,12 @@ public final class MappedRegistrationProbe {
     RdmaConf conf =
         RdmaConf.of(TestSchema.SPARK_KEYS, Map.of("spark.shuffle.rdma.transport", "verbs"));
     try (Transport t =
-        new VerbsTransportProvider()
+        TransportSelector.standard()
             .start(
-                new TransportContext(
-                    conf,
-                    ApplicationSecrets.of("probe", "probe-secret-0123456789".getBytes()),
-                    "198.18.100.1",
-                    new TransportMetrics()))) {
+                conf,
+                ApplicationSecrets.of("probe", "probe-secret-0123456789".getBytes()),
+                "198.18.100.1",
+                new TransportMetrics())) {
       for (String dir : new String[] {"/tmp", "/dev/shm", System.getProperty("user.dir")}) {
         Path p = Files.createTempFile(Path.of(dir), "probe", ".bin");
         Files.write(p, new byte[size]);

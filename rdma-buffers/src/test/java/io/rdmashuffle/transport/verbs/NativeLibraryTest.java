@@ -288,6 +288,9 @@ class NativeLibraryTest {
         }) {
       assertEquals("returned -22", outcomes.get(m), m + ": -EINVAL for a null id");
     }
+    assertTrue(
+        outcomes.get("NativeExtras.odpReadCheck").startsWith("threw java.io.IOException: "),
+        "no context: " + outcomes.get("NativeExtras.odpReadCheck"));
     assertEquals("returned -9", outcomes.get("NativeExtras.wake(-1)"), "-EBADF");
     assertEquals("returned fd ok, wake 0, close 0", outcomes.get("NativeExtras.wakeup"));
     assertTrue(

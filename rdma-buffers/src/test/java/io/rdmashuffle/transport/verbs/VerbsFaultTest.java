@@ -9,19 +9,19 @@ import io.rdmashuffle.memory.DirectMemory;
 import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.memory.RegisteredRegion;
+import io.rdmashuffle.metrics.FailureKind;
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.ReadResults;
 import io.rdmashuffle.testing.TestSchema;
-import io.rdmashuffle.transport.ApplicationSecrets;
-import io.rdmashuffle.transport.FailureKind;
 import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadListener;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportException;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -67,10 +67,8 @@ class VerbsFaultTest {
                 3 * TIMEOUT_SECONDS + "s",
                 "spark.shuffle.rdma.buffers.maxBytes",
                 "256m"));
-    return new VerbsTransportProvider()
-        .start(
-            new TransportContext(
-                conf, ApplicationSecrets.of(APP, SECRET), host, new TransportMetrics()));
+    return TransportSelector.standard()
+        .start(conf, ApplicationSecrets.of(APP, SECRET), host, new TransportMetrics());
   }
 
   private static void rdma(String... args) throws IOException, InterruptedException {

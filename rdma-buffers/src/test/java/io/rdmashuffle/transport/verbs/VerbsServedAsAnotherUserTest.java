@@ -5,12 +5,11 @@ import static org.junit.jupiter.api.Assertions.*;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.memory.FileMapper;
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.serve.ServedAsAnotherUserContract;
 import io.rdmashuffle.testing.TestSchema;
-import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
-import io.rdmashuffle.transport.TransportSelector;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -57,11 +56,10 @@ class VerbsServedAsAnotherUserTest extends ServedAsAnotherUserContract {
     try (Transport t =
         TransportSelector.standard()
             .start(
-                new TransportContext(
-                    conf,
-                    ApplicationSecrets.of("app-mapping", "mapping-secret-0123456789".getBytes()),
-                    serverHost(),
-                    new TransportMetrics()))) {
+                conf,
+                ApplicationSecrets.of("app-mapping", "mapping-secret-0123456789".getBytes()),
+                serverHost(),
+                new TransportMetrics())) {
       FileMapper m = t.registrar().fileMapper();
       assertEquals(before62, m.copies(), "kernel " + release + ": files mapped " + m);
     }

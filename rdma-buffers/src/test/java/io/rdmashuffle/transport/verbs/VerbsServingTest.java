@@ -12,18 +12,18 @@ import io.rdmashuffle.memory.DirectMemory;
 import io.rdmashuffle.memory.MemoryPiece;
 import io.rdmashuffle.memory.PooledBuffer;
 import io.rdmashuffle.memory.RegisteredRegion;
+import io.rdmashuffle.metrics.FailureKind;
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.node.TransportSelector;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.ReadResults;
 import io.rdmashuffle.testing.TestSchema;
-import io.rdmashuffle.transport.ApplicationSecrets;
-import io.rdmashuffle.transport.FailureKind;
 import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportException;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -87,13 +87,12 @@ class VerbsServingTest {
                 "spark.shuffle.rdma.buffers.maxBytes",
                 "64m"));
     settings.putAll(extra);
-    return new VerbsTransportProvider()
+    return TransportSelector.standard()
         .start(
-            new TransportContext(
-                RdmaConf.of(TestSchema.SPARK_KEYS, settings),
-                ApplicationSecrets.of(APP, SECRET),
-                host,
-                new TransportMetrics()));
+            RdmaConf.of(TestSchema.SPARK_KEYS, settings),
+            ApplicationSecrets.of(APP, SECRET),
+            host,
+            new TransportMetrics());
   }
 
   private static int served(Transport t) throws ReflectiveOperationException {

@@ -3,7 +3,6 @@ package io.rdmashuffle.transport.verbs;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.testing.TestSchema;
-import io.rdmashuffle.transport.RdmaDevices;
 import io.rdmashuffle.transport.TransportContractTest;
 import org.junit.jupiter.api.condition.EnabledIf;
 

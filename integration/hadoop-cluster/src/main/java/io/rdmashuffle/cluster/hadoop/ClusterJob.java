@@ -40,7 +40,7 @@ public final class ClusterJob extends Configured implements Tool {
     } catch (IllegalArgumentException e) {
       System.err.println("ClusterJob: " + e.getMessage());
       System.err.println(
-          "usage: ClusterJob [-D key=value]... wordcount|sort|join --report FILE"
+          "usage: ClusterJob [-D key=value]... wordcount|sort|join|hold|trespass --report FILE"
               + " [--reducers N] [--name NAME] INPUT... OUTPUT");
       return 2;
     }

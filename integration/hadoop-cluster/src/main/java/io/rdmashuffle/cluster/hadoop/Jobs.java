@@ -58,9 +58,27 @@ final class Jobs {
         job.setOutputKeyClass(Text.class);
         job.setOutputValueClass(Text.class);
       }
+      case "hold" -> {
+        // a word count whose reducers wait, after their shuffle, until released (multi-user
+        // tests: the job's map outputs stay served meanwhile)
+        job.setMapperClass(WordMapper.class);
+        job.setCombinerClass(SumReducer.class);
+        job.setReducerClass(Tenants.HoldingReducer.class);
+        job.setOutputKeyClass(Text.class);
+        job.setOutputValueClass(IntWritable.class);
+      }
+      case "trespass" -> {
+        // another user's reducer asking for a held job's map outputs (multi-user tests)
+        job.setMapperClass(WordMapper.class);
+        job.setReducerClass(Tenants.TrespassingReducer.class);
+        job.setMapOutputKeyClass(Text.class);
+        job.setMapOutputValueClass(IntWritable.class);
+        job.setOutputKeyClass(Text.class);
+        job.setOutputValueClass(NullWritable.class);
+      }
       default ->
           throw new IllegalArgumentException(
-              "job=" + a.job() + ": must be wordcount, sort or join");
+              "job=" + a.job() + ": must be wordcount, sort, join, hold or trespass");
     }
     for (String in : a.inputs()) {
       FileInputFormat.addInputPath(job, new Path(in));

@@ -4,6 +4,9 @@ import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
+import io.rdmashuffle.transport.engine.Agent;
+import io.rdmashuffle.transport.engine.AgentRunner;
+import io.rdmashuffle.transport.engine.ErrorHandler;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Map;
@@ -18,14 +21,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one thread that owns the transport's RDMA-CM event channel: it waits for connection events,
- * acknowledges each at once, and routes it: connect requests to the responder, address and route
- * resolution and connection outcomes to the thread connecting that id, disconnects to the channel's
- * owner; each round of the loop also runs the transport's {@link Events#tick}. Ids are created and
- * destroyed on this thread only (DiSNI keeps its ids in an unsynchronized map it also reads while
- * delivering events); other threads ask with {@link #call}.
+ * The one thread that owns the transport's RDMA-CM event channel, as an {@link Agent} on an {@link
+ * AgentRunner}: each round runs the commands other threads handed in, the transport's {@link
+ * Events#tick}, and waits up to {@value #WAIT_MILLIS} ms for a connection event, which it
+ * acknowledges at once and routes: connect requests to the responder, address and route resolution
+ * and connection outcomes to the thread connecting that id, disconnects to the channel's owner.
+ * What escapes a round goes to the transport's error handler (counted, logged) and the loop goes
+ * on. Ids are created and destroyed on this thread only (DiSNI keeps its ids in an unsynchronized
+ * map it also reads while delivering events); other threads ask with {@link #call}.
  */
-final class CmEventLoop implements Runnable {
+final class CmEventLoop implements Agent {
   private static final Logger LOG = LoggerFactory.getLogger(CmEventLoop.class);
   private static final int WAIT_MILLIS = 10;
 
@@ -45,22 +50,28 @@ final class CmEventLoop implements Runnable {
   private final Events events;
   private final Map<RdmaCmId, BlockingQueue<Integer>> waiters = new ConcurrentHashMap<>();
   private final ArrayDeque<Runnable> commands = new ArrayDeque<>();
-  private final Thread thread;
-  private volatile boolean running = true;
+  private final AgentRunner runner;
 
-  CmEventLoop(RdmaEventChannel channel, Events events) {
+  /** Whether commands are taken; guarded by {@link #commands}. */
+  private boolean running = true;
+
+  CmEventLoop(RdmaEventChannel channel, Events events, ErrorHandler errors) {
     this.channel = channel;
     this.events = events;
-    this.thread = new Thread(this, "rdma-verbs-cm");
-    thread.setDaemon(true);
+    this.runner = new AgentRunner(this, AgentRunner.NO_IDLE, errors);
   }
 
   void start() {
-    thread.start();
+    runner.start();
   }
 
   boolean onLoopThread() {
-    return Thread.currentThread() == thread;
+    return runner.onThread();
+  }
+
+  @Override
+  public String roleName() {
+    return "rdma-verbs-cm";
   }
 
   /** Runs {@code work} on the loop thread and waits for its result. */
@@ -171,41 +182,40 @@ final class CmEventLoop implements Runnable {
     }
   }
 
+  /**
+   * One round: the commands handed in, the transport's tick, then up to {@value #WAIT_MILLIS} ms
+   * waiting for an event, which is acknowledged and routed.
+   */
   @Override
-  public void run() {
-    while (running) {
-      runCommands();
-      try {
-        events.tick();
-      } catch (RuntimeException e) {
-        LOG.error("a round of the RDMA-CM event loop failed", e);
+  public int doWork() throws IOException {
+    runCommands();
+    events.tick();
+    RdmaCmEvent ev;
+    try {
+      ev = channel.getCmEvent(WAIT_MILLIS);
+    } catch (IOException e) {
+      if (runner.isRunning()) {
+        sleepQuietly(); // a broken channel would fail at once, round after round
       }
-      RdmaCmEvent ev;
-      try {
-        ev = channel.getCmEvent(WAIT_MILLIS);
-      } catch (IOException e) {
-        if (running) {
-          LOG.warn("waiting for RDMA-CM events failed", e);
-          sleepQuietly();
-        }
-        continue;
-      }
-      if (ev == null) {
-        continue;
-      }
-      int type = ev.getEvent();
-      RdmaCmId id = ev.getConnIdPriv();
-      try {
-        ev.ackEvent();
-      } catch (IOException e) {
-        LOG.warn("acknowledging an RDMA-CM event failed", e);
-      }
-      try {
-        dispatch(type, id);
-      } catch (RuntimeException e) {
-        LOG.error("handling RDMA-CM event {} failed", type, e);
-      }
+      throw e;
     }
+    if (ev == null) {
+      return 0;
+    }
+    int type = ev.getEvent();
+    RdmaCmId id = ev.getConnIdPriv();
+    try {
+      ev.ackEvent();
+    } catch (IOException e) {
+      LOG.warn("acknowledging an RDMA-CM event failed", e);
+    }
+    dispatch(type, id);
+    return 1;
+  }
+
+  /** The loop's last act: what was asked of it before it stopped. */
+  @Override
+  public void onClose() {
     runCommands();
   }
 
@@ -247,13 +257,10 @@ final class CmEventLoop implements Runnable {
    * while it runs it may still wait for events on the channel, which must then not be destroyed.
    */
   boolean stop() {
-    running = false;
-    try {
-      thread.join(30_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    synchronized (commands) {
+      running = false;
     }
-    if (thread.isAlive()) {
+    if (!runner.close(30_000)) {
       return false;
     }
     runCommands(); // queued after the loop's last round; no other thread runs them now

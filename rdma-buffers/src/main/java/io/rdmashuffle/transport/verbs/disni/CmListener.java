@@ -3,6 +3,7 @@ package io.rdmashuffle.transport.verbs.disni;
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
+import io.rdmashuffle.transport.engine.ErrorHandler;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -21,13 +22,15 @@ final class CmListener {
   private static final Logger LOG = LoggerFactory.getLogger(CmListener.class);
 
   private final long timeoutMillis;
+  private final ErrorHandler errors;
   private RdmaEventChannel channel;
   private CmEventLoop loop;
   private RdmaCmId listenId;
   private volatile int port;
 
-  CmListener(long timeoutMillis) {
+  CmListener(long timeoutMillis, ErrorHandler errors) {
     this.timeoutMillis = timeoutMillis;
+    this.errors = errors;
   }
 
   /**
@@ -37,7 +40,7 @@ final class CmListener {
    */
   IbvContext open(InetAddress ip, int preferredPort, CmEventLoop.Events events) throws IOException {
     channel = RdmaEventChannel.createEventChannel();
-    loop = new CmEventLoop(channel, events);
+    loop = new CmEventLoop(channel, events, errors);
     loop.start();
     listenId = loop.createId(timeoutMillis);
     try {

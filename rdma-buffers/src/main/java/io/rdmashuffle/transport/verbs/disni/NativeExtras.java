@@ -48,16 +48,26 @@ final class NativeExtras {
 
   /**
    * On-demand paging capabilities of a device context: {@code general_caps << 32 | rc_odp_caps},
-   * with {@link OdpSupport#SOFT_ROCE} set for a Soft-RoCE device; 0 when the device has none, a
-   * negative errno when the query failed.
+   * with {@link OdpSupport#SOFT_ROCE} set for a Soft-RoCE device (for messages); 0 when the device
+   * has none, a negative errno when the query failed.
    */
   static native long odpCaps(long context);
 
   /**
-   * {@code name=caps} for every RDMA device this process can open (caps as {@link #odpCaps});
-   * throws IOException when the device list can't be read.
+   * Whether the device of a context answers RDMA READs of on-demand memory with the bytes asked
+   * for: READs of three ranges (inside a page at an offset, across a page boundary, three pages) of
+   * a region registered on demand, through two of the device's queue pairs connected to each other,
+   * every byte compared. {@code right: ...}, {@code wrong: ...} (what came instead) or {@code
+   * untested: ...} (why it could not run, e.g. the on-demand registration was refused).
    */
-  static native String[] deviceOdpCaps() throws java.io.IOException;
+  static native String odpReadCheck(long context);
+
+  /**
+   * {@code name=caps} for every RDMA device this process can open (caps as {@link #odpCaps}); with
+   * {@code check}, {@code ;} and the {@link #odpReadCheck} of the device appended where the caps
+   * say RC READ on demand. Throws IOException when the device list can't be read.
+   */
+  static native String[] deviceOdpCaps(boolean check) throws java.io.IOException;
 
   /**
    * Asks the device to fault in a range of an on-demand memory region ahead of READs ({@code

@@ -20,17 +20,21 @@ public final class OdpProbe implements Function<String, Map<String, String>> {
     Map<String, String> out = new LinkedHashMap<>();
     String[] devices;
     try {
-      devices = NativeExtras.deviceOdpCaps();
+      devices = NativeExtras.deviceOdpCaps(mode != VerbsRegistration.PINNED);
     } catch (java.io.IOException e) {
       out.put("devices", "could not be listed: " + e.getMessage());
       return out;
     }
     for (String d : devices) {
-      int eq = d.lastIndexOf('=');
-      String name = d.substring(0, eq);
-      long caps = Long.parseLong(d.substring(eq + 1));
+      // name=caps, or name=caps;check where the device reports RC READ on demand
+      int semi = d.indexOf(';');
+      String head = semi < 0 ? d : d.substring(0, semi);
+      String check = semi < 0 ? null : d.substring(semi + 1);
+      int eq = head.lastIndexOf('=');
+      String name = head.substring(0, eq);
+      long caps = Long.parseLong(head.substring(eq + 1));
       try {
-        out.put(name, OdpSupport.decide(mode, name, caps, "verbs.registration").describe());
+        out.put(name, OdpSupport.decide(mode, name, caps, check, "verbs.registration").describe());
       } catch (IllegalStateException e) {
         out.put(name, "the transport would not start: " + e.getMessage());
       }

@@ -4,18 +4,24 @@ import io.rdmashuffle.config.VerbsRegistration;
 
 /**
  * Whether served memory is registered with on-demand paging, decided once per device from the
- * setting {@code verbs.registration} and what the device reports ({@code ibv_query_device_ex} ODP
- * caps, through {@link NativeExtras#odpCaps}): on-demand needs ODP for RC with READ (the device
- * answers READs from pages it faults in). {@link #describe} says which and why, for the log and the
+ * setting {@code verbs.registration}, what the device reports ({@code ibv_query_device_ex} ODP
+ * caps, through {@link NativeExtras#odpCaps}) and what it does: on-demand needs ODP for RC with
+ * READ (the device answers READs from pages it faults in), and READs of on-demand memory that
+ * return the bytes asked for ({@link NativeExtras#odpReadCheck}, READs through the device's own
+ * loopback, before anything is served). {@link #describe} says which and why, for the log and the
  * doctor.
  *
- * <p>{@code auto} never picks on-demand paging on Soft-RoCE: Linux's rxe (6.14 to at least 7.3)
- * answers an on-demand READ with the bytes at the start of each page instead of those at the
- * address asked for (it ignores the offset within the page; see {@code
- * integration/softroce/odp-read-repro.c}). {@code odp} still registers on demand there, for a
- * kernel that has the fix.
+ * <p>The check is not a formality: Linux's Soft-RoCE (rxe, 6.14 to at least 7.3) reports RC READ on
+ * demand and answers an on-demand READ with the bytes at the start of each page instead of those at
+ * the address asked for ({@code integration/softroce/odp-read-repro.c}); {@code auto} pins there,
+ * and {@code odp} refuses to start.
+ *
+ * @param check what {@link NativeExtras#odpReadCheck} said ({@code right: ...}, {@code wrong: ...}
+ *     or {@code untested: ...}), or null where it did not run (no RC READ on demand, or {@code
+ *     pinned})
  */
-record OdpSupport(VerbsRegistration setting, String device, long caps, boolean servedOnDemand) {
+record OdpSupport(
+    VerbsRegistration setting, String device, long caps, String check, boolean servedOnDemand) {
   /** ODP general support ({@code IBV_ODP_SUPPORT}) in the high word of the caps. */
   static final long GENERAL_SUPPORT = 1L << 32;
 
@@ -30,28 +36,67 @@ record OdpSupport(VerbsRegistration setting, String device, long caps, boolean s
     return caps > 0 && (caps & GENERAL_SUPPORT) != 0 && (caps & RC_READ) != 0;
   }
 
+  /** Whether the READ check has to run before deciding: the caps allow on demand and it may be. */
+  static boolean needsCheck(VerbsRegistration setting, long caps) {
+    return setting != VerbsRegistration.PINNED && rcRead(caps);
+  }
+
   /**
    * Decides for {@code device}.
    *
-   * @throws IllegalStateException when the setting requires on-demand paging the device lacks
+   * @param check the READ check's words where {@link #needsCheck} (else ignored)
+   * @throws IllegalStateException when the setting requires on-demand paging the device lacks, or
+   *     whose READs return wrong bytes
    */
-  static OdpSupport decide(VerbsRegistration setting, String device, long caps, String key) {
+  static OdpSupport decide(
+      VerbsRegistration setting, String device, long caps, String check, String key) {
     boolean can = rcRead(caps);
+    String seen = needsCheck(setting, caps) ? check : null;
     if (setting == VerbsRegistration.ODP && !can) {
       throw new IllegalStateException(
           key + "=odp, but " + device + " " + lacks(caps) + "; use auto or pinned");
     }
-    return new OdpSupport(
-        setting,
-        device,
-        caps,
+    if (setting == VerbsRegistration.ODP && wrong(seen)) {
+      throw new IllegalStateException(
+          key
+              + "=odp, but "
+              + device
+              + "'s on-demand READs return wrong bytes ("
+              + detail(seen)
+              + ")"
+              + softRoceAdvice(caps)
+              + "; use auto or pinned");
+    }
+    boolean onDemand =
         setting == VerbsRegistration.ODP
-            || (setting == VerbsRegistration.AUTO && can && !softRoce(caps)));
+            || (setting == VerbsRegistration.AUTO && can && right(seen));
+    return new OdpSupport(setting, device, caps, seen, onDemand);
   }
 
-  /** Whether the device is Soft-RoCE, whose on-demand READs return the wrong bytes. */
+  static boolean right(String check) {
+    return check != null && check.startsWith("right");
+  }
+
+  static boolean wrong(String check) {
+    return check != null && check.startsWith("wrong");
+  }
+
+  /** The check's words after its verdict. */
+  private static String detail(String check) {
+    int colon = check.indexOf(": ");
+    return colon < 0 ? check : check.substring(colon + 2);
+  }
+
+  /** Whether the device is Soft-RoCE. */
   static boolean softRoce(long caps) {
     return caps > 0 && (caps & SOFT_ROCE) != 0;
+  }
+
+  private static String softRoceAdvice(long caps) {
+    return softRoce(caps)
+        ? ": the Linux Soft-RoCE defect of 6.14 to at least 7.3; a kernel or rdma_rxe with its fix"
+            + " serves on demand"
+        : "";
   }
 
   private static String lacks(long caps) {
@@ -66,10 +111,6 @@ record OdpSupport(VerbsRegistration setting, String device, long caps, boolean s
         + ")";
   }
 
-  private static final String SOFT_ROCE_DEFECT =
-      "whose on-demand READs return the bytes at the start of the page instead of those asked for"
-          + " (a Linux rxe defect)";
-
   /** One line: which registration runs and why. */
   String describe() {
     String mode = servedOnDemand ? "on-demand paging" : "pinned";
@@ -80,19 +121,28 @@ record OdpSupport(VerbsRegistration setting, String device, long caps, boolean s
               + " (verbs.registration=odp; "
               + device
               + " supports RC READ on demand"
-              + (softRoce(caps) ? "; but it is Soft-RoCE, " + SOFT_ROCE_DEFECT : "")
+              + (check == null ? "" : "; READ check: " + check)
               + ")";
-      case AUTO ->
-          mode
-              + " (verbs.registration=auto; "
-              + device
-              + " "
-              + (servedOnDemand
-                  ? "supports RC READ on demand"
-                  : rcRead(caps) && softRoce(caps)
-                      ? "is Soft-RoCE, " + SOFT_ROCE_DEFECT
-                      : lacks(caps))
-              + ")";
+      case AUTO -> mode + " (verbs.registration=auto; " + device + " " + autoReason() + ")";
     };
+  }
+
+  private String autoReason() {
+    if (!rcRead(caps)) {
+      return lacks(caps);
+    }
+    if (right(check)) {
+      return "supports RC READ on demand, and its READs of on-demand memory return the bytes"
+          + " asked for";
+    }
+    if (wrong(check)) {
+      return "reports RC READ on demand, but its on-demand READs return wrong bytes ("
+          + detail(check)
+          + ")"
+          + softRoceAdvice(caps);
+    }
+    return "reports RC READ on demand, but its on-demand READs could not be checked ("
+        + (check == null ? "no check" : detail(check))
+        + ")";
   }
 }

@@ -6,6 +6,7 @@ import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.impl.NatIbvContext;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.config.VerbsRegistration;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.verbs.engine.VerbsAgent;
 import io.rdmashuffle.transport.verbs.engine.VerbsAgentRunner;
@@ -66,13 +67,17 @@ final class VerbsDevice {
       int maxDepth,
       Consumer<VerbsReadChannel> onEnded)
       throws IOException {
-    long odpCaps = NativeExtras.odpCaps(((NatIbvContext) context).getObjId());
+    long contextId = ((NatIbvContext) context).getObjId();
+    long odpCaps = NativeExtras.odpCaps(contextId);
+    VerbsRegistration setting = conf.get(RdmaShuffleConfig.VERBS_REGISTRATION);
+    // a device may report RC READ on demand and return wrong bytes (Soft-RoCE up to at least 7.3):
+    // READ through its own loopback once, before anything is served
+    String check =
+        OdpSupport.needsCheck(setting, odpCaps) ? NativeExtras.odpReadCheck(contextId) : null;
     OdpSupport odp =
         OdpSupport.decide(
-            conf.get(RdmaShuffleConfig.VERBS_REGISTRATION),
-            deviceName,
-            odpCaps,
-            conf.keyOf(RdmaShuffleConfig.VERBS_REGISTRATION));
+            setting, deviceName, odpCaps, check, conf.keyOf(RdmaShuffleConfig.VERBS_REGISTRATION));
+    LOG.info("{}: served memory {}", deviceName, odp.describe());
     VerbsRegistrar registrar = new VerbsRegistrar(context, metrics.memory(), odp);
     IbvCompChannel channel = null;
     IbvCQ cq = null;

@@ -7,25 +7,21 @@ import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.memory.MemoryRegistrar;
-import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.ApplicationSecrets;
 import io.rdmashuffle.transport.AuthenticationException;
-import io.rdmashuffle.transport.CallHandler;
 import io.rdmashuffle.transport.CallServices;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.ReadChannel;
-import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportException;
 import io.rdmashuffle.transport.TransportStartException;
-import io.rdmashuffle.transport.server.ConnectionServer;
+import io.rdmashuffle.transport.engine.CountedErrorHandler;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
+import io.rdmashuffle.transport.provider.ConnectionServerTransport;
+import io.rdmashuffle.transport.provider.TransportContext;
 import io.rdmashuffle.transport.verbs.AnnouncementService;
 import io.rdmashuffle.transport.verbs.ConnectExpectations;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -46,11 +42,10 @@ import org.slf4j.LoggerFactory;
  * <p>Every connection step has a deadline (DiSNI's own endpoint classes are known to wait forever
  * on address and route errors; they are not used).
  */
-public final class VerbsTransport implements Transport, CmEventLoop.Events {
+public final class VerbsTransport extends ConnectionServerTransport implements CmEventLoop.Events {
   private static final Logger LOG = LoggerFactory.getLogger(VerbsTransport.class);
 
   private final RdmaConf conf;
-  private final TransportMetrics metrics;
   private final ApplicationSecrets secrets;
   private final String host;
   private final long connectTimeoutMillis;
@@ -58,7 +53,6 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
 
   private CmListener listener;
   private CmEventLoop cm;
-  private ConnectionServer server;
 
   /** Whether close() closes the server: from a successful start on. */
   private boolean ownsServer;
@@ -67,17 +61,15 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
   private VerbsDevice device;
   private VerbsConnector connector;
   private volatile VerbsResponder responder;
-  private PeerAddress address;
 
   private volatile String unusable;
   private volatile boolean closed;
 
   private VerbsTransport(TransportContext ctx) {
+    super(ctx);
     this.conf = ctx.conf();
-    this.metrics = ctx.metrics();
     this.secrets = ctx.secrets();
-    String h = conf.get(RdmaShuffleConfig.HOST);
-    this.host = h.isEmpty() ? ctx.defaultHost() : h;
+    this.host = ctx.host();
     this.connectTimeoutMillis = conf.get(RdmaShuffleConfig.CONNECT_TIMEOUT).toMillis();
     this.expectations =
         new ConnectExpectations(
@@ -86,15 +78,13 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
             conf.get(ServerConfig.VERBS_MAX_ANNOUNCEMENTS_PER_PEER));
   }
 
-  /** Starts the transport; on failure closes whatever it had built. */
+  /**
+   * Starts the transport on the context's connection server; on failure closes whatever it had
+   * built, and leaves the server to the caller.
+   */
   static VerbsTransport start(TransportContext ctx) throws TransportStartException {
     VerbsTransport t = new VerbsTransport(ctx);
     try {
-      t.server = ctx.server();
-      if (t.server == null) {
-        t.server = ConnectionServer.start(ctx);
-        t.ownsServer = true;
-      }
       t.open();
       t.ownsServer = true;
       return t;
@@ -107,7 +97,7 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
 
   private void open() throws IOException {
     InetAddress ip = InetAddress.getByName(host);
-    listener = new CmListener(connectTimeoutMillis);
+    listener = new CmListener(connectTimeoutMillis, new CountedErrorHandler(metrics::engineError));
     IbvContext context;
     try {
       context = listener.open(ip, server.address().port(), this);
@@ -152,10 +142,9 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     announcements =
         new AnnouncementService(expectations, listener::port, app -> secrets.secretOf(app) != null);
     server.serveCalls(CallServices.VERBS_ANNOUNCE, announcements);
-    address = server.address();
     LOG.info(
         "verbs transport listening on {} (completion queue of {} entries); served memory: {}",
-        address,
+        server.address(),
         device.cqEntries,
         device.registrationMode());
   }
@@ -166,29 +155,8 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
   }
 
   @Override
-  public PeerAddress localAddress() {
-    return address;
-  }
-
-  @Override
   public MemoryRegistrar registrar() {
     return device.registrar;
-  }
-
-  @Override
-  public TransportMetrics metrics() {
-    return metrics;
-  }
-
-  @Override
-  public void serveCalls(int service, CallHandler handler) {
-    server.serveCalls(service, handler);
-  }
-
-  @Override
-  public CompletableFuture<ByteBuffer> call(
-      PeerAddress peer, String application, int service, ByteBuffer request) {
-    return server.calls().call(peer, application, service, request);
   }
 
   // ------------------------------------------------------------ reading side
@@ -222,11 +190,6 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
       Thread.currentThread().interrupt();
       throw failed(new PeerUnreachableException("interrupted while connecting", peer, null, e));
     }
-  }
-
-  private TransportException failed(TransportException e) {
-    metrics.failure(e.kind());
-    return e;
   }
 
   /** Live reading connections (tests). */
@@ -273,8 +236,7 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
     if (closed) {
       return;
     }
-    // its CALL connections too, as tcp's: one left open would go on answering it
-    server.closeApplication(application);
+    super.withdrawApplication(application);
     if (unusable != null || responder == null) {
       return;
     }
@@ -344,13 +306,11 @@ public final class VerbsTransport implements Transport, CmEventLoop.Events {
       return;
     }
     closed = true;
-    if (server != null) {
-      if (announcements != null) {
-        server.stopServingCalls(CallServices.VERBS_ANNOUNCE, announcements);
-      }
-      if (ownsServer) {
-        server.close(); // no new announcements; the queue pairs below go next
-      }
+    if (announcements != null) {
+      server.stopServingCalls(CallServices.VERBS_ANNOUNCE, announcements);
+    }
+    if (ownsServer) {
+      server.close(); // no new announcements; the queue pairs below go next
     }
     if (cm != null && responder != null && unusable == null) {
       try {

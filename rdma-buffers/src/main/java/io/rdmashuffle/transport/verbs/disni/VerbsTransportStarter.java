@@ -1,8 +1,8 @@
 package io.rdmashuffle.transport.verbs.disni;
 
 import io.rdmashuffle.transport.Transport;
-import io.rdmashuffle.transport.TransportContext;
 import io.rdmashuffle.transport.TransportStartException;
+import io.rdmashuffle.transport.provider.TransportContext;
 import io.rdmashuffle.transport.verbs.VerbsStarter;
 
 /** Entry point into the DiSNI class loader: built there by name, called through the interface. */

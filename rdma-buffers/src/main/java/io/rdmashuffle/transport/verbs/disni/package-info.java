@@ -7,5 +7,11 @@
  * rdma-shuffle only through types the parent loader defines (the transport SPI, {@code
  * java.util.function}, {@code java.util.concurrent}); a class outside this package must not name a
  * class inside it, or it would get a second, unusable copy of DiSNI.
+ *
+ * <p>May import: io.rdmashuffle.config, io.rdmashuffle.memory, io.rdmashuffle.metrics,
+ * io.rdmashuffle.transport, io.rdmashuffle.transport.engine, io.rdmashuffle.transport.handshake,
+ * io.rdmashuffle.transport.provider, io.rdmashuffle.transport.server,
+ * io.rdmashuffle.transport.verbs, io.rdmashuffle.transport.verbs.engine. No package may import it
+ * (see above).
  */
 package io.rdmashuffle.transport.verbs.disni;

@@ -1,23 +1,23 @@
 package io.rdmashuffle.transport.verbs.engine;
 
 import io.rdmashuffle.metrics.TransportMetrics;
+import io.rdmashuffle.transport.engine.Agent;
+import io.rdmashuffle.transport.engine.AgentRunner;
+import io.rdmashuffle.transport.engine.CountedErrorHandler;
 import io.rdmashuffle.transport.engine.IdleStrategy;
 import io.rdmashuffle.transport.engine.SpinThenParkIdleStrategy;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The thread that runs a {@link VerbsAgent}'s duty cycle: {@code doWork()}, then idle by a {@link
- * SpinThenParkIdleStrategy} that spins and yields briefly and then blocks on the completion channel
- * (woken at once by a completion, or by a command handed in through the wake-up event). While
- * readers poll the completion queue themselves ({@link VerbsAgent#help}) it does not spin beside
- * them: an idle round then parks at once, briefly and without arming the completion queue ({@link
- * VerbsAgent#parkBesideReaders}). An error escaping a round is logged and counted as an engine
- * error, and the loop goes on.
+ * A {@link VerbsAgent}'s duty cycle as an {@link Agent}, on an {@link AgentRunner}: {@code
+ * doWork()}, then idle by a {@link SpinThenParkIdleStrategy} that spins and yields briefly and then
+ * blocks on the completion channel (woken at once by a completion, or by a command handed in
+ * through the wake-up event). While readers poll the completion queue themselves ({@link
+ * VerbsAgent#help}) it does not spin beside them: an idle round then parks at once, briefly and
+ * without arming the completion queue ({@link VerbsAgent#parkBesideReaders}). An error escaping a
+ * round goes to the transport's error handler (counted as an engine error, logged) and the loop
+ * goes on; when the loop stops the agent ends every channel.
  */
-public final class VerbsAgentRunner implements Runnable {
-  private static final Logger LOG = LoggerFactory.getLogger(VerbsAgentRunner.class);
-
+public final class VerbsAgentRunner implements Agent {
   /** Idle rounds spent spinning before yielding: a few microseconds. */
   static final int SPINS = 64;
 
@@ -29,50 +29,60 @@ public final class VerbsAgentRunner implements Runnable {
 
   private final VerbsAgent agent;
   private final CompletionQueue cq;
-  private final TransportMetrics metrics;
-  private final IdleStrategy idle;
-  private final Thread thread;
-  private volatile boolean running = true;
+  private final String name;
+  private final AgentRunner runner;
 
   public VerbsAgentRunner(
       VerbsAgent agent, CompletionQueue cq, TransportMetrics metrics, String threadName) {
     this.agent = agent;
     this.cq = cq;
-    this.metrics = metrics;
+    this.name = threadName;
     int park = agent.parkMillis();
-    this.idle = new SpinThenParkIdleStrategy(SPINS, YIELD_NANOS, () -> agent.park(park));
-    this.thread = new Thread(this, threadName);
-    thread.setDaemon(true);
+    SpinThenParkIdleStrategy spin =
+        new SpinThenParkIdleStrategy(SPINS, YIELD_NANOS, () -> agent.park(park));
+    IdleStrategy idle =
+        new IdleStrategy() {
+          @Override
+          public void idle(int work) {
+            if (work == 0 && agent.readersActive()) {
+              spin.reset();
+              agent.parkBesideReaders();
+            } else {
+              spin.idle(work);
+            }
+          }
+
+          @Override
+          public void reset() {
+            spin.reset();
+          }
+        };
+    this.runner = new AgentRunner(this, idle, new CountedErrorHandler(metrics::engineError));
   }
 
   public void start() {
-    thread.start();
+    runner.start();
   }
 
   @Override
-  public void run() {
-    while (running) {
-      int work;
-      try {
-        work = agent.doWork();
-      } catch (RuntimeException | Error e) {
-        metrics.engineError();
-        LOG.error("verbs engine error (continuing)", e);
-        work = 1;
-      }
-      if (work == 0 && agent.readersActive()) {
-        idle.reset();
-        agent.parkBesideReaders();
-      } else {
-        idle.idle(work);
-      }
-    }
-    try {
-      agent.shutdown("transport closed");
-    } catch (RuntimeException | Error e) {
-      metrics.engineError();
-      LOG.error("verbs engine error while closing its channels", e);
-    }
+  public String roleName() {
+    return name;
+  }
+
+  @Override
+  public int doWork() {
+    return agent.doWork();
+  }
+
+  /** The loop stopped: every channel ends, its READs failed. */
+  @Override
+  public void onClose() {
+    agent.shutdown("transport closed");
+  }
+
+  @Override
+  public void wake() {
+    cq.wake();
   }
 
   /**
@@ -80,13 +90,6 @@ public final class VerbsAgentRunner implements Runnable {
    * ended: while it runs it may still poll the completion queue, which must then not be destroyed.
    */
   public boolean stop() {
-    running = false;
-    cq.wake();
-    try {
-      thread.join(30_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    return !thread.isAlive();
+    return runner.close(30_000);
   }
 }

@@ -9,5 +9,9 @@
  *
  * <p>Classes here are defined by the application's class loader (not DiSNI's), so they may be named
  * from both sides.
+ *
+ * <p>May import: io.rdmashuffle.metrics, io.rdmashuffle.transport, io.rdmashuffle.transport.engine.
+ * It names no DiSNI class and nothing of {@code transport.verbs.disni}; only {@code
+ * transport.verbs.disni} imports it.
  */
 package io.rdmashuffle.transport.verbs.engine;

@@ -53,7 +53,8 @@ public final class NativeCallsProbe implements Callable<Map<String, String>> {
     out.put(
         "NativeExtras.awaitCompletion", outcome(() -> NativeExtras.awaitCompletion(0, 0, -1, 0)));
     out.put("NativeExtras.wake(-1)", outcome(() -> NativeExtras.wake(-1)));
-    out.put("NativeExtras.deviceOdpCaps", outcome(() -> NativeExtras.deviceOdpCaps().length));
+    out.put("NativeExtras.deviceOdpCaps", outcome(() -> NativeExtras.deviceOdpCaps(true).length));
+    out.put("NativeExtras.odpReadCheck", outcome(() -> NativeExtras.odpReadCheck(0)));
     out.put(
         "NativeExtras.wakeup",
         outcome(

@@ -2,6 +2,7 @@ package io.rdmashuffle.transport.verbs.disni;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,7 +10,10 @@ import io.rdmashuffle.config.VerbsRegistration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Which registration served memory gets, from the setting and the device's ODP caps. */
+/**
+ * Which registration served memory gets, from the setting, the device's ODP caps and whether its
+ * on-demand READs returned the right bytes.
+ */
 @Timeout(10)
 class OdpSupportTest {
   private static final long RC_READ_ODP = OdpSupport.GENERAL_SUPPORT | OdpSupport.RC_READ;
@@ -17,21 +21,29 @@ class OdpSupportTest {
   /** ODP, but for RC only SEND and RECV (bits 0 and 1). */
   private static final long RC_SEND_ODP = OdpSupport.GENERAL_SUPPORT | 0b11;
 
+  private static final String RIGHT = "right: READs of on-demand memory returned the bytes";
+  private static final String WRONG =
+      "wrong: a READ of 64 bytes at offset 4196 of on-demand memory returned wrong bytes (first at"
+          + " 0: 0x01, not 0x4d)";
+
   @Test
-  void autoUsesOnDemandPagingWhereTheDeviceServesRcReadFromIt() {
-    OdpSupport odp = OdpSupport.decide(VerbsRegistration.AUTO, "rxe0", RC_READ_ODP, "k");
+  void autoUsesOnDemandPagingWhereTheDeviceServesRcReadFromItAndItsReadsAreRight() {
+    OdpSupport odp = OdpSupport.decide(VerbsRegistration.AUTO, "mlx5_0", RC_READ_ODP, RIGHT, "k");
 
     assertTrue(odp.servedOnDemand());
     assertEquals(
-        "on-demand paging (verbs.registration=auto; rxe0 supports RC READ on demand)",
+        "on-demand paging (verbs.registration=auto; mlx5_0 supports RC READ on demand, and its"
+            + " READs of on-demand memory return the bytes asked for)",
         odp.describe());
   }
 
   @Test
-  void autoPinsWhereTheDeviceHasNoOdpOrNoneForRcRead() {
-    OdpSupport none = OdpSupport.decide(VerbsRegistration.AUTO, "rxe0", 0, "k");
-    OdpSupport noRead = OdpSupport.decide(VerbsRegistration.AUTO, "rxe0", RC_SEND_ODP, "k");
+  void autoPinsWhereTheDeviceHasNoOdpOrNoneForRcReadWithoutCheckingReads() {
+    OdpSupport none = OdpSupport.decide(VerbsRegistration.AUTO, "rxe0", 0, null, "k");
+    OdpSupport noRead = OdpSupport.decide(VerbsRegistration.AUTO, "rxe0", RC_SEND_ODP, null, "k");
 
+    assertFalse(OdpSupport.needsCheck(VerbsRegistration.AUTO, 0));
+    assertFalse(OdpSupport.needsCheck(VerbsRegistration.AUTO, RC_SEND_ODP));
     assertFalse(none.servedOnDemand());
     assertEquals("pinned (verbs.registration=auto; rxe0 has no on-demand paging)", none.describe());
     assertFalse(noRead.servedOnDemand());
@@ -39,24 +51,84 @@ class OdpSupportTest {
   }
 
   @Test
-  void autoPinsOnSoftRoceWhoseOnDemandReadsReturnTheWrongBytes() {
+  void autoPinsWhereOnDemandReadsReturnWrongBytesAndSaysWhatCame() {
     long softRoce = RC_READ_ODP | OdpSupport.SOFT_ROCE;
-    OdpSupport auto = OdpSupport.decide(VerbsRegistration.AUTO, "rxe0", softRoce, "k");
-    OdpSupport odp = OdpSupport.decide(VerbsRegistration.ODP, "rxe0", softRoce, "k");
+    assertTrue(OdpSupport.needsCheck(VerbsRegistration.AUTO, softRoce));
+
+    OdpSupport auto = OdpSupport.decide(VerbsRegistration.AUTO, "rxe0", softRoce, WRONG, "k");
 
     assertFalse(auto.servedOnDemand());
     assertTrue(
-        auto.describe().startsWith("pinned (verbs.registration=auto; rxe0 is Soft-RoCE, whose"),
+        auto.describe()
+            .startsWith(
+                "pinned (verbs.registration=auto; rxe0 reports RC READ on demand, but its"
+                    + " on-demand READs return wrong bytes (a READ of 64 bytes at offset 4196"),
         auto.describe());
-    assertTrue(odp.servedOnDemand(), "odp is the operator's explicit choice");
-    assertTrue(odp.describe().contains("but it is Soft-RoCE"), odp.describe());
+    assertTrue(auto.describe().contains("a kernel or rdma_rxe with its fix"), auto.describe());
   }
 
   @Test
-  void pinnedPinsEvenWhereOdpWorks() {
-    OdpSupport odp = OdpSupport.decide(VerbsRegistration.PINNED, "rxe0", RC_READ_ODP, "k");
+  void autoServesSoftRoceOnDemandOnceItsReadsAreRight() {
+    OdpSupport auto =
+        OdpSupport.decide(
+            VerbsRegistration.AUTO, "rxe0", RC_READ_ODP | OdpSupport.SOFT_ROCE, RIGHT, "k");
+
+    assertTrue(auto.servedOnDemand(), "an rxe with the fix: " + auto.describe());
+  }
+
+  @Test
+  void autoPinsWhereTheReadCheckCouldNotRun() {
+    OdpSupport auto =
+        OdpSupport.decide(
+            VerbsRegistration.AUTO,
+            "rxe0",
+            RC_READ_ODP,
+            "untested: on-demand registration refused: Invalid argument",
+            "k");
+
+    assertFalse(auto.servedOnDemand());
+    assertTrue(auto.describe().contains("could not be checked (on-demand registration refused"));
+  }
+
+  @Test
+  void odpRefusesToStartWhereOnDemandReadsReturnWrongBytes() {
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () ->
+                OdpSupport.decide(
+                    VerbsRegistration.ODP,
+                    "rxe0",
+                    RC_READ_ODP | OdpSupport.SOFT_ROCE,
+                    WRONG,
+                    "spark.shuffle.rdma.verbs.registration"));
+
+    assertTrue(
+        e.getMessage()
+            .startsWith(
+                "spark.shuffle.rdma.verbs.registration=odp, but rxe0's on-demand READs return"
+                    + " wrong bytes (a READ of 64 bytes"),
+        e.getMessage());
+    assertTrue(e.getMessage().endsWith("; use auto or pinned"), e.getMessage());
+  }
+
+  @Test
+  void odpServesOnDemandWhereReadsAreRightOrCouldNotBeChecked() {
+    assertTrue(
+        OdpSupport.decide(VerbsRegistration.ODP, "rxe0", RC_READ_ODP, RIGHT, "k").servedOnDemand());
+    OdpSupport untested =
+        OdpSupport.decide(VerbsRegistration.ODP, "rxe0", RC_READ_ODP, "untested: timed out", "k");
+    assertTrue(untested.servedOnDemand(), "odp is the operator's explicit choice");
+    assertTrue(untested.describe().contains("READ check: untested: timed out"));
+  }
+
+  @Test
+  void pinnedPinsEvenWhereOdpWorksAndChecksNothing() {
+    assertFalse(OdpSupport.needsCheck(VerbsRegistration.PINNED, RC_READ_ODP));
+    OdpSupport odp = OdpSupport.decide(VerbsRegistration.PINNED, "rxe0", RC_READ_ODP, RIGHT, "k");
 
     assertFalse(odp.servedOnDemand());
+    assertNull(odp.check());
     assertEquals("pinned (verbs.registration=pinned)", odp.describe());
   }
 
@@ -67,7 +139,11 @@ class OdpSupportTest {
             IllegalStateException.class,
             () ->
                 OdpSupport.decide(
-                    VerbsRegistration.ODP, "rxe0", 0, "spark.shuffle.rdma.verbs.registration"));
+                    VerbsRegistration.ODP,
+                    "rxe0",
+                    0,
+                    null,
+                    "spark.shuffle.rdma.verbs.registration"));
 
     assertEquals(
         "spark.shuffle.rdma.verbs.registration=odp, but rxe0 has no on-demand paging;"
@@ -77,7 +153,7 @@ class OdpSupportTest {
 
   @Test
   void aFailedCapsQueryIsReportedWithItsErrno() {
-    OdpSupport odp = OdpSupport.decide(VerbsRegistration.AUTO, "rxe0", -95, "k");
+    OdpSupport odp = OdpSupport.decide(VerbsRegistration.AUTO, "rxe0", -95, null, "k");
 
     assertFalse(odp.servedOnDemand());
     assertTrue(odp.describe().contains("errno 95"), odp.describe());

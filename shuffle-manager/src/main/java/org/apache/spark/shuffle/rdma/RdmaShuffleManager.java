@@ -1,7 +1,7 @@
 package org.apache.spark.shuffle.rdma;
 
 import io.rdmashuffle.config.RdmaConf;
-import io.rdmashuffle.fetch.BlockFetcher;
+import io.rdmashuffle.fetch.BlockSource;
 import io.rdmashuffle.fetch.ReadCounters;
 import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
 import io.rdmashuffle.mapoutput.OwnerMarker;
@@ -9,7 +9,6 @@ import io.rdmashuffle.memory.MemoryAccounting;
 import io.rdmashuffle.metrics.LatencyHistogram;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.serve.ServingMetrics;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -108,6 +107,9 @@ public final class RdmaShuffleManager implements ShuffleManager {
     this.exactSparkChecksums = SparkSettings.exactSparkChecksums(conf);
     this.disabledBecause = SparkSettings.disabledBecause(conf, settings);
     this.sort = new SortShuffleManager(conf);
+    if (!isDriver && disabledBecause == null) {
+      startEagerly();
+    }
   }
 
   // ---- driver: one decision per shuffle -----------------------------------------------------
@@ -173,7 +175,7 @@ public final class RdmaShuffleManager implements ShuffleManager {
             + ") of shuffle "
             + handle.shuffleId();
     SparkNode n = node(what);
-    List<BlockFetcher.Source> sources =
+    List<BlockSource> sources =
         n == null
             ? null
             : new ReadSources(n, fallbacks)
@@ -204,7 +206,7 @@ public final class RdmaShuffleManager implements ShuffleManager {
         context,
         metrics,
         n,
-        SparkSettings.fetchOptions(conf, settings, executorCores()));
+        SparkSettings.fetchOptions(conf, n.conf(), executorCores()));
   }
 
   private int executorCores() {
@@ -248,7 +250,7 @@ public final class RdmaShuffleManager implements ShuffleManager {
       try {
         node =
             SparkNode.start(
-                settings,
+                SparkSettings.forExecutor(conf, settings, executorCores()),
                 application,
                 SparkSettings.secret(env.securityManager(), application),
                 env.blockManager().blockManagerId().host(),
@@ -258,9 +260,52 @@ public final class RdmaShuffleManager implements ShuffleManager {
         LOG.warn("rdma-shuffle: no transport can start in this process: {}", unavailable);
         LOG.debug("transport start failure", e);
       }
+      if (node != null) {
+        String warning = SparkSettings.overheadWarning(conf, node.conf(), node.pinsServedOutputs());
+        if (warning != null) {
+          LOG.warn("rdma-shuffle: {}", warning);
+        }
+      }
       registerSource();
       return node;
     }
+  }
+
+  /**
+   * An executor starts its node as soon as Spark's environment is there, on a thread of its own,
+   * probing only the transport its settings choose: its first map task's commit then finds the node
+   * up instead of starting it (and every other task of the executor waiting for that).
+   */
+  private void startEagerly() {
+    Thread t =
+        new Thread(
+            () -> {
+              long deadline = System.nanoTime() + EAGER_START_WAIT_NANOS;
+              while (!ready() && System.nanoTime() < deadline) {
+                try {
+                  Thread.sleep(10);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+              if (ready()) {
+                startNode();
+              }
+            },
+            "rdma-shuffle-start");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static final long EAGER_START_WAIT_NANOS = 120_000_000_000L;
+
+  /** Whether Spark's environment has what the node's start needs (its block manager's id). */
+  private boolean ready() {
+    SparkEnv env = SparkEnv.get();
+    return stopped
+        || (env != null
+            && env.blockManager() != null
+            && env.blockManager().blockManagerId() != null);
   }
 
   private void registerSource() {
@@ -385,10 +430,6 @@ public final class RdmaShuffleManager implements ShuffleManager {
   /** Settings keys as this engine spells them (messages). */
   String keyOf(io.rdmashuffle.config.ConfigEntry<?> e) {
     return settings.keyOf(e);
-  }
-
-  List<String> settingsSet() {
-    return new ArrayList<>(settings.explicitlySet().keySet());
   }
 
   boolean enabled() {

@@ -3,6 +3,8 @@ package org.apache.spark.shuffle.rdma;
 import io.rdmashuffle.fetch.Block;
 import io.rdmashuffle.fetch.BlockFetchException;
 import io.rdmashuffle.fetch.BlockFetcher;
+import io.rdmashuffle.fetch.BlockSource;
+import io.rdmashuffle.fetch.FetchOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
@@ -43,19 +45,19 @@ import scala.collection.Iterator;
  */
 final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
   private final BaseShuffleHandle<K, ?, C> handle;
-  private final List<BlockFetcher.Source> sources;
+  private final List<BlockSource> sources;
   private final TaskContext context;
   private final ShuffleReadMetricsReporter metrics;
   private final SparkNode node;
-  private final BlockFetcher.Options options;
+  private final FetchOptions options;
 
   RdmaShuffleReader(
       BaseShuffleHandle<K, ?, C> handle,
-      List<BlockFetcher.Source> sources,
+      List<BlockSource> sources,
       TaskContext context,
       ShuffleReadMetricsReporter metrics,
       SparkNode node,
-      BlockFetcher.Options options) {
+      FetchOptions options) {
     this.handle = handle;
     this.sources = sources;
     this.context = context;
@@ -69,9 +71,11 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
     BlockFetcher fetcher = node.newFetcher(options, context::killTaskIfInterrupted);
     context.addTaskCompletionListener((TaskCompletionListener) ctx -> fetcher.close());
     try {
-      for (BlockFetcher.Source s : sources) {
+      for (BlockSource s : sources) {
         fetcher.add(s);
       }
+      // remote locates go out now, before the records' consumer is even set up
+      fetcher.start();
     } catch (BlockFetchException e) {
       throw sneaky(failure(e));
     }
@@ -125,8 +129,7 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
   }
 
   /** A fetch failure Spark understands, for a block of {@code source}. */
-  private FetchFailedException fetchFailed(
-      BlockFetcher.Source source, int partition, Throwable cause) {
+  private FetchFailedException fetchFailed(BlockSource source, int partition, Throwable cause) {
     ReadSources.MapOutputLocation where = (ReadSources.MapOutputLocation) source.tag();
     return new FetchFailedException(
         where.address(),
@@ -136,6 +139,28 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
         partition,
         cause.getMessage(),
         cause);
+  }
+
+  /**
+   * After Spark's decoder failed on a block ({@code failure}): closes its stream, which reads the
+   * rest of the block into its checksum, as Spark's reader consumes a corrupt block to diagnose it
+   * (SPARK-36206). Bad bytes the decoder met before the checksum did come back as the checksum's
+   * failure, with its diagnosed cause ("... is corrupted due to DISK_ISSUE"); null when the
+   * checksum passes or the block has none (the decoder's failure stands).
+   */
+  private static BlockFetchException checksumOfTheRest(InputStream stream, Exception failure) {
+    try {
+      stream.close();
+      return null;
+    } catch (BlockFetchException f) {
+      if (f.kind() == BlockFetchException.Kind.CHECKSUM) {
+        f.addSuppressed(failure);
+        return f;
+      }
+      return null;
+    } catch (IOException | RuntimeException ignored) {
+      return null; // the decoder's failure is the one to report
+    }
   }
 
   @SuppressWarnings("unchecked")
@@ -184,16 +209,23 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
                 shuffleId,
                 ((ReadSources.MapOutputLocation) b.source().tag()).mapId(),
                 b.partition());
+        InputStream raw = b.stream();
         InputStream in;
         try {
-          in = serializerManager.wrapStream(id, b.stream());
+          in = serializerManager.wrapStream(id, raw);
         } catch (Exception e) { // Scala throws IOException undeclared: bad compression header
-          b.release();
           if (e instanceof BlockFetchException f) {
+            b.release();
             throw sneaky(failure(f));
           }
           if (e instanceof RuntimeException r) {
+            b.release();
             throw r;
+          }
+          BlockFetchException diagnosed = checksumOfTheRest(raw, e);
+          b.release();
+          if (diagnosed != null) {
+            throw sneaky(failure(diagnosed));
           }
           node.counters().streamFailed();
           throw sneaky(fetchFailed(b.source(), b.partition(), e));
@@ -258,6 +290,10 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
     private RuntimeException translated(IOException e) {
       if (e instanceof BlockFetchException f) {
         return sneaky(failure(f));
+      }
+      BlockFetchException diagnosed = checksumOfTheRest(in, e);
+      if (diagnosed != null) {
+        return sneaky(failure(diagnosed));
       }
       node.counters().streamFailed();
       return sneaky(fetchFailed(block.source(), block.partition(), e));

@@ -1,6 +1,7 @@
 package org.apache.spark.shuffle.rdma;
 
-import io.rdmashuffle.fetch.BlockFetcher;
+import io.rdmashuffle.fetch.BlockSource;
+import io.rdmashuffle.fetch.Owner;
 import io.rdmashuffle.mapoutput.OwnerMarker;
 import io.rdmashuffle.transport.PeerAddress;
 import java.util.ArrayList;
@@ -32,7 +33,7 @@ final class ReadSources {
 
   private final SparkNode node;
   private final FallbackLog fallbacks;
-  private final Map<String, BlockFetcher.Owner> owners = new HashMap<>();
+  private final Map<String, Owner> owners = new HashMap<>();
 
   ReadSources(SparkNode node, FallbackLog fallbacks) {
     this.node = node;
@@ -40,7 +41,7 @@ final class ReadSources {
   }
 
   /** The sources of a reduce task, or null when it must read the stock way (logged, counted). */
-  List<BlockFetcher.Source> of(
+  List<BlockSource> of(
       int shuffleId,
       int startMapIndex,
       int endMapIndex,
@@ -52,12 +53,12 @@ final class ReadSources {
             .mapOutputTracker()
             .getMapSizesByExecutorId(
                 shuffleId, startMapIndex, endMapIndex, startPartition, endPartition);
-    List<BlockFetcher.Source> out = new ArrayList<>();
+    List<BlockSource> out = new ArrayList<>();
     String shuffle = Integer.toString(shuffleId);
     while (it.hasNext()) {
       Tuple2<BlockManagerId, Seq<Tuple3<BlockId, Object, Object>>> e = it.next();
       BlockManagerId address = e._1();
-      BlockFetcher.Owner owner = owner(address, what);
+      Owner owner = owner(address, what);
       if (owner == null) {
         return null;
       }
@@ -74,7 +75,7 @@ final class ReadSources {
         int[] wanted =
             m.getValue().stream().mapToInt(Integer::intValue).sorted().distinct().toArray();
         out.add(
-            new BlockFetcher.Source(
+            new BlockSource(
                 owner,
                 shuffle,
                 Long.toString(m.getKey()),
@@ -90,16 +91,15 @@ final class ReadSources {
    * very process only by its transport's own address (with the node service, the markers of this
    * executor's outputs name the NodeManager's service, which is another process on this host).
    */
-  static BlockFetcher.Owner ownerOf(OwnerMarker m, PeerAddress self) {
-    return new BlockFetcher.Owner(
-        m.address(), m.address().host().equals(self.host()), m.address().equals(self));
+  static Owner ownerOf(OwnerMarker m, PeerAddress self) {
+    return new Owner(m.address(), m.address().host().equals(self.host()), m.address().equals(self));
   }
 
   /**
    * Whether a reader can READ the map outputs a location's {@code topologyInfo} marks: the owner,
    * or why not (the cause the stock fallback is logged and counted under, and the detail).
    */
-  record Verdict(BlockFetcher.Owner owner, FallbackLog.Cause cause, String why) {}
+  record Verdict(Owner owner, FallbackLog.Cause cause, String why) {}
 
   /** The verdict on {@code text} for a reader whose own marker is {@code me}, at {@code self}. */
   static Verdict judge(String text, String executorId, OwnerMarker me, PeerAddress self) {
@@ -135,9 +135,9 @@ final class ReadSources {
   }
 
   /** The owner a map status's location names, or null when this task can't READ from it. */
-  private BlockFetcher.Owner owner(BlockManagerId address, String what) {
+  private Owner owner(BlockManagerId address, String what) {
     String text = address.topologyInfo().isDefined() ? address.topologyInfo().get() : null;
-    BlockFetcher.Owner known = text == null ? null : owners.get(text);
+    Owner known = text == null ? null : owners.get(text);
     if (known != null) {
       return known;
     }

@@ -3,7 +3,7 @@ package org.apache.spark.shuffle.rdma;
 import io.rdmashuffle.config.ConfigEntry;
 import io.rdmashuffle.config.ConfigSchema;
 import io.rdmashuffle.config.ConfigType;
-import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.spark.SparkNodeService;
 import java.util.List;
 
 /**
@@ -64,10 +64,5 @@ public final class SparkConfig {
       ConfigSchema.of(
           "Spark",
           "spark.shuffle.rdma.",
-          List.of(
-              ENABLED,
-              READ_LOCAL,
-              CHECKSUM_VERIFY,
-              READ_SEGMENT_SIZE,
-              RdmaShuffleConfig.SPARK_NODE_SERVICE_PORT));
+          List.of(ENABLED, READ_LOCAL, CHECKSUM_VERIFY, READ_SEGMENT_SIZE, SparkNodeService.PORT));
 }

@@ -1,5 +1,6 @@
 package org.apache.spark.shuffle.rdma;
 
+import io.rdmashuffle.spark.SparkNodeService;
 import io.rdmashuffle.tools.Doctor;
 
 /**
@@ -10,6 +11,7 @@ public final class SparkDoctor {
   private SparkDoctor() {}
 
   public static void main(String[] args) {
-    System.exit(Doctor.run(SparkConfig.SCHEMA, args, System.out, System.err));
+    System.exit(
+        Doctor.run(SparkConfig.SCHEMA, SparkNodeService.PORT, args, System.out, System.err));
   }
 }

@@ -1,8 +1,8 @@
 package org.apache.spark.shuffle.rdma;
 
 import io.rdmashuffle.config.RdmaConf;
-import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.fetch.BlockFetcher;
+import io.rdmashuffle.fetch.FetchOptions;
 import io.rdmashuffle.fetch.ReadCounters;
 import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
 import io.rdmashuffle.mapoutput.OutputId;
@@ -10,9 +10,10 @@ import io.rdmashuffle.mapoutput.OwnerMarker;
 import io.rdmashuffle.node.NodeRuntime;
 import io.rdmashuffle.serve.MetaFiles;
 import io.rdmashuffle.serve.PublishedOutputs;
-import io.rdmashuffle.transport.ApplicationSecrets;
+import io.rdmashuffle.spark.SparkNodeService;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.TransportStartException;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -47,8 +48,7 @@ final class SparkNode implements AutoCloseable {
         new OwnerMarker(
             runtime.transport().kind(),
             nodeService
-                ? new PeerAddress(
-                    own.host(), runtime.conf().get(RdmaShuffleConfig.SPARK_NODE_SERVICE_PORT))
+                ? new PeerAddress(own.host(), runtime.conf().get(SparkNodeService.PORT))
                 : own);
     this.shutdownHook = new Thread(this::close, "rdma-shuffle-shutdown");
   }
@@ -88,6 +88,11 @@ final class SparkNode implements AutoCloseable {
 
   String application() {
     return application;
+  }
+
+  /** Whether this process pins the outputs it serves (verbs without on-demand paging). */
+  boolean pinsServedOutputs() {
+    return !nodeService && runtime.transport().registrar().pinsMemory();
   }
 
   RdmaConf conf() {
@@ -166,7 +171,7 @@ final class SparkNode implements AutoCloseable {
   }
 
   /** A fetcher for one reduce task; close it when the task ends. */
-  BlockFetcher newFetcher(BlockFetcher.Options options, Runnable onWait) {
+  BlockFetcher newFetcher(FetchOptions options, Runnable onWait) {
     return new BlockFetcher(
         application,
         runtime.locatorClient(),
@@ -175,6 +180,7 @@ final class SparkNode implements AutoCloseable {
         runtime.buffers(),
         options,
         counters,
+        runtime.fetchDriver(),
         onWait);
   }
 

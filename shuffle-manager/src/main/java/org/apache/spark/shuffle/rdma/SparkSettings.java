@@ -3,9 +3,9 @@ package org.apache.spark.shuffle.rdma;
 import io.rdmashuffle.config.ConfigSource;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
-import io.rdmashuffle.fetch.BlockFetcher;
+import io.rdmashuffle.fetch.FetchOptions;
 import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
-import io.rdmashuffle.transport.SparkTransportSecret;
+import io.rdmashuffle.spark.SparkTransportSecret;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -84,20 +84,36 @@ final class SparkSettings {
   }
 
   /**
-   * How a reduce task fetches. Its bytes in flight are {@code spark.reducer.maxSizeInFlight}, but
-   * never more than its fair share of the executor's READ buffer pool: a quarter of the pool
-   * divided by the executor's cores (the pool rounds buffers up to powers of two, and a task may go
-   * one segment beyond its share), so the tasks running at once never starve each other. Remote
-   * failures are retried as Spark's fetcher retries ({@code spark.shuffle.io.maxRetries}, {@code
+   * Our settings for an executor running {@code cores} tasks at once: unless the operator sized the
+   * READ buffer pool ({@code buffers.maxBytes}), it holds every task's window twice (the bytes on
+   * the wire and what its consumer holds: {@link FetchOptions}), and never less than the default.
+   */
+  static RdmaConf forExecutor(SparkConf conf, RdmaConf settings, int cores) {
+    if (settings.explicitlySet().containsKey(settings.keyOf(RdmaShuffleConfig.BUFFERS_MAX_BYTES))) {
+      return settings;
+    }
+    long pool =
+        Math.max(
+            settings.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES),
+            2L * Math.max(1, cores) * maxSizeInFlight(conf));
+    return settings.with(Map.of(RdmaShuffleConfig.BUFFERS_MAX_BYTES, Long.toString(pool)));
+  }
+
+  /**
+   * How a reduce task fetches. Its window (bytes on the wire) is {@code
+   * spark.reducer.maxSizeInFlight}, as Spark's own fetcher's; only a READ buffer pool the operator
+   * made smaller than every task's window twice (see {@link #forExecutor}) shrinks it, to the
+   * task's share of the pool, so the tasks running at once never starve each other. Remote failures
+   * are retried as Spark's fetcher retries ({@code spark.shuffle.io.maxRetries}, {@code
    * spark.shuffle.io.retryWait}); a task waits {@code read.timeout} for a buffer before it fails
    * itself.
    */
-  static BlockFetcher.Options fetchOptions(SparkConf conf, RdmaConf settings, int cores) {
+  static FetchOptions fetchOptions(SparkConf conf, RdmaConf settings, int cores) {
     long pool = settings.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES);
-    long share = Math.max(64 * 1024, Math.min(maxSizeInFlight(conf), pool / (4L * cores)));
+    long share = Math.max(64 * 1024, Math.min(maxSizeInFlight(conf), pool / (2L * cores)));
     long segment =
         Math.max(64 * 1024, Math.min(settings.get(SparkConfig.READ_SEGMENT_SIZE), share));
-    return new BlockFetcher.Options(
+    return new FetchOptions(
         share,
         maxReqsInFlight(conf),
         (int) segment,
@@ -106,6 +122,39 @@ final class SparkSettings {
         settings.get(RdmaShuffleConfig.READ_TIMEOUT).toMillis(),
         conf.getInt("spark.shuffle.io.maxRetries", 3),
         conf.getTimeAsMs("spark.shuffle.io.retryWait", "5s"));
+  }
+
+  /**
+   * What rdma-shuffle holds outside the JVM heap in an executor, when it is more than {@code
+   * spark.executor.memoryOverhead} (YARN and Kubernetes charge it there and kill a container over
+   * its memory): a warning naming the settings, or null. The READ buffer pool is direct memory with
+   * either transport; with verbs without on-demand paging the served outputs' pinned pages count
+   * too. Pages tcp serves with sendfile are the kernel's page cache, not the process's.
+   */
+  static String overheadWarning(SparkConf conf, RdmaConf settings, boolean pinsServed) {
+    long pool = settings.get(RdmaShuffleConfig.BUFFERS_MAX_BYTES);
+    long pinned = pinsServed ? settings.get(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES) : 0;
+    long memory = conf.getSizeAsMb("spark.executor.memory", "1g") * 1024 * 1024;
+    double factor = conf.getDouble("spark.executor.memoryOverheadFactor", 0.10);
+    long overhead =
+        conf.contains("spark.executor.memoryOverhead")
+            ? conf.getSizeAsMb("spark.executor.memoryOverhead", "384m") * 1024 * 1024
+            : Math.max(384L << 20, (long) (memory * factor));
+    if (pool + pinned <= overhead) {
+      return null;
+    }
+    return settings.keyOf(RdmaShuffleConfig.BUFFERS_MAX_BYTES)
+        + "="
+        + pool
+        + (pinsServed
+            ? " and " + settings.keyOf(RdmaShuffleConfig.SERVE_MAX_PINNED_BYTES) + "=" + pinned
+            : "")
+        + " may hold "
+        + (pool + pinned)
+        + " bytes outside the heap, more than spark.executor.memoryOverhead ("
+        + overhead
+        + " bytes): raise the overhead or lower those bounds, or the cluster manager may kill"
+        + " the executor for its memory";
   }
 
   /** {@code spark.reducer.maxSizeInFlight} in bytes (a plain number is MiB, as Spark reads it). */
@@ -138,10 +187,12 @@ final class SparkSettings {
     if (security != null && security.isAuthenticationEnabled()) {
       return SparkTransportSecret.derive(application, security.getSecretKey());
     }
-    LOG.info(
-        "spark.authenticate is off: rdma-shuffle keeps applications apart but does not"
-            + " authenticate peers (as Spark's own block transfer without it); set"
-            + " spark.authenticate=true to have the transport prove Spark's secret");
+    LOG.warn(
+        "rdma-shuffle security: spark.authenticate is off, so the transport's secret derives"
+            + " from the application id, which is not secret: applications are kept apart by"
+            + " accident only, and anyone who reaches this executor and learns the id can READ"
+            + " its map outputs (as Spark's own block transfer without it); set"
+            + " spark.authenticate=true to have peers prove Spark's secret");
     return SparkTransportSecret.derive(application, null);
   }
 

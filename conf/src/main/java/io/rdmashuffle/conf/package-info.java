@@ -1,0 +1,9 @@
+/**
+ * Generates the operator templates ({@code conf/}) and {@code docs/configuration.md} from every
+ * engine's setting declarations ({@link io.rdmashuffle.conf.OperatorFiles}); a build-time tool, in
+ * no plugin jar.
+ *
+ * <p>May import: io.rdmashuffle.config, io.rdmashuffle.hadoop, io.rdmashuffle.hadoop.spark,
+ * org.apache.spark.shuffle.rdma. The top floor: nothing may import it.
+ */
+package io.rdmashuffle.conf;

@@ -1,0 +1,182 @@
+package io.rdmashuffle.serve;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.rdmashuffle.mapoutput.LocateAnswer.Located;
+import io.rdmashuffle.mapoutput.LocateAnswer.Status;
+import io.rdmashuffle.mapoutput.OutputId;
+import io.rdmashuffle.mapoutput.ReleaseRequest;
+import io.rdmashuffle.testing.CountingRegistrar;
+import io.rdmashuffle.testing.Patterns;
+import io.rdmashuffle.transport.handshake.ApplicationSecrets;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A located output stays registered until its reader is done: leases, the fair queue of locates
+ * waiting for room instead of evicting leased outputs, lease timeouts, and the bound of one
+ * application on a server others use too.
+ */
+@Timeout(60)
+class LeasesTest {
+  private static final String APP = "app-leases";
+  private static final String OTHER = "app-other";
+  private static final byte[] SECRET = "leases-secret-0123456789".getBytes(StandardCharsets.UTF_8);
+  private static final long[] LENGTHS = {1000, 3000};
+  private static final long SECOND = 1_000_000_000L;
+
+  @TempDir Path dir;
+  private final CountingRegistrar registrar = new CountingRegistrar(true);
+  private final PublishedOutputs published = new PublishedOutputs();
+  private OutputCatalog catalog;
+
+  private OutputCatalog catalog(int maxOpen, int perApplication, long leaseNanos, int maxWaiting) {
+    catalog =
+        new OutputCatalog(
+            registrar,
+            published,
+            new OutputCatalog.Limits(
+                maxOpen, perApplication, 1L << 40, 64 * 1024, leaseNanos, 5 * SECOND, maxWaiting),
+            new ApplicationSecrets(),
+            app -> {});
+    catalog.admit(APP, SECRET);
+    catalog.admit(OTHER, SECRET);
+    return catalog;
+  }
+
+  @AfterEach
+  void close() {
+    if (catalog != null) {
+      catalog.close();
+    }
+    assertEquals(0, registrar.live(), "every registration released");
+  }
+
+  private OutputId commit(String app, long map) throws IOException {
+    Path data = Patterns.file(dir.resolve(app + "_shuffle_1_" + map + "_0.data"), 4000, (int) map);
+    MetaFiles.commit(data, 1, map, LENGTHS, null, null, true);
+    OutputId id = OutputId.spark(app, 1, map);
+    published.publish(id, data);
+    return id;
+  }
+
+  private Located locate(OutputId id, long reader, long waitNanos) {
+    return catalog.locate(id, 0, 2, false, reader, System.nanoTime() + waitNanos);
+  }
+
+  private void release(OutputId id, long reader) {
+    catalog.release(id.application(), new ReleaseRequest(reader, id.shuffle(), List.of(id.map())));
+  }
+
+  @Test
+  void aLeasedOutputIsNeverEvictedANewLocateWaitsThenIsBusy() throws Exception {
+    catalog(2, 2, 60 * SECOND, 2);
+    OutputId a = commit(APP, 1);
+    OutputId b = commit(APP, 2);
+    OutputId c = commit(APP, 3);
+    assertTrue(locate(a, 1, 0).ok());
+    assertTrue(locate(b, 1, 0).ok());
+    Located e = locate(c, 2, SECOND / 5);
+    assertEquals(Status.BUSY, e.status(), e.message());
+    assertEquals(0, catalog.metrics().evictions(), "the leased outputs stay registered");
+    assertEquals(1, catalog.metrics().waits());
+    assertEquals(2, registrar.live());
+  }
+
+  @Test
+  void aReleasedLeaseMakesRoomForTheLocateThatWaits() throws Exception {
+    catalog(2, 2, 60 * SECOND, 2);
+    OutputId a = commit(APP, 1);
+    OutputId b = commit(APP, 2);
+    OutputId c = commit(APP, 3);
+    assertTrue(locate(a, 1, 0).ok());
+    assertTrue(locate(b, 1, 0).ok());
+    CompletableFuture<Located> waiting =
+        CompletableFuture.supplyAsync(() -> locate(c, 2, 10 * SECOND));
+    TimeUnit.MILLISECONDS.sleep(200);
+    assertFalse(waiting.isDone(), "it waits while both outputs are leased");
+    release(a, 1);
+    Located e = waiting.get(5, TimeUnit.SECONDS);
+    assertEquals(Status.OK, e.status(), e.message());
+    assertEquals(1, catalog.metrics().evictions(), "a, released, made room");
+    assertTrue(locate(b, 1, 0).ok(), "b, still leased, stayed registered");
+    assertEquals(1, catalog.metrics().releases());
+  }
+
+  @Test
+  void locatesWaitingForRoomAreServedInTheOrderTheyCame() throws Exception {
+    catalog(2, 2, 60 * SECOND, 4);
+    OutputId a = commit(APP, 1);
+    OutputId b = commit(APP, 2);
+    OutputId c = commit(APP, 3);
+    OutputId d = commit(APP, 4);
+    assertTrue(locate(a, 1, 0).ok());
+    assertTrue(locate(b, 1, 0).ok());
+    CompletableFuture<Located> first =
+        CompletableFuture.supplyAsync(() -> locate(c, 2, 10 * SECOND));
+    TimeUnit.MILLISECONDS.sleep(200);
+    CompletableFuture<Located> second =
+        CompletableFuture.supplyAsync(() -> locate(d, 3, 10 * SECOND));
+    TimeUnit.MILLISECONDS.sleep(200);
+    release(a, 1);
+    assertTrue(first.get(5, TimeUnit.SECONDS).ok(), "the first to wait gets the first room");
+    TimeUnit.MILLISECONDS.sleep(200);
+    assertFalse(second.isDone(), "the second waits for the next room");
+    release(b, 1);
+    assertTrue(second.get(5, TimeUnit.SECONDS).ok());
+  }
+
+  @Test
+  void beyondTheWaitingBoundALocateIsBusyAtOnce() throws Exception {
+    catalog(1, 1, 60 * SECOND, 1);
+    OutputId a = commit(APP, 1);
+    OutputId b = commit(APP, 2);
+    OutputId c = commit(APP, 3);
+    assertTrue(locate(a, 1, 0).ok());
+    CompletableFuture<Located> waiting =
+        CompletableFuture.supplyAsync(() -> locate(b, 2, 2 * SECOND));
+    TimeUnit.MILLISECONDS.sleep(200);
+    long t0 = System.nanoTime();
+    assertEquals(Status.BUSY, locate(c, 3, 10 * SECOND).status());
+    assertTrue(System.nanoTime() - t0 < 2 * SECOND, "answered at once, not after waiting");
+    assertEquals(Status.BUSY, waiting.get(5, TimeUnit.SECONDS).status());
+  }
+
+  @Test
+  void aLeaseThatTimesOutMakesRoom() throws Exception {
+    catalog(1, 1, SECOND / 5, 2);
+    OutputId a = commit(APP, 1);
+    OutputId b = commit(APP, 2);
+    assertTrue(locate(a, 1, 0).ok());
+    Located e = locate(b, 2, 5 * SECOND);
+    assertEquals(Status.OK, e.status(), "a's reader never released it; its lease timed out");
+    assertEquals(1, catalog.metrics().evictions());
+  }
+
+  @Test
+  void oneApplicationCantPushAnothersOutputsOutOfASharedServer() throws Exception {
+    catalog(4, 3, SECOND / 1000, 2);
+    OutputId theirs = commit(OTHER, 100);
+    assertTrue(locate(theirs, 7, 0).ok());
+    for (long m = 1; m <= 12; m++) {
+      assertTrue(locate(commit(APP, m), 1, 0).ok(), "map " + m);
+    }
+    assertTrue(
+        catalog.metrics().evictions() >= 9,
+        "the busy application evicts its own outputs: " + catalog.metrics().evictions());
+    long registrations = catalog.metrics().registrations();
+    assertTrue(locate(theirs, 7, 0).ok());
+    assertEquals(
+        registrations,
+        catalog.metrics().registrations(),
+        "the other application's output stayed registered");
+  }
+}

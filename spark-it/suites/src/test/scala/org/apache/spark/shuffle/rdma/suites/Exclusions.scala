@@ -1,0 +1,43 @@
+package org.apache.spark.shuffle.rdma.suites
+
+import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Paths}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.SPARK_VERSION
+
+/**
+ * The checked-in list of Spark tests we skip (`spark-it/suites/exclusions.txt`, its path in the
+ * system property `rdma.suites.exclusions`). One line per test:
+ * {{{
+ *   suite | test name | side | Spark lines | reason
+ * }}}
+ * side `ours` skips it only with our manager (a Spark internal our design changes), `both` also in
+ * the stock control (the harness can't run it); Spark lines `all` or e.g. `3.5,4.0`.
+ */
+object Exclusions {
+  final case class Entry(suite: String, test: String, side: String, lines: String, reason: String)
+
+  lazy val path: String = sys.props.getOrElse("rdma.suites.exclusions",
+    throw new IllegalStateException("the run sets no rdma.suites.exclusions"))
+
+  lazy val entries: Seq[Entry] = {
+    val lines = Files.readAllLines(Paths.get(path), StandardCharsets.UTF_8).asScala.toSeq
+    lines.zipWithIndex.filterNot { case (l, _) => l.trim.isEmpty || l.trim.startsWith("#") }
+      .map { case (l, i) =>
+        val f = l.split("\\|").map(_.trim)
+        require(f.length == 5 && f.forall(_.nonEmpty),
+          s"$path line ${i + 1}: want 'suite | test | side | lines | reason', got: $l")
+        require(f(2) == "ours" || f(2) == "both", s"$path line ${i + 1}: side=${f(2)}")
+        Entry(f(0), f(1), f(2), f(3), f(4))
+      }
+  }
+
+  /** This Spark's line, e.g. 4.1. */
+  def sparkLine: String = SPARK_VERSION.split('.').take(2).mkString(".")
+
+  def excluded(suite: String, side: String): Seq[String] =
+    entries.filter(e => e.suite == suite && (e.side == "both" || e.side == side) &&
+      (e.lines == "all" || e.lines.split(",").map(_.trim).contains(sparkLine))).map(_.test)
+}
