@@ -154,23 +154,30 @@ final class Tenants {
       if (f.length < 5 || seen.startsWith("#")) {
         continue;
       }
-      Trespass.Read r;
-      try {
-        r =
-            Trespass.read(
-                new PeerAddress(f[0], Integer.parseInt(f[1])),
-                args[2],
-                secret,
-                Long.parseLong(f[2]),
-                Integer.parseInt(f[3]),
-                Integer.parseInt(f[4]),
-                args[5]);
-      } catch (Exception ex) {
-        r = new Trespass.Read(0, ex.toString());
-      }
+      Trespass.Read r = readPiece(f, args[2], secret, args[5]);
       out.add(f[0] + " " + r.bytes() + " " + oneLine(r.failure()));
     }
     Files.write(Path.of(args[4]), out, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * READs the piece {@code f} names ({@code host port address rkey length}, as a locate answer
+   * gives it) for {@code job} with {@code secret} from {@code localHost}; what failed is the read's
+   * failure.
+   */
+  private static Trespass.Read readPiece(String[] f, String job, byte[] secret, String localHost) {
+    try {
+      return Trespass.read(
+          new PeerAddress(f[0], Integer.parseInt(f[1])),
+          job,
+          secret,
+          Long.parseLong(f[2]),
+          Integer.parseInt(f[3]),
+          Integer.parseInt(f[4]),
+          localHost);
+    } catch (Exception ex) {
+      return new Trespass.Read(0, ex.toString());
+    }
   }
 
   static String oneLine(String s) {
@@ -213,20 +220,7 @@ final class Tenants {
         continue;
       }
       String[] f = piece.split(" ");
-      Trespass.Read r;
-      try {
-        r =
-            Trespass.read(
-                new PeerAddress(f[0], Integer.parseInt(f[1])),
-                args[2],
-                secret,
-                Long.parseLong(f[2]),
-                Integer.parseInt(f[3]),
-                Integer.parseInt(f[4]),
-                args[5]);
-      } catch (Exception ex) {
-        r = new Trespass.Read(0, ex.toString());
-      }
+      Trespass.Read r = readPiece(f, args[2], secret, args[5]);
       out.add(piece + " " + r.bytes() + " " + oneLine(r.failure()));
     }
     Files.write(Path.of(args[4]), out, StandardCharsets.UTF_8);
