@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # What the scripts that run JUnit tests in the Soft-RoCE guest share (verbs-tests.sh,
 # mixed-transport-test.sh). Sourced; only defines functions. print_jvm_crashes also runs inside
 # the guest, which sees this file at the same path (the host's / over 9p).

@@ -65,6 +65,7 @@ run_kernel() {
     "$GUEST_OUT/console.log" | cut -c1-2000 | head -n 40
   # the executors logs (the guest loses everything outside $GUEST_OUT at power-off)
   [ -d "$SPARK_HOME/work" ] && cp -r "$SPARK_HOME/work" "$GUEST_OUT/spark-work"
+  # shellcheck source=guest-tests.lib.sh
   . "$SOFTROCE_TESTS_LIB"
   print_jvm_crashes "$GUEST_OUT"
   exit "$status"

@@ -59,6 +59,7 @@ junit=$?
 sed 's/\x1b\[[0-9;]*m//g' "$GUEST_OUT/console.log" |
   grep -E "on demand, |tests (successful|failed|skipped)|:: FAILED|WARNING in native method" |
   cut -c1-400 | head -n 40 >&2
+# shellcheck source=guest-tests.lib.sh
 . "$SOFTROCE_TESTS_LIB"
 print_jvm_crashes "$GUEST_OUT"
 if grep -q "WARNING in native method" "$GUEST_OUT/console.log"; then

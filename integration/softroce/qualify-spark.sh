@@ -49,6 +49,7 @@ daemon() {
     java -Xmx160m "${opens[@]}" -cp "$work/conf:$home/jars/*" "$main" "$@" >"$work/$name.log" 2>&1 &
   pids+=($!)
 }
+# shellcheck disable=SC2317  # called by the EXIT trap
 stop() {
   local p
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
@@ -56,7 +57,7 @@ stop() {
 }
 trap stop EXIT
 daemon "$a" master org.apache.spark.deploy.master.Master --host "$a" --port 7077 --webui-port 8080
-for i in $(seq 1 120); do
+for _ in $(seq 1 120); do
   grep -q "I have been elected leader" "$work/master.log" 2>/dev/null && break
   sleep 2
 done
@@ -64,7 +65,7 @@ daemon "$a" worker1 org.apache.spark.deploy.worker.Worker --host "$a" --cores 1 
   "spark://$a:7077"
 daemon "$b" worker2 org.apache.spark.deploy.worker.Worker --host "$b" --cores 1 --memory 700m \
   "spark://$a:7077"
-for i in $(seq 1 180); do
+for _ in $(seq 1 180); do
   [ "$(grep -c "Successfully registered with master" "$work"/worker*.log 2>/dev/null |
     awk -F: '{ s += $2 } END { print s + 0 }')" -ge 2 ] && break
   sleep 2

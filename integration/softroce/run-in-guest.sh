@@ -51,6 +51,7 @@ readonly TIMEOUT="${SOFTROCE_TIMEOUT:-40m}"
 readonly VERBOSE="${SOFTROCE_VERBOSE:-0}"
 RXE_MODULE="${SOFTROCE_RXE_MODULE:-}"
 # The host's Debian release (bookworm): its kernel comes through the host's own apt lists.
+# shellcheck source=/dev/null
 HOST_SUITE="$( (. /etc/os-release && echo "${VERSION_CODENAME:-}") 2>/dev/null || true)"
 readonly HOST_SUITE="${HOST_SUITE:-bookworm}"
 readonly KERNEL_SUITE="${SOFTROCE_KERNEL:-$HOST_SUITE}"
