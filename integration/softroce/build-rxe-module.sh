@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds Soft-RoCE's kernel module, rdma_rxe, for the guest kernel of a Debian suite, from Debian's
 # own packages, with rdma-shuffle's fix of on-demand READs (rxe-odp-copy-offset.patch beside this
 # script), as an out-of-tree module; prints the module's path on stdout.

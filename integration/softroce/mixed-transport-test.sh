@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs spark-it's MixedTransportIT inside the Soft-RoCE guest, once per guest kernel: a Spark
 # application in local-cluster mode with three executor processes, two running the verbs transport
 # (one on each Soft-RoCE device) and one running tcp, whose shuffles must equal the stock

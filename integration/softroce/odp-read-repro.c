@@ -1,4 +1,8 @@
 /*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+/*
  * Minimal reproduction, plain libibverbs and librdmacm, no rdma-shuffle code: whether an RC RDMA
  * READ of a memory region registered with on-demand paging (IBV_ACCESS_ON_DEMAND) returns the
  * bytes at the address asked for, next to the same READs of a pinned region. Both ends in one

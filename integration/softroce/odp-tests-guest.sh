@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The guest's side of odp-tests.sh (runs INSIDE the 7.x guest; see odp-tests.sh for the steps):
 #   bash integration/softroce/odp-tests-guest.sh LAUNCHER CLASSPATH_FILE MODULE.ko REPRO BENCH_CP
 set -u

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Soft-RoCE on demand, and bin/rdma-shuffle qualify, in ONE guest boot of the 7.x kernel
 # (trixie-backports): first on the kernel's own rdma_rxe, then on the rdma_rxe that
 # build-rxe-module.sh builds from Debian's packages with rdma-shuffle's fix of on-demand READs

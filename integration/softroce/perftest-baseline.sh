@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Perftest baseline for the Soft-RoCE guest: RDMA READ bandwidth (ib_read_bw) and latency
 # (ib_read_lat) between rxe0 and rxe1 at 64 B, 4 KiB, 64 KiB and 1 MiB, measured by the stock
 # rdma-core tools in two ways of waiting for completions, on pinned memory and, where the kernel's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bin/rdma-shuffle qualify in the Soft-RoCE guest, its two hosts being rxe0 (198.18.100.1) and rxe1
 # (198.18.100.2): once as a healthy cluster is set up, then with each failure it advises on made to
 # happen once, checking the exit status and that the report gives the advice. Runs INSIDE the guest

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bin/rdma-shuffle qualify's Spark step in the Soft-RoCE guest: a Spark standalone cluster whose two
 # Workers are the guest's two hosts (198.18.100.1 on rxe0, 198.18.100.2 on rxe1; the Master on the
 # first), then `qualify --tests spark`: a small shuffle on the stock shuffle and on ours over verbs,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs one command inside a throwaway QEMU guest that has two Soft-RoCE devices (rxe0, rxe1),
 # so real RDMA verbs run on a machine without an RDMA NIC (see README.md beside this file).
 #

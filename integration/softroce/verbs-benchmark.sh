@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Our verbs READ benchmark against perftest (ib_read_bw and ib_read_lat at 64 B, 4 KiB, 64 KiB and
 # 1 MiB, each in perftest's polling mode and in its event mode -e) on the same Soft-RoCE devices
 # in ONE guest run, alternating, then the ratios. Where the guest kernel's rxe has on-demand

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the verbs transport's tests inside the Soft-RoCE guest, once per guest kernel: the
 # transport contract suite (the same tests tcp passes) and the verbs fault tests, with
 # -Xcheck:jni, the library loaded from the rdma-buffers jar. No Maven in the guest: the class path

@@ -1,4 +1,8 @@
 /*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+/*
  * libdisni: rdma-shuffle's own implementation of the JNI library that DiSNI 2.1's Java side
  * (com.ibm.disni.verbs.impl.NativeDispatcher, com.ibm.disni.util.NativeAffinity) loads with
  * System.loadLibrary("disni"). Written against rdma-core (libibverbs, librdmacm) from what the

@@ -1,4 +1,8 @@
 /*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+/*
  * com.ibm.disni.util.NativeAffinity: CPU affinity of the calling thread, as a bit mask of the
  * first 64 CPUs (DiSNI's RdmaCqProcessor pins its polling thread with it).
  */

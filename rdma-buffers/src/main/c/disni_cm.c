@@ -1,4 +1,8 @@
 /*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+/*
  * RDMA connection manager natives of NativeDispatcher (DiSNI's RdmaCmNat): event channels,
  * cm ids, address and route resolution, connect/accept, events, and the queue pair of an id.
  *

@@ -1,4 +1,8 @@
 /*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+/*
  * Shared helpers (exceptions, waiting on file descriptors) and the natives DiSNI calls once when
  * NativeDispatcher is constructed: the JNI version and the sizes of the layouts in disni.h.
  */

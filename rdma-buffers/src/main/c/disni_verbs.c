@@ -1,4 +1,8 @@
 /*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+/*
  * Verbs natives of NativeDispatcher (DiSNI's RdmaVerbsNat and its stateful verb calls):
  * protection domains, completion channels and queues, memory regions, posting work requests,
  * polling completions, and the getters of DiSNI's Nat* objects.

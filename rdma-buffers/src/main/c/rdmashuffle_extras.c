@@ -1,4 +1,8 @@
 /*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+/*
  * Native methods of rdma-shuffle's own class io.rdmashuffle.transport.verbs.disni.NativeExtras:
  * what the verbs transport needs from rdma-core that DiSNI 2.1 does not expose. Object ids are
  * the rdma-core pointers DiSNI's Nat* objects carry (getObjId()), as everywhere in this library.

@@ -1,4 +1,8 @@
 /*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+/*
  * Whether a device answers RDMA READs of on-demand memory with the bytes asked for: a device may
  * report on-demand paging for RC READ and still get it wrong (Linux's Soft-RoCE, 6.14 to at least
  * 7.3, returns the bytes at the start of each page). The check READs three ranges of a region

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs io.rdmashuffle.transport.verbs.DisniSmoke (real RDMA READs through DiSNI and our native
 # library, loaded from the rdma-buffers jar) and the doctor inside the Soft-RoCE guest, with
 # -Xcheck:jni. No Maven in the guest: the class path is computed here, on the host.

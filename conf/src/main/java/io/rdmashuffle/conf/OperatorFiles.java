@@ -27,6 +27,9 @@ import org.apache.spark.shuffle.rdma.SparkConfig;
  * <p>{@code GeneratedConfigFilesTest} fails when the committed files differ from what this writes.
  */
 public final class OperatorFiles {
+  /** The license of every generated file, in the form the build's license check (RAT) reads. */
+  private static final String LICENSE = "SPDX-License-Identifier: Apache-2.0";
+
   private static final String GENERATED =
       "generated from the settings' declarations by OperatorFiles; do not edit by hand";
 
@@ -83,7 +86,7 @@ public final class OperatorFiles {
 
   static String configurationPage() {
     StringBuilder sb = new StringBuilder();
-    sb.append("<!-- ").append(GENERATED).append(" -->\n");
+    sb.append("<!-- ").append(GENERATED).append("; ").append(LICENSE).append(" -->\n");
     sb.append("# Configuration\n\n");
     sb.append(
         "Every setting is read once, when the plugin starts. A value that can't be used, or a\n");
@@ -120,6 +123,7 @@ public final class OperatorFiles {
 
   static String sparkDefaults() {
     StringBuilder sb = new StringBuilder();
+    sb.append("# ").append(LICENSE).append("\n#\n");
     sb.append("# rdma-shuffle settings for spark-defaults.conf (").append(GENERATED).append(").\n");
     sb.append("#\n");
     sb.append(
@@ -202,7 +206,7 @@ public final class OperatorFiles {
   static String yarnSite() {
     StringBuilder sb = new StringBuilder();
     sb.append("<?xml version=\"1.0\"?>\n");
-    sb.append("<!--\n");
+    sb.append("<!--\n  ").append(LICENSE).append("\n\n");
     sb.append("  rdma-shuffle: NodeManager settings for yarn-site.xml\n");
     sb.append("  (").append(GENERATED).append(").\n\n");
     comment(
@@ -235,7 +239,7 @@ public final class OperatorFiles {
   static String yarnSiteSpark() {
     StringBuilder sb = new StringBuilder();
     sb.append("<?xml version=\"1.0\"?>\n");
-    sb.append("<!--\n");
+    sb.append("<!--\n  ").append(LICENSE).append("\n\n");
     sb.append("  rdma-shuffle: NodeManager settings for Spark on YARN with dynamic allocation\n");
     sb.append("  (").append(GENERATED).append(").\n\n");
     comment(
@@ -279,7 +283,7 @@ public final class OperatorFiles {
   static String mapredSite() {
     StringBuilder sb = new StringBuilder();
     sb.append("<?xml version=\"1.0\"?>\n");
-    sb.append("<!--\n");
+    sb.append("<!--\n  ").append(LICENSE).append("\n\n");
     sb.append("  rdma-shuffle: reduce-side settings for mapred-site.xml\n");
     sb.append("  (").append(GENERATED).append(").\n\n");
     comment(

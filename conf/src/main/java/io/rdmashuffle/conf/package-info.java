@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * Generates the operator templates ({@code conf/}) and {@code docs/configuration.md} from every
  * engine's setting declarations ({@link io.rdmashuffle.conf.OperatorFiles}); a build-time tool, in

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * What both sides of the Hadoop plugin share: MapReduce's settings and schema ({@link
  * io.rdmashuffle.hadoop.MapReduceConfig}), reading them from a Hadoop {@code Configuration}, the

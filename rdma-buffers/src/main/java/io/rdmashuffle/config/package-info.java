@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * Every setting of the engine-neutral core declared once ({@link
  * io.rdmashuffle.config.ConfigEntry}, {@link io.rdmashuffle.config.RdmaShuffleConfig}, {@link

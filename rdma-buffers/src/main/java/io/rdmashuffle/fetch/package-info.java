@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The reading side of the core: Spark's {@link io.rdmashuffle.fetch.BlockFetcher} (locates, READ
  * planning, run, streamed, memory and local-file blocks) over the {@link

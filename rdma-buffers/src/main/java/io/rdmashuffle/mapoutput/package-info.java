@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * What engines and processes exchange about a map output, as bytes: {@link
  * io.rdmashuffle.mapoutput.OutputId}, {@link io.rdmashuffle.mapoutput.PartitionTable}, {@link

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * Memory the transport reads from and into: registered regions and files, pooled registered
  * buffers, reference counting ({@link io.rdmashuffle.memory.RefCounted}, {@link

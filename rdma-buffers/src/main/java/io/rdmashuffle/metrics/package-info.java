@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The counters of one process's transport ({@link io.rdmashuffle.metrics.TransportMetrics}): bytes
  * and READs, failures by kind, refusals by bound, READ latency; the engine adapters read its

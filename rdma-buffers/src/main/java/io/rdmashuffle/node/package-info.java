@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The composition root of a process: {@link io.rdmashuffle.node.NodeRuntime} brings up transport,
  * serving side and reading side in one place; {@link io.rdmashuffle.node.TransportSelector} holds

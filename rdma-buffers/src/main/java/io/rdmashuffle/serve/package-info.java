@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The serving side: the {@link io.rdmashuffle.serve.OutputCatalog} (admission, registration on
  * commit or on request, bounds, leases, LRU, withdrawal), the engine SPI {@link

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * Engine-neutral pieces of the command-line runners ({@code bin/rdma-shuffle}): the command line
  * ({@link io.rdmashuffle.tools.Cli}), the doctor that checks settings and transports, the probe of

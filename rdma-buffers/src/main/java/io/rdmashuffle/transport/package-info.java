@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The one-sided READ SPI every transport implements and both readers use: {@link
  * io.rdmashuffle.transport.Transport}, read channels and their bounded admission, the connection

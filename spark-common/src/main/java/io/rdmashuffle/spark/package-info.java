@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * What Spark's executors (the Spark plugin) and rdma-shuffle's Spark service in the NodeManager
  * (the Hadoop plugin) must agree on and the engine-neutral core must not know: the transport secret

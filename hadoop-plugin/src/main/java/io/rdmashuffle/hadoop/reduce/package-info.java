@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * MapReduce's reading side in a reduce task: {@link
  * io.rdmashuffle.hadoop.reduce.RdmaShuffleConsumer} and {@link

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * MapReduce's serving side in the NodeManager: {@link
  * io.rdmashuffle.hadoop.service.RdmaShuffleHandler} beside the stock shuffle handler, the map

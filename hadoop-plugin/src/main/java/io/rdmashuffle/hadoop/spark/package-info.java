@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The NodeManager's Spark service (Spark on YARN with dynamic allocation): Spark's own external
  * shuffle handler and beside it a node runtime serving the registered executors' map outputs, its

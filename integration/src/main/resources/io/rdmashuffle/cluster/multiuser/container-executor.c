@@ -1,4 +1,8 @@
 /*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+/*
  * The cluster harness's container-executor: the setuid-root part that Hadoop's
  * LinuxContainerExecutor runs (yarn.nodemanager.linux-container-executor.path) to start
  * localizers and containers as their job's user, signal them and delete their files.

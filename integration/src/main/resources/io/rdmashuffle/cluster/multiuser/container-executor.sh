@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The cluster harness's container-executor, run as root by container-executor.c (setuid) for
 # Hadoop's LinuxContainerExecutor: the command line of Hadoop's container-executor as
 # LinuxContainerExecutor and DefaultLinuxContainerRuntime build it (PrivilegedOperation), for the

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * Building blocks of a transport's threads and I/O engines that do not depend on one transport: the
  * one way to run a loop thread ({@link io.rdmashuffle.transport.engine.Agent} run by an {@link

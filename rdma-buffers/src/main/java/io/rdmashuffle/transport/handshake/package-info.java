@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The authentication handshake every connection of the connection server runs first: its byte
  * layout ({@link io.rdmashuffle.transport.handshake.HandshakeLayout}), the two sides' state

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * What a transport implementation is given and builds on: its provider (probe and start), the
  * context it starts with (settings, secrets, counters and the process's connection server, which it

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The one {@link io.rdmashuffle.transport.server.ConnectionServer} of a process: its accept and I/O
  * loops, admission caps, deadlines, the connections it serves and opens, and calls (frames,

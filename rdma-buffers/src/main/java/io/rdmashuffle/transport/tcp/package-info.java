@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The tcp transport: READs as request and response frames on connections of the connection server,
  * served from registered regions on its I/O threads; its provider, registrar and region table.

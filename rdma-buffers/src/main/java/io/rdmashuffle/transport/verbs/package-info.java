@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The verbs transport's side that the application's class loader defines: its provider and starter,
  * the loading of DiSNI and our native library into their own class loader ({@link

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * Code that uses DiSNI's classes. Everything in this package is defined by the class loader that
  * also defines DiSNI ({@code DisniClassLoader}, created by {@link

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The verbs READ engine without DiSNI: reading channels that post under their own lock, and the
  * agent that finds completions, enforces the read timeout and ends channels. It talks to the device

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The Spark plugin: {@link org.apache.spark.shuffle.rdma.RdmaShuffleManager}, its writer and
  * reader, the executor's node ({@link org.apache.spark.shuffle.rdma.SparkNode}), the read sources,
