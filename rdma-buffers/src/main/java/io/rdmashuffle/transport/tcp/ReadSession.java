@@ -14,7 +14,6 @@ import io.rdmashuffle.transport.server.LoopBuffers;
 import io.rdmashuffle.transport.server.Session;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
 
 /**
@@ -49,9 +48,7 @@ final class ReadSession implements Session {
   private final ResponseQueue queue = new ResponseQueue();
   private final byte[] frame = new byte[REQUEST_BYTES];
   private final Request request = new Request();
-
-  /** A header whose start went out in an earlier write, composed whole to send the rest. */
-  private final ByteBuffer header = ByteBuffer.allocate(RESPONSE_HEADER_BYTES);
+  private final ResponseComposer composer = new ResponseComposer(queue);
 
   /** Bytes of a partly received request frame, held in {@link #frame}. */
   private int carried;
@@ -207,12 +204,12 @@ final class ReadSession implements Session {
           if (skip == 0 && sendsFile(k)) {
             // the header and the first segment in one send: no packet carries the header alone
             int first = Math.min(FIRST_SEGMENT, out.remaining() - RESPONSE_HEADER_BYTES);
-            if (!compose(out, k, 0, first)) {
+            if (!composer.compose(out, k, 0, first)) {
               continue; // its file has shrunk: refused instead
             }
             dataFrom = first;
           } else {
-            putHeader(out, k, (int) skip);
+            composer.putHeader(out, k, (int) skip);
           }
         }
         large = k;
@@ -223,10 +220,10 @@ final class ReadSession implements Session {
         break;
       }
       if (skip == 0) {
-        compose(out, k, 0, length);
+        composer.compose(out, k, 0, length);
       } else {
-        putHeader(out, k, (int) Math.min(skip, RESPONSE_HEADER_BYTES));
-        if (!copy(out, k, from, length - from)) {
+        composer.putHeader(out, k, (int) Math.min(skip, RESPONSE_HEADER_BYTES));
+        if (!composer.copy(out, k, from, length - from)) {
           // its header went out with the length it no longer has: nothing left to say
           throw new IOException("served file is shorter than its registration");
         }
@@ -252,64 +249,6 @@ final class ReadSession implements Session {
   private boolean sendsFile(int k) {
     MemoryPiece m = queue.region(k).memory();
     return m.isFile() && service.sendfile();
-  }
-
-  /**
-   * Puts the k-th response (not started) into {@code out}: its header and its first {@code n} data
-   * bytes. Returns false when its file has shrunk: it is a refusal then, composed instead.
-   */
-  private boolean compose(ByteBuffer out, int k, int from, int n) throws IOException {
-    int at = out.position();
-    out.position(at + RESPONSE_HEADER_BYTES);
-    if (n > 0 && !copy(out, k, from, n)) {
-      out.position(at);
-      queue.refuse(k, STATUS_DEREGISTERED);
-      putHeader(out, k, 0);
-      return false;
-    }
-    int end = out.position();
-    out.position(at);
-    putHeader(out, k, 0);
-    out.position(end);
-    return true;
-  }
-
-  /**
-   * Appends {@code n} data bytes of the k-th response from its offset {@code from}: read from the
-   * served file with {@code pread}, or copied from registered memory. False when the file ended
-   * first.
-   */
-  private boolean copy(ByteBuffer out, int k, int from, int n) throws IOException {
-    MemoryPiece m = queue.region(k).memory();
-    int p = out.position();
-    long position = queue.offset(k) + (long) from;
-    if (!m.isFile()) {
-      out.put(p, m.buffer(), (int) position, n);
-      out.position(p + n);
-      return true;
-    }
-    ByteBuffer into = out.duplicate().limit(p + n);
-    FileChannel file = m.file();
-    long at = m.fileOffset() + position;
-    while (into.hasRemaining()) {
-      if (file.read(into, at + into.position() - p) < 0) {
-        return false;
-      }
-    }
-    out.position(p + n);
-    return true;
-  }
-
-  /** Puts the k-th response's header into {@code out}, less its first {@code skip} bytes (sent). */
-  private void putHeader(ByteBuffer out, int k, int skip) {
-    if (skip == 0) {
-      encodeResponseHeader(out, out.position(), queue.id(k), queue.status(k), queue.length(k));
-      out.position(out.position() + RESPONSE_HEADER_BYTES);
-      return;
-    }
-    ByteBuffer h = header.clear();
-    encodeResponseHeader(h, 0, queue.id(k), queue.status(k), queue.length(k));
-    out.put(h.position(skip));
   }
 
   /** Writes {@code staged}, then the k-th response's data from {@code dataFrom} on. */
