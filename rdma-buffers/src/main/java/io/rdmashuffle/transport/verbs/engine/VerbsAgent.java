@@ -5,7 +5,6 @@
 package io.rdmashuffle.transport.verbs.engine;
 
 import io.rdmashuffle.metrics.TransportMetrics;
-import io.rdmashuffle.transport.ConnectionLostException;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.TransportException;
 import io.rdmashuffle.transport.engine.ConnectionTable;
@@ -36,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * the channel's work request ring, so a late completion of an ended channel, or of a READ already
  * ended, matches nothing.
  *
- * <p>The channels and the completion queue room they reserve are a {@link ChannelRoom}'s.
+ * <p>The channels and the completion queue room they reserve are a {@link ChannelRoom}'s; what a
+ * completion ends is found and delivered by a {@link CompletionDelivery}.
  */
 public final class VerbsAgent {
   private static final Logger LOG = LoggerFactory.getLogger(VerbsAgent.class);
@@ -53,10 +53,9 @@ public final class VerbsAgent {
   private final long waitSpinNanos;
 
   // ---- guarded by poller (the "agent thread")
-  private final Completions completions = new Completions(POLL_BATCH);
   private final ReadOutcomes outcomes;
-  private final EndedReads ended;
   private final Doorbells doorbells = new Doorbells();
+  private final CompletionDelivery delivery;
   private long nextCheck;
 
   /** The agent thread ended: the completion queue may be destroyed, nobody polls it anymore. */
@@ -105,10 +104,12 @@ public final class VerbsAgent {
             TimeUnit.MILLISECONDS.toNanos(1),
             Math.min(TimeUnit.MILLISECONDS.toNanos(100), timeoutNanos / 10));
     this.channels = new ChannelRoom(cqEntries, maxDepth);
-    this.ended = new EndedReads(maxDepth);
+    EndedReads ended = new EndedReads(maxDepth);
     this.outcomes = new ReadOutcomes(metrics);
     this.commands = new AgentCommands(cq);
     this.ending = new ChannelEnding(channels, ended, outcomes, metrics, timeoutNanos, onEnded);
+    this.delivery =
+        new CompletionDelivery(cq, channels, ended, outcomes, ending, doorbells, metrics);
   }
 
   static long wrId(int key, long sequence) {
@@ -285,7 +286,7 @@ public final class VerbsAgent {
       if (parkedUnarmed && !stopped) {
         parkedUnarmed = false;
         cq.arm();
-        poll(); // what completed before the arming
+        delivery.poll(); // what completed before the arming
       }
     } catch (IOException e) {
       metrics.engineError();
@@ -303,7 +304,7 @@ public final class VerbsAgent {
     }
     doorbells.beginRound();
     try {
-      poll();
+      delivery.poll();
     } finally {
       doorbells.endRound();
     }
@@ -314,66 +315,11 @@ public final class VerbsAgent {
    * polled for by no reader, so its parks beside readers are short again.
    */
   private int pollOwn() {
-    int found = poll();
+    int found = delivery.poll();
     if (found > 0) {
       unarmedParkMillis = UNARMED_PARK_MILLIS;
     }
     return found;
-  }
-
-  private int poll() {
-    int n;
-    try {
-      n = cq.poll(completions);
-    } catch (IOException e) {
-      metrics.engineError();
-      LOG.warn("polling the completion queue failed", e);
-      return 0;
-    }
-    if (n == 0) {
-      return 0; // no clock read: in an emulated guest it costs more than the poll
-    }
-    long now = System.nanoTime();
-    for (int i = 0; i < n; i++) {
-      onCompletion(completions.wrId(i), completions.status(i), now);
-    }
-    doorbells.ringPending();
-    return n;
-  }
-
-  private void onCompletion(long wrId, int status, long now) {
-    VerbsReadChannel ch = channels.get((int) (wrId >>> 32));
-    if (ch == null || !ch.takeCompleted((int) wrId, ended, now)) {
-      return; // a late completion: its channel or READ has ended already
-    }
-    int last = ended.count() - 1;
-    postLater(ch); // the room these READs leave may admit waiting ones
-    if (ch.draining) {
-      // flushed (or finished before the error state): the queue pair writes nothing more there
-      ending.failEnded(ch, ch.brokenBy, now, true);
-      if (ch.postedCount() == 0) {
-        ending.finishDrained(ch);
-      }
-      return;
-    }
-    TransportException failure =
-        status == Completions.SUCCESS ? null : ReadOutcomes.failureOf(status, ch, ended.op(last));
-    for (int i = 0; i <= last; i++) {
-      ReadOp op = ended.op(i);
-      op.target().release();
-      if (i == last && failure != null) {
-        fail(op, failure);
-      } else {
-        outcomes.complete(op, now - ended.postedAt(i));
-      }
-    }
-    ended.clear();
-    if (failure != null) {
-      breakChannel(
-          ch,
-          new ConnectionLostException(
-              "queue pair failed: " + Completions.statusName(status), ch.peer(), null, failure));
-    }
   }
 
   /**
@@ -412,7 +358,7 @@ public final class VerbsAgent {
     // queue pairs in the error state: wait a little for their flushes, then leak what is left
     long deadline = System.nanoTime() + Math.min(timeoutNanos, TimeUnit.SECONDS.toNanos(2));
     while (channels.anyDraining() && System.nanoTime() - deadline < 0) {
-      if (poll() == 0) {
+      if (delivery.poll() == 0) {
         Thread.onSpinWait();
       }
     }
