@@ -12,11 +12,7 @@ import io.rdmashuffle.transport.ConnectionPool;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.NoSuchFileException;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -58,9 +54,6 @@ import java.util.function.BooleanSupplier;
 public final class BlockFetcher implements AutoCloseable {
   private static final long WAIT_SLICE_MILLIS = 100;
 
-  /** Handed-over blocks tracked before released ones are dropped from the set. */
-  private static final int PRUNE_AT = 1024;
-
   private final String application;
   private final OutputCatalog own;
   private final ConnectionPool connections;
@@ -80,12 +73,12 @@ public final class BlockFetcher implements AutoCloseable {
   /** True while the consumer waits inside the segment fetcher: it sees every event itself. */
   private volatile boolean consumerWaiting;
 
-  private final ArrayDeque<Block> ready = new ArrayDeque<>();
-  private final Set<Block> open = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final BlockHandOver blocks = new BlockHandOver();
   private final Set<Owner> prepared = new HashSet<>();
   private final SegmentFetcher segments;
   private final FetchContext ctx;
   private final Locates locates;
+  private final ResultDispatch results;
 
   /** The failure a driver found; the consumer gets it from its next call. */
   private BlockFetchException failure;
@@ -124,12 +117,13 @@ public final class BlockFetcher implements AutoCloseable {
         new FetchContext(
             application,
             segments,
-            ready,
+            blocks.ready,
             counters,
             options,
             this::pump,
             new CorruptionDiagnosis(application, locator));
     this.locates = new Locates(ctx, locator);
+    this.results = new ResultDispatch(locates, counters);
     segments.onEvent(this::wake);
   }
 
@@ -228,7 +222,7 @@ public final class BlockFetcher implements AutoCloseable {
         unlock();
       }
       try {
-        pump(null, () -> !ready.isEmpty());
+        pump(null, () -> !blocks.ready.isEmpty());
       } catch (InterruptedIOException e) {
         throw new InterruptedException(e.getMessage());
       } catch (BlockFetchException e) {
@@ -251,20 +245,16 @@ public final class BlockFetcher implements AutoCloseable {
 
   /** Under the lock: the next ready block, checked and counted, or null when none is ready. */
   private Block handOver() throws BlockFetchException {
-    Block b = ready.poll();
-    if (b == null) {
-      return null;
-    }
+    Block b;
     try {
-      b.verifyBeforeHandOver();
+      b = blocks.next();
     } catch (BlockFetchException e) {
       failure = e;
       throw e;
     }
-    if (open.size() >= PRUNE_AT) {
-      open.removeIf(Block::isReleased);
+    if (b == null) {
+      return null;
     }
-    open.add(b);
     locates.handedOver(b.source());
     (b.remote() ? counters.remoteBlocks : counters.localBlocks).increment();
     (b.remote() ? counters.remoteBytes : counters.localBytes).add(b.size());
@@ -373,48 +363,13 @@ public final class BlockFetcher implements AutoCloseable {
 
   private void dispatchOrFail(SegmentFetcher.Result r) throws BlockFetchException {
     try {
-      dispatch(r);
+      results.dispatch(r);
     } catch (BlockFetchException e) {
       if (failure == null) {
         failure = e;
       }
       throw e;
     }
-  }
-
-  private void dispatch(SegmentFetcher.Result r) throws BlockFetchException {
-    if (r instanceof FetchedSegment f) {
-      ((PendingRead) f.request().tag()).arrived(f);
-    } else if (r instanceof SegmentFetcher.Failed f) {
-      failed((PendingRead) f.request().tag(), f);
-    } else if (((SegmentFetcher.Signal) r).event() instanceof Locates.Retry due) {
-      locates.due(due);
-    } else {
-      locates.answered((Locates.Call) ((SegmentFetcher.Signal) r).event());
-    }
-  }
-
-  private void failed(PendingRead read, SegmentFetcher.Failed f) throws BlockFetchException {
-    BlockSource s = read.source();
-    if (f.shortage()) {
-      throw counters.failure(
-          Kind.SHORTAGE,
-          s,
-          read.partition(),
-          "this task could not get READ buffers: " + f.cause().getMessage(),
-          f.cause());
-    }
-    if (f.refusedByOwner()) {
-      // withdrawn (the owner deregistered it to make room, or restarted): ask where it is now
-      locates.relocate(read, f.cause());
-      return;
-    }
-    throw counters.failure(
-        Kind.TRANSPORT,
-        s,
-        read.partition(),
-        "READ from " + s.owner().address() + " failed: " + f.cause().getMessage(),
-        f.cause());
   }
 
   /** Releases every block, handed over or not, and stops READing. Idempotent; any thread. */
@@ -429,14 +384,7 @@ public final class BlockFetcher implements AutoCloseable {
       // the consumer, if it waits, is out of its wait slice: nothing of ours is in use
       locates.releaseAll();
       segments.close();
-      for (Block b : ready) {
-        b.release();
-      }
-      ready.clear();
-      for (Block b : new ArrayList<>(open)) {
-        b.release();
-      }
-      open.clear();
+      blocks.releaseAll();
     } finally {
       lock.unlock();
     }

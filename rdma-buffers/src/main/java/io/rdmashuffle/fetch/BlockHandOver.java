@@ -1,0 +1,53 @@
+package io.rdmashuffle.fetch;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+
+/**
+ * The blocks between a {@link BlockFetcher} and its consumer: those ready to be handed over (the
+ * queue the fetch's parts fill through {@link FetchContext#ready}), and those handed over that may
+ * still be read, so closing the fetcher releases both. A block is checked as it is handed over
+ * ({@link Block#verifyBeforeHandOver}). Under the fetcher's lock.
+ */
+final class BlockHandOver {
+  /** Handed-over blocks tracked before released ones are dropped from the set. */
+  private static final int PRUNE_AT = 1024;
+
+  /** Blocks ready for the consumer, in the order they became ready. */
+  final ArrayDeque<Block> ready = new ArrayDeque<>();
+
+  private final Set<Block> open = Collections.newSetFromMap(new IdentityHashMap<>());
+
+  /**
+   * The next ready block, checked and tracked as handed over, or null when none is ready.
+   *
+   * @throws BlockFetchException when the block fails its check (it is not handed over)
+   */
+  Block next() throws BlockFetchException {
+    Block b = ready.poll();
+    if (b == null) {
+      return null;
+    }
+    b.verifyBeforeHandOver();
+    if (open.size() >= PRUNE_AT) {
+      open.removeIf(Block::isReleased);
+    }
+    open.add(b);
+    return b;
+  }
+
+  /** Releases every block, ready or handed over. */
+  void releaseAll() {
+    for (Block b : ready) {
+      b.release();
+    }
+    ready.clear();
+    for (Block b : new ArrayList<>(open)) {
+      b.release();
+    }
+    open.clear();
+  }
+}
