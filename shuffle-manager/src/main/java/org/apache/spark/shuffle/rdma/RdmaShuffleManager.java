@@ -50,8 +50,9 @@ import org.slf4j.LoggerFactory;
  *       task (some map output has no marker, or is served over a transport this executor does not
  *       run, or no transport runs here): always correct, logged once per cause, counted ({@link
  *       FallbackLog}). The driver never decides for executors from its own node's hardware.
- *   <li>The transport and everything registered live in one {@link SparkNode} per process, started
- *       by the first task that needs it, closed by {@link #stop()} or a shutdown hook.
+ *   <li>The transport and everything registered live in one {@link SparkNode} per process ({@link
+ *       ProcessNode}), started by the first task that needs it, closed by {@link #stop()} or a
+ *       shutdown hook.
  *   <li>With {@code spark.shuffle.service.enabled=true} (YARN with dynamic allocation) the executor
  *       registers with the NodeManager's rdma-shuffle Spark service, which hosts Spark's external
  *       shuffle service, and its map statuses name that service as owner: reducers READ from it
@@ -73,6 +74,10 @@ public final class RdmaShuffleManager implements ShuffleManager {
   /** Whether the NodeManager's Spark service serves this executor's map outputs. */
   private final boolean nodeService;
 
+  /** This process's node: started on first use, or why it can't start. */
+  private final ProcessNode node;
+
+  /** Guards {@link #sourceRegistered}. */
   private final Object lock = new Object();
 
   /**
@@ -81,9 +86,6 @@ public final class RdmaShuffleManager implements ShuffleManager {
   private final LongAdder readers = new LongAdder();
 
   private final LongAdder readersOfMapRanges = new LongAdder();
-  private volatile SparkNode node;
-  private volatile String unavailable;
-  private volatile boolean stopped;
   private boolean sourceRegistered;
 
   /** Tasks this process runs at once (0: not known yet); see {@link ExecutorCores}. */
@@ -111,8 +113,10 @@ public final class RdmaShuffleManager implements ShuffleManager {
     this.exactSparkChecksums = SparkSettings.exactSparkChecksums(conf);
     this.disabledBecause = SparkSettings.disabledBecause(conf, settings);
     this.sort = new SortShuffleManager(conf);
+    this.node =
+        new ProcessNode(conf, settings, nodeService, this::executorCores, this::registerSource);
     if (!isDriver && disabledBecause == null) {
-      startEagerly();
+      node.startEagerly();
     }
   }
 
@@ -131,10 +135,10 @@ public final class RdmaShuffleManager implements ShuffleManager {
           disabledBecause);
       return sortHandle;
     }
-    if (isLocalMaster() && startNode() == null) {
+    if (isLocalMaster() && node.start() == null) {
       // the driver runs the tasks itself: it needs the transport
       fallbacks.record(
-          FallbackLog.Cause.TRANSPORT_UNAVAILABLE, "shuffle " + shuffleId, unavailable);
+          FallbackLog.Cause.TRANSPORT_UNAVAILABLE, "shuffle " + shuffleId, node.cause());
       return sortHandle;
     }
     return new RdmaShuffleHandle<>(shuffleId, dep, sortHandle);
@@ -229,87 +233,11 @@ public final class RdmaShuffleManager implements ShuffleManager {
    * what} falls back: counted, and logged once per cause).
    */
   SparkNode node(String what) {
-    SparkNode n = startNode();
+    SparkNode n = node.start();
     if (n == null) {
-      fallbacks.record(FallbackLog.Cause.TRANSPORT_UNAVAILABLE, what, unavailable);
+      fallbacks.record(FallbackLog.Cause.TRANSPORT_UNAVAILABLE, what, node.cause());
     }
     return n;
-  }
-
-  private SparkNode startNode() {
-    SparkNode n = node;
-    if (n != null) {
-      return n;
-    }
-    synchronized (lock) {
-      if (node != null || unavailable != null) {
-        return node;
-      }
-      if (stopped) {
-        unavailable = "the shuffle manager was stopped";
-        return null;
-      }
-      SparkEnv env = SparkEnv.get();
-      String application = env.conf().getAppId();
-      try {
-        node =
-            SparkNode.start(
-                SparkSettings.forExecutor(conf, settings, executorCores()),
-                application,
-                SparkSettings.secret(env.securityManager(), application),
-                env.blockManager().blockManagerId().host(),
-                nodeService);
-      } catch (Exception e) {
-        unavailable = e.getMessage() == null ? e.toString() : e.getMessage();
-        LOG.warn("rdma-shuffle: no transport can start in this process: {}", unavailable);
-        LOG.debug("transport start failure", e);
-      }
-      if (node != null) {
-        String warning = SparkSettings.overheadWarning(conf, node.conf(), node.pinsServedOutputs());
-        if (warning != null) {
-          LOG.warn("rdma-shuffle: {}", warning);
-        }
-      }
-      registerSource();
-      return node;
-    }
-  }
-
-  /**
-   * An executor starts its node as soon as Spark's environment is there, on a thread of its own,
-   * probing only the transport its settings choose: its first map task's commit then finds the node
-   * up instead of starting it (and every other task of the executor waiting for that).
-   */
-  private void startEagerly() {
-    Thread t =
-        new Thread(
-            () -> {
-              long deadline = System.nanoTime() + EAGER_START_WAIT_NANOS;
-              while (!ready() && System.nanoTime() < deadline) {
-                try {
-                  Thread.sleep(10);
-                } catch (InterruptedException e) {
-                  return;
-                }
-              }
-              if (ready()) {
-                startNode();
-              }
-            },
-            "rdma-shuffle-start");
-    t.setDaemon(true);
-    t.start();
-  }
-
-  private static final long EAGER_START_WAIT_NANOS = 120_000_000_000L;
-
-  /** Whether Spark's environment has what the node's start needs (its block manager's id). */
-  private boolean ready() {
-    SparkEnv env = SparkEnv.get();
-    return stopped
-        || (env != null
-            && env.blockManager() != null
-            && env.blockManager().blockManagerId() != null);
   }
 
   private void registerSource() {
@@ -347,7 +275,7 @@ public final class RdmaShuffleManager implements ShuffleManager {
    * key set never changes.
    */
   public Map<String, Long> metricsSnapshot() {
-    SparkNode n = node;
+    SparkNode n = node.ifStarted();
     Map<String, Long> m = new LinkedHashMap<>();
     TransportMetrics t =
         n == null ? new TransportMetrics(new MemoryAccounting()) : n.runtime().metrics();
@@ -366,7 +294,7 @@ public final class RdmaShuffleManager implements ShuffleManager {
   }
 
   LatencyHistogram readLatency() {
-    SparkNode n = node;
+    SparkNode n = node.ifStarted();
     return n == null ? null : n.runtime().metrics().readLatency();
   }
 
@@ -382,13 +310,13 @@ public final class RdmaShuffleManager implements ShuffleManager {
 
   /** The node's transport address and kind if it started (tests, tools), else null. */
   public OwnerMarker ownerIfStarted() {
-    SparkNode n = node;
+    SparkNode n = node.ifStarted();
     return n == null ? null : n.marker();
   }
 
   /** Why no transport runs in this process, or null. */
   public String unavailableCause() {
-    return unavailable;
+    return node.cause();
   }
 
   /** Why every shuffle of this application runs the stock shuffle, or null. */
@@ -400,7 +328,7 @@ public final class RdmaShuffleManager implements ShuffleManager {
 
   @Override
   public boolean unregisterShuffle(int shuffleId) {
-    SparkNode n = node;
+    SparkNode n = node.ifStarted();
     if (n != null) {
       n.removeShuffle(shuffleId);
     }
@@ -414,14 +342,8 @@ public final class RdmaShuffleManager implements ShuffleManager {
 
   @Override
   public void stop() {
-    synchronized (lock) {
-      stopped = true;
-    }
-    SparkNode n = node;
     try {
-      if (n != null) {
-        n.close();
-      }
+      node.stop();
     } finally {
       sort.stop();
     }
