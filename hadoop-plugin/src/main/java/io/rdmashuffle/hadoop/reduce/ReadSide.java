@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import javax.crypto.SecretKey;
 import org.apache.hadoop.mapred.Reporter;
 import org.apache.hadoop.mapreduce.task.reduce.MapHost;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -176,6 +177,18 @@ final class ReadSide implements AutoCloseable {
       LOG.warn(
           "fetching map outputs of {} over the stock HTTP shuffle: {}", host.getHostName(), why);
     }
+    return true;
+  }
+
+  /**
+   * Whether {@code host}, unreachable, is tried again later (NodeManager restart retry); counted
+   * when it is.
+   */
+  boolean tryAgainLater(ShuffleSchedulerImpl<?, ?> scheduler, MapHost host, String why) {
+    if (!retry.tryAgainLater(scheduler, host, why)) {
+      return false;
+    }
+    count(RdmaShuffleCounter.NODE_RETRIES, 1);
     return true;
   }
 
