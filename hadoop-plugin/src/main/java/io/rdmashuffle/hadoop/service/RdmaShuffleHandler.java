@@ -6,7 +6,6 @@ package io.rdmashuffle.hadoop.service;
 
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.rdmashuffle.config.RdmaConf;
-import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.hadoop.ApplicationEnd;
 import io.rdmashuffle.hadoop.HadoopConf;
 import io.rdmashuffle.hadoop.HadoopVersions;
@@ -24,11 +23,7 @@ import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import javax.crypto.SecretKey;
@@ -85,7 +80,7 @@ public class RdmaShuffleHandler extends ShuffleHandler {
    */
   private volatile boolean transitioning = true;
 
-  private volatile ExecutorService answering;
+  private volatile LocateAnswerThreads answering;
 
   public RdmaShuffleHandler() {
     super();
@@ -117,7 +112,7 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   @Override
   protected void serviceStart() throws Exception {
     super.serviceStart();
-    answering = answeringThreads(rdmaConf);
+    answering = new LocateAnswerThreads(rdmaConf);
     startServing();
     transitioning = false;
   }
@@ -166,31 +161,6 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   }
 
   /**
-   * Threads that check and answer locate requests: {@code call.workers} of them, and at most {@code
-   * call.queue} requests waiting (not yet authenticated, so bounded); a request beyond is told to
-   * come back later (429), as the stock handler tells a reducer over its connection limit.
-   */
-  private static ExecutorService answeringThreads(RdmaConf conf) {
-    AtomicInteger n = new AtomicInteger();
-    int workers = conf.get(ServerConfig.CALL_WORKERS);
-    ThreadPoolExecutor e =
-        new ThreadPoolExecutor(
-            workers,
-            workers,
-            60,
-            TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(conf.get(ServerConfig.CALL_QUEUE)),
-            r -> {
-              Thread t = new Thread(r, "rdma-shuffle-locate-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            },
-            new ThreadPoolExecutor.AbortPolicy());
-    e.allowCoreThreadTimeOut(true);
-    return e;
-  }
-
-  /**
    * Stops serving READs (the transport, every registration) while the stock HTTP shuffle goes on:
    * from now on reduce tasks fetch this node's outputs over HTTP, as after a lost RDMA device.
    * READs in flight fail. Idempotent; the service's stop calls it too.
@@ -218,9 +188,9 @@ public class RdmaShuffleHandler extends ShuffleHandler {
       if (closeRuntime()) {
         LOG.info("rdma-shuffle stopped serving READs: the service stops ({})", metrics.snapshot());
       }
-      ExecutorService e = answering;
-      if (e != null) {
-        e.shutdownNow();
+      LocateAnswerThreads a = answering;
+      if (a != null) {
+        a.shutdownNow();
       }
     } finally {
       super.serviceStop();
@@ -291,25 +261,17 @@ public class RdmaShuffleHandler extends ShuffleHandler {
   }
 
   /**
-   * Runs an answer on the service's own threads (registration may take a while).
+   * Runs an answer on the service's own threads ({@link LocateAnswerThreads}).
    *
    * @return false when the answer queue is full (the request should come back later)
    * @throws RejectedExecutionException when the service is not running
    */
   boolean answerLater(Runnable task) {
-    ExecutorService e = answering;
-    if (e == null || e.isShutdown()) {
+    LocateAnswerThreads a = answering;
+    if (a == null) {
       throw new RejectedExecutionException("not started");
     }
-    try {
-      e.execute(task);
-      return true;
-    } catch (RejectedExecutionException full) {
-      if (e.isShutdown()) {
-        throw full;
-      }
-      return false;
-    }
+    return a.answerLater(task);
   }
 
   /** Counters of this node's transport (bytes and READs served, failures, registered memory). */
