@@ -11,8 +11,8 @@ import java.util.Map;
 
 /**
  * A host's RDMA device as the kernel shows it, for the address the transport binds: which device
- * and port serve it, the port's state and link layer, the GIDs and the one RDMA-CM uses, the MTU,
- * firmware and driver, PFC and ECN. Adds its checks and the facts pairs are compared by.
+ * and port serve it, the port's state and link layer, the MTU, firmware and driver, PFC and ECN
+ * (the port's GIDs: {@link GidChecks}). Adds its checks and the facts pairs are compared by.
  */
 final class DeviceChecks {
   private static final String IB = "/sys/class/infiniband/";
@@ -159,115 +159,6 @@ final class DeviceChecks {
                     + p.netdev()
                     + " up) and check the cable and the switch port."));
     return false;
-  }
-
-  /**
-   * The GID table, the entry RDMA-CM uses for the address, and {@code gidIndex} (a tool's choice,
-   * e.g. perftest's -x) against it. Returns the entry, or null (a blocking failure added).
-   */
-  GidTable.Entry gids(Port p, InetAddress address, Integer gidIndex) {
-    GidTable table = GidTable.read(sys, p.device(), p.port());
-    StringBuilder all = new StringBuilder();
-    for (GidTable.Entry e : table.entries()) {
-      all.append(all.length() == 0 ? "" : "; ").append(e.describe());
-    }
-    facts.put("gids", all.toString());
-    if (!"Ethernet".equalsIgnoreCase(facts.get("link_layer"))) {
-      checks.add(Check.info(scope, "GIDs", all.length() == 0 ? "none" : all.toString()));
-      return table.entries().isEmpty() ? null : table.entries().get(0);
-    }
-    String configfs =
-        "/sys/kernel/config/rdma_cm/" + p.device() + "/ports/" + p.port() + "/default_roce_mode";
-    String mode = sys.read(configfs);
-    String modeFound =
-        mode.isEmpty() ? "RoCE v2 (the kernel's default; not configured in configfs)" : mode;
-    if (mode.isEmpty()) {
-      mode = "RoCE v2";
-    }
-    GidTable.Entry ours = table.forAddress(address, p.netdev(), mode);
-    if (ours == null) {
-      checks.add(
-          Check.blocking(
-              scope,
-              "GIDs",
-              "no GID of "
-                  + p.device()
-                  + " carries "
-                  + address.getHostAddress()
-                  + " (GIDs: "
-                  + (all.length() == 0 ? "none" : all)
-                  + ")",
-              "The kernel adds a GID for each address of "
-                  + p.netdev()
-                  + ": check `ip addr show dev "
-                  + p.netdev()
-                  + "` and `rdma link`; the address must be on that interface."));
-      return null;
-    }
-    facts.put("gid.index", Integer.toString(ours.index()));
-    facts.put("gid.type", ours.type());
-    String found =
-        "RDMA-CM's RoCE mode: "
-            + modeFound
-            + "; for "
-            + address.getHostAddress()
-            + " it uses "
-            + ours.describe()
-            + ". All GIDs: "
-            + all;
-    if (!ours.roceV2()) {
-      checks.add(
-          Check.warn(
-              scope,
-              "GIDs",
-              found,
-              "RoCE v1 is layer 2 only (not routable, no ECN through IP): make RDMA-CM use RoCE"
-                  + " v2: mkdir -p /sys/kernel/config/rdma_cm/"
-                  + p.device()
-                  + " && echo 'RoCE v2' > "
-                  + configfs
-                  + " (configfs mounted; repeat at boot)."));
-    } else {
-      checks.add(Check.pass(scope, "GIDs", found));
-    }
-    if (gidIndex != null) {
-      GidTable.Entry given = table.at(gidIndex);
-      String problem =
-          given == null
-              ? "there is no such GID on " + p.device() + " port " + p.port()
-              : gidIndex == ours.index() ? null : GidTable.problem(given, address, p.netdev());
-      if (problem == null && gidIndex != ours.index()) {
-        problem = "RDMA-CM uses index " + ours.index() + " for this address";
-      }
-      String what = "GID index " + gidIndex + (given == null ? "" : " is " + given.describe());
-      if (problem == null) {
-        checks.add(Check.pass(scope, "GID index given", what + ": the one RDMA-CM uses"));
-      } else {
-        checks.add(
-            Check.fail(
-                scope,
-                "GID index given",
-                what + ": " + problem,
-                "Use GID index "
-                    + ours.index()
-                    + " ("
-                    + ours.address().getHostAddress()
-                    + ", "
-                    + ours.type()
-                    + "), the one RDMA-CM and so rdma-shuffle use for "
-                    + address.getHostAddress()
-                    + ", wherever a tool picks its GID itself: perftest -x "
-                    + ours.index()
-                    + ", NCCL_IB_GID_INDEX="
-                    + ours.index()
-                    + ", UCX_IB_GID_INDEX="
-                    + ours.index()
-                    + " (and --gid-index "
-                    + ours.index()
-                    + " here)."));
-      }
-    }
-    return ours;
   }
 
   /**

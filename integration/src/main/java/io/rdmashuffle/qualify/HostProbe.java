@@ -56,7 +56,7 @@ final class HostProbe {
       DeviceChecks d = new DeviceChecks(sys, machine, name, checks, facts);
       port = d.device(address, netdev);
       if (port != null && d.portState(port)) {
-        d.gids(port, address, gidIndex);
+        new GidChecks(sys, name, checks, facts).check(port, address, gidIndex);
         d.mtu(port);
         d.firmwareAndDriver(port);
         d.pfcEcn(port);
