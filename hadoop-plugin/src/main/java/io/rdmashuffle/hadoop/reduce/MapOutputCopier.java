@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.rdmashuffle.hadoop.reduce;
 
 import io.rdmashuffle.mapoutput.LocateAnswer;
