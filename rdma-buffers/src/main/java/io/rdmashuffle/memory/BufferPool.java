@@ -51,25 +51,6 @@ public final class BufferPool implements AutoCloseable {
   private int chunks;
   private boolean closed;
 
-  /** A registered chunk; carved into equal slots for one size class at a time. */
-  static final class Chunk {
-    final RegisteredRegion region;
-    final int length;
-    int sizeClass = -1;
-    PooledBuffer[] slots;
-    int[] freeSlots;
-    int freeCount;
-
-    Chunk(RegisteredRegion region, int length) {
-      this.region = region;
-      this.length = length;
-    }
-
-    boolean huge() {
-      return slots == null && sizeClass == -2;
-    }
-  }
-
   /**
    * @param tracking lend a fresh, tracked handle each time (see the class comment), whether or not
    *     the leak detector is on
@@ -211,7 +192,7 @@ public final class BufferPool implements AutoCloseable {
         }
         c = newChunk(chunkSize);
       }
-      carve(c, cls);
+      c.carve(this, cls, minSize << cls);
       candidates.addFirst(c);
     }
     int slot = c.freeSlots[--c.freeCount];
@@ -268,19 +249,6 @@ public final class BufferPool implements AutoCloseable {
     registeredBytes -= c.length;
     chunks--;
     c.region.close();
-  }
-
-  private void carve(Chunk c, int cls) {
-    int slotSize = minSize << cls;
-    int n = c.length / slotSize;
-    c.sizeClass = cls;
-    c.slots = new PooledBuffer[n];
-    c.freeSlots = new int[n];
-    for (int i = 0; i < n; i++) {
-      c.slots[i] = new PooledBuffer(this, c, i, c.region, i * slotSize, slotSize);
-      c.freeSlots[i] = n - 1 - i;
-    }
-    c.freeCount = n;
   }
 
   private int sizeClass(int size) {

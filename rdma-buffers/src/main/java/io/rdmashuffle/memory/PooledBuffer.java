@@ -19,7 +19,7 @@ import java.nio.ByteBuffer;
  */
 public final class PooledBuffer extends CountedResource<PooledBuffer> {
   final BufferPool pool;
-  final BufferPool.Chunk chunk;
+  final Chunk chunk;
   final int slot;
   private final RegisteredRegion region;
   private final int regionOffset;
@@ -32,7 +32,7 @@ public final class PooledBuffer extends CountedResource<PooledBuffer> {
 
   PooledBuffer(
       BufferPool pool,
-      BufferPool.Chunk chunk,
+      Chunk chunk,
       int slot,
       RegisteredRegion region,
       int regionOffset,

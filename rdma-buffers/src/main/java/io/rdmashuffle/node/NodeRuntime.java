@@ -10,14 +10,6 @@ import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.fetch.FetchDriver;
 import io.rdmashuffle.fetch.Locator;
-import io.rdmashuffle.mapoutput.ChecksumAnswer;
-import io.rdmashuffle.mapoutput.ChecksumLayout;
-import io.rdmashuffle.mapoutput.ChecksumRequest;
-import io.rdmashuffle.mapoutput.LocateAnswer;
-import io.rdmashuffle.mapoutput.LocateLayout;
-import io.rdmashuffle.mapoutput.LocateRequest;
-import io.rdmashuffle.mapoutput.ReleaseLayout;
-import io.rdmashuffle.mapoutput.ReleaseRequest;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.serve.ChecksumService;
@@ -27,7 +19,6 @@ import io.rdmashuffle.serve.OutputSource;
 import io.rdmashuffle.transport.CallRefusedException;
 import io.rdmashuffle.transport.CallServices;
 import io.rdmashuffle.transport.ConnectionPool;
-import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.Transport;
 import io.rdmashuffle.transport.TransportStartException;
 import io.rdmashuffle.transport.handshake.ApplicationSecrets;
@@ -36,7 +27,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -317,35 +307,7 @@ public final class NodeRuntime implements AutoCloseable {
    * locate service.
    */
   public Locator locatorClient() {
-    long maxAnswerBytes = context.conf.get(ServerConfig.CALL_MAX_ANSWER_BYTES);
-    return new Locator() {
-      @Override
-      public CompletableFuture<LocateAnswer> locate(
-          PeerAddress owner, String application, LocateRequest request) {
-        return transport
-            .call(owner, application, CallServices.LOCATE, LocateLayout.encode(request))
-            .thenApply(LocateLayout::decodeAnswer);
-      }
-
-      @Override
-      public void release(PeerAddress owner, String application, ReleaseRequest request) {
-        // fire and forget: a lost release only means the leases time out
-        transport.call(owner, application, CallServices.RELEASE, ReleaseLayout.encode(request));
-      }
-
-      @Override
-      public long maxAnswerBytes() {
-        return maxAnswerBytes;
-      }
-
-      @Override
-      public CompletableFuture<ChecksumAnswer> checksum(
-          PeerAddress owner, String application, ChecksumRequest request) {
-        return transport
-            .call(owner, application, CallServices.CHECKSUM, ChecksumLayout.encode(request))
-            .thenApply(ChecksumLayout::decodeAnswer);
-      }
-    };
+    return new TransportLocator(transport, context.conf.get(ServerConfig.CALL_MAX_ANSWER_BYTES));
   }
 
   /** The READ buffer pool; null when this process does not read. */
