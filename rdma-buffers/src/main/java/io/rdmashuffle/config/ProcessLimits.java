@@ -13,16 +13,18 @@ import java.nio.file.Paths;
 /**
  * The limits of this process and machine that bound what it may hold open, mapped and pinned:
  * {@code RLIMIT_NOFILE} and {@code RLIMIT_MEMLOCK} (soft, from {@code /proc/self/limits}), {@code
- * vm.max_map_count}, and the machine's memory. Each is {@link #UNLIMITED} when unlimited and {@link
- * #UNKNOWN} when it can't be read (not Linux, a sandbox). Read once where defaults are derived; the
- * one parser of these files.
+ * vm.max_map_count}, the machine's memory and this JVM's heap. Each is {@link #UNLIMITED} when
+ * unlimited and {@link #UNKNOWN} when it can't be read (not Linux, a sandbox). Read once where
+ * defaults are derived; the one parser of these files.
  *
  * @param openFiles RLIMIT_NOFILE, files
  * @param lockedBytes RLIMIT_MEMLOCK, bytes
  * @param maxMapCount vm.max_map_count, mappings
  * @param memoryBytes MemTotal, bytes
+ * @param heapBytes the most heap this JVM will use ({@code -Xmx}), bytes
  */
-public record ProcessLimits(long openFiles, long lockedBytes, long maxMapCount, long memoryBytes) {
+public record ProcessLimits(
+    long openFiles, long lockedBytes, long maxMapCount, long memoryBytes, long heapBytes) {
   public static final long UNLIMITED = Long.MAX_VALUE;
   public static final long UNKNOWN = -1;
 
@@ -38,7 +40,8 @@ public record ProcessLimits(long openFiles, long lockedBytes, long maxMapCount, 
         limit(limits, "Max open files"),
         limit(limits, "Max locked memory"),
         number(proc.resolve("sys/vm/max_map_count")),
-        memTotal(proc.resolve("meminfo")));
+        memTotal(proc.resolve("meminfo")),
+        Runtime.getRuntime().maxMemory());
   }
 
   /** A soft limit of {@code /proc/self/limits}: {@link #UNLIMITED}, or {@link #UNKNOWN}. */

@@ -191,6 +191,20 @@ public final class RdmaShuffleConfig {
           .side(ConfigEntry.Side.SERVING)
           .build();
 
+  public static final ConfigEntry<Long> SERVE_MAX_TABLE_BYTES =
+      ConfigEntry.builder("serve.maxTableBytes", ConfigType.BYTES)
+          .defaultValue(256 * MIB)
+          .range(1 * MIB, 1024 * GIB)
+          .doc(
+              "Heap a serving process gives the partition tables of the map outputs it keeps"
+                  + " registered (about 20-28 bytes per partition: 112 KB for an output of 4,000"
+                  + " partitions). Unless set, derived at start: a quarter of the JVM's heap (-Xmx;"
+                  + " this default when it can't be read), and logged. Beyond it the least recently"
+                  + " asked-for unleased outputs are deregistered, as for serve.maxOpenOutputs; an"
+                  + " output whose table alone is larger is answered unavailable.")
+          .side(ConfigEntry.Side.SERVING)
+          .build();
+
   public static final ConfigEntry<Duration> SERVE_LEASE_TIMEOUT =
       ConfigEntry.builder("serve.leaseTimeout", ConfigType.DURATION)
           .defaultValue(Duration.ofSeconds(60))
@@ -330,6 +344,7 @@ public final class RdmaShuffleConfig {
               SERVE_MAX_OPEN_OUTPUTS,
               SERVE_MAX_OPEN_OUTPUTS_PER_APPLICATION,
               SERVE_MAX_PINNED_BYTES,
+              SERVE_MAX_TABLE_BYTES,
               SERVE_LEASE_TIMEOUT,
               SERVE_LOCATE_WAIT,
               VERBS_NATIVE_LIBRARY,

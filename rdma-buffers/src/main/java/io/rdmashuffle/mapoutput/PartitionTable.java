@@ -89,6 +89,21 @@ public final class PartitionTable {
     return new PartitionTable(0, starts, lengths, null, algorithm, checksums);
   }
 
+  /**
+   * The heap a table of {@code partitions} partitions takes (its arrays: starts, lengths, raw
+   * lengths when it has them, checksums), what a serving process bounds by {@code
+   * serve.maxTableBytes} for the outputs it keeps registered.
+   */
+  public static long heapBytes(int partitions, boolean rawLengths) {
+    long perPartition = 8 + 8 + (rawLengths ? 8 : 0) + 4;
+    return 64 + 4 * 16 + partitions * perPartition;
+  }
+
+  /** The heap this table takes ({@link #heapBytes(int, boolean)}). */
+  public long heapBytes() {
+    return heapBytes(size(), hasRawLengths());
+  }
+
   /** The first partition this table describes. */
   public int first() {
     return first;

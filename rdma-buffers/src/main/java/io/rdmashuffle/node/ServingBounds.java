@@ -16,8 +16,8 @@ import java.util.List;
 /**
  * The bounds of a serving process's catalog: what the operator set, and where they set nothing,
  * what this process's limits allow (each output holds an open file and a mapping or more; pinned
- * outputs count against the memlock limit, beside the process's READ buffers), said in {@link
- * #explanation} for the start log.
+ * outputs count against the memlock limit, beside the process's READ buffers; their partition
+ * tables take heap), said in {@link #explanation} for the start log.
  */
 final class ServingBounds {
   /** File descriptors and mappings kept for everything else a process holds. */
@@ -92,6 +92,17 @@ final class ServingBounds {
                 + ")");
       }
     }
+    long maxTables = conf.get(RdmaShuffleConfig.SERVE_MAX_TABLE_BYTES);
+    if (!isSet(conf, RdmaShuffleConfig.SERVE_MAX_TABLE_BYTES) && known(machine.heapBytes())) {
+      maxTables = Math.max(1L << 20, machine.heapBytes() / 4);
+      said.add(
+          conf.keyOf(RdmaShuffleConfig.SERVE_MAX_TABLE_BYTES)
+              + "="
+              + maxTables
+              + " (heap "
+              + ProcessLimits.text(machine.heapBytes())
+              + ")");
+    }
     int perApplication = conf.get(RdmaShuffleConfig.SERVE_MAX_OPEN_OUTPUTS_PER_APPLICATION);
     if (perApplication == 0) {
       perApplication = Math.max(1, maxOpen - maxOpen / 4);
@@ -101,6 +112,7 @@ final class ServingBounds {
             maxOpen,
             Math.min(perApplication, maxOpen),
             maxPinned,
+            maxTables,
             conf.get(RdmaShuffleConfig.PIECE_SIZE),
             conf.get(RdmaShuffleConfig.SERVE_LEASE_TIMEOUT).toNanos(),
             conf.get(RdmaShuffleConfig.SERVE_LOCATE_WAIT).toNanos(),

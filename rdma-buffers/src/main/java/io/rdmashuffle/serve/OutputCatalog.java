@@ -53,6 +53,7 @@ public final class OutputCatalog implements AutoCloseable {
    * @param maxOpenOutputsPerApplication registered outputs of one application while others have
    *     some too (a shared server)
    * @param maxPinnedBytes registered bytes pinned in RAM
+   * @param maxTableBytes heap the partition tables of registered outputs take
    * @param pieceSize the largest mapping of a file
    * @param leaseNanos how long a located output stays leased to its reader unless released
    * @param locateWaitNanos how long a locate waits for room (every output leased) before "busy"
@@ -62,6 +63,7 @@ public final class OutputCatalog implements AutoCloseable {
       int maxOpenOutputs,
       int maxOpenOutputsPerApplication,
       long maxPinnedBytes,
+      long maxTableBytes,
       long pieceSize,
       long leaseNanos,
       long locateWaitNanos,
@@ -71,6 +73,7 @@ public final class OutputCatalog implements AutoCloseable {
           || maxOpenOutputsPerApplication < 1
           || maxOpenOutputsPerApplication > maxOpenOutputs
           || maxPinnedBytes < 0
+          || maxTableBytes < 0
           || pieceSize <= 0
           || leaseNanos <= 0
           || locateWaitNanos < 0
@@ -82,6 +85,8 @@ public final class OutputCatalog implements AutoCloseable {
                 + maxOpenOutputsPerApplication
                 + ", maxPinnedBytes="
                 + maxPinnedBytes
+                + ", maxTableBytes="
+                + maxTableBytes
                 + ", pieceSize="
                 + pieceSize
                 + ", leaseNanos="
@@ -96,10 +101,18 @@ public final class OutputCatalog implements AutoCloseable {
 
     /**
      * Bounds on outputs and pinned bytes, with the lease and wait defaults of a server of one
-     * application (tests, tools): a 60 s lease, no waiting.
+     * application (tests, tools): no bound on table bytes, a 60 s lease, no waiting.
      */
     public Limits(int maxOpenOutputs, long maxPinnedBytes, long pieceSize) {
-      this(maxOpenOutputs, maxOpenOutputs, maxPinnedBytes, pieceSize, 60_000_000_000L, 0, 0);
+      this(
+          maxOpenOutputs,
+          maxOpenOutputs,
+          maxPinnedBytes,
+          Long.MAX_VALUE,
+          pieceSize,
+          60_000_000_000L,
+          0,
+          0);
     }
   }
 

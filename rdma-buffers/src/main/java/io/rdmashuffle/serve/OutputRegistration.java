@@ -234,22 +234,16 @@ final class OutputRegistration {
       throw e;
     }
     long pin = registrar.pinsMemory() ? length : 0;
-    if (pin > limits.maxPinnedBytes()) {
+    long table = o.table().heapBytes();
+    String tooLarge = registered.tooLarge(length, pin, table);
+    if (tooLarge != null) {
       o.close();
-      throw new UnavailableException(
-          "map output "
-              + id
-              + " of "
-              + length
-              + " bytes exceeds the bound on pinned bytes ("
-              + limits.maxPinnedBytes()
-              + ")",
-          null);
+      throw new UnavailableException("map output " + id + tooLarge, null);
     }
     List<Registered> victims = new ArrayList<>();
     boolean reserved;
     synchronized (lock) {
-      reserved = reserveOrWait(id.application(), pin, evict, deadline, victims);
+      reserved = reserveOrWait(id.application(), pin, table, evict, deadline, victims);
     }
     closeAll(victims);
     if (!reserved) {
@@ -262,7 +256,7 @@ final class OutputRegistration {
       file = registerRetrying(id, o, length);
     } catch (IOException | RuntimeException e) {
       synchronized (lock) {
-        registered.unreserve(id.application(), pin);
+        registered.unreserve(id.application(), pin, table);
         lock.notifyAll();
       }
       throw e;
@@ -270,12 +264,12 @@ final class OutputRegistration {
     Registered r = new Registered(id, file, o.table(), pin);
     synchronized (lock) {
       if (!served.serves(id)) {
-        registered.unreserve(id.application(), pin);
+        registered.unreserve(id.application(), pin, table);
         lock.notifyAll();
         r = null;
       } else if (!registered.add(r, System.nanoTime() - t0)) {
         // never while registrations of one output are serialized; never two of it either way
-        registered.unreserve(id.application(), pin);
+        registered.unreserve(id.application(), pin, table);
         lock.notifyAll();
         Registered first = registered.get(id);
         LOG.error("{} was registered twice at once; the second registration is dropped", id);
@@ -347,9 +341,14 @@ final class OutputRegistration {
    * times out frees room without a word, so waiters look again every {@value #RECHECK_MILLIS} ms.
    */
   private boolean reserveOrWait(
-      String application, long pin, boolean evict, long deadline, List<Registered> victims) {
+      String application,
+      long pin,
+      long table,
+      boolean evict,
+      long deadline,
+      List<Registered> victims) {
     long now = System.nanoTime();
-    if (waiting.isEmpty() && registered.reserve(application, pin, evict, now, victims)) {
+    if (waiting.isEmpty() && registered.reserve(application, pin, table, evict, now, victims)) {
       return true;
     }
     if (!evict || deadline - now <= 0 || waiting.size() >= limits.maxWaitingLocates()) {
@@ -362,7 +361,7 @@ final class OutputRegistration {
       while (true) {
         now = System.nanoTime();
         if (waiting.peekFirst() == ticket
-            && registered.reserve(application, pin, true, now, victims)) {
+            && registered.reserve(application, pin, table, true, now, victims)) {
           return true;
         }
         long left = deadline - now;

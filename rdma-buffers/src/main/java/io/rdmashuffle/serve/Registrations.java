@@ -18,8 +18,8 @@ import java.util.function.Predicate;
 /**
  * The outputs an {@link OutputCatalog} holds registered, least recently used first, their leases,
  * and their share of the bounds: open outputs (in all, and per application while more than one
- * holds some) and pinned bytes, counting registrations still in progress (reserved before the
- * transport registers, so concurrent registrations can't overshoot).
+ * holds some), pinned bytes and the heap of their partition tables, counting registrations still in
+ * progress (reserved before the transport registers, so concurrent registrations can't overshoot).
  *
  * <p>Making room evicts only outputs no reader holds a lease on, and fairly: the least recently
  * used of the application that holds the most (its own, when an application is at its bound), so
@@ -52,6 +52,7 @@ final class Registrations {
       };
   private int open;
   private long pinned;
+  private long tables;
 
   Registrations(OutputCatalog.Limits limits, ServingMetrics metrics) {
     this.limits = limits;
@@ -73,14 +74,40 @@ final class Registrations {
   }
 
   /**
-   * Reserves room for one more output of {@code application} pinning {@code pin} bytes; with {@code
-   * evict}, evicting unleased outputs (added to {@code victims}) until it fits.
+   * Why an output of {@code length} bytes, pinning {@code pin} and its table taking {@code table}
+   * bytes of heap, can never fit however much is evicted (to follow "map output ID"); null when it
+   * can.
+   */
+  String tooLarge(long length, long pin, long table) {
+    if (pin > limits.maxPinnedBytes()) {
+      return " of "
+          + length
+          + " bytes exceeds the bound on pinned bytes ("
+          + limits.maxPinnedBytes()
+          + ")";
+    }
+    if (table > limits.maxTableBytes()) {
+      return " has a partition table of "
+          + table
+          + " bytes, more than the heap allowed for them (serve.maxTableBytes="
+          + limits.maxTableBytes()
+          + ")";
+    }
+    return null;
+  }
+
+  /**
+   * Reserves room for one more output of {@code application} pinning {@code pin} bytes, its table
+   * taking {@code table} bytes of heap; with {@code evict}, evicting unleased outputs (added to
+   * {@code victims}) until it fits.
    *
    * @return false when it does not fit (nothing reserved): every output that could go is leased
    */
-  boolean reserve(String application, long pin, boolean evict, long now, List<Registered> victims) {
+  boolean reserve(
+      String application, long pin, long table, boolean evict, long now, List<Registered> victims) {
     while (open + 1 > limits.maxOpenOutputs()
         || pinned + pin > limits.maxPinnedBytes()
+        || tables + table > limits.maxTableBytes()
         || overApplicationBound(application)) {
       if (!evict) {
         return false;
@@ -95,6 +122,7 @@ final class Registrations {
     }
     open++;
     pinned += pin;
+    tables += table;
     perApplication.merge(application, 1, Integer::sum);
     return true;
   }
@@ -137,9 +165,10 @@ final class Registrations {
   }
 
   /** Gives back a reservation of {@code application} whose registration failed or was dropped. */
-  void unreserve(String application, long pin) {
+  void unreserve(String application, long pin, long table) {
     open--;
     pinned -= pin;
+    tables -= table;
     perApplication.computeIfPresent(application, (k, n) -> n > 1 ? n - 1 : null);
     metrics.holding(open, pinned);
   }
@@ -233,6 +262,6 @@ final class Registrations {
 
   private void release(Registered r) {
     leases.drop(r.id());
-    unreserve(r.id().application(), r.pinned());
+    unreserve(r.id().application(), r.pinned(), r.table().heapBytes());
   }
 }

@@ -53,7 +53,9 @@ class ServingBoundsTest {
     assertEquals(65_530, l.maxMapCount());
     assertEquals(24 * GIB, l.memoryBytes());
     assertEquals(
-        new ProcessLimits(-1, -1, -1, -1), ProcessLimits.read(proc.resolve("missing")), "unknown");
+        new ProcessLimits(-1, -1, -1, -1, Runtime.getRuntime().maxMemory()),
+        ProcessLimits.read(proc.resolve("missing")),
+        "unknown, but the heap");
   }
 
   @Test
@@ -68,6 +70,18 @@ class ServingBoundsTest {
     assertTrue(b.explanation().contains("RLIMIT_NOFILE=20000"), b.explanation());
     assertTrue(b.explanation().contains("vm.max_map_count=65530"), b.explanation());
 
+    // a NodeManager of 192 MiB: the partition tables of its registered outputs get 48 MiB
+    ProcessLimits nodeManager =
+        new ProcessLimits(
+            machine.openFiles(),
+            machine.lockedBytes(),
+            machine.maxMapCount(),
+            machine.memoryBytes(),
+            192 * MIB);
+    ServingBounds nm = ServingBounds.derive(conf, nodeManager, false);
+    assertEquals(48 * MIB, nm.limits().maxTableBytes(), "a quarter of the heap");
+    assertTrue(nm.explanation().contains("serve.maxTableBytes=" + 48 * MIB), nm.explanation());
+
     ProcessLimits big = proc("1048576", "unlimited", "65530", 64 * 1024 * 1024);
     l = ServingBounds.derive(conf, big, true).limits();
     assertEquals(65_530 / 4, l.maxOpenOutputs(), "a quarter of max_map_count");
@@ -79,11 +93,13 @@ class ServingBoundsTest {
             Map.of(
                 "spark.shuffle.rdma.serve.maxOpenOutputs", "300",
                 "spark.shuffle.rdma.serve.maxPinnedBytes", "1g",
-                "spark.shuffle.rdma.serve.maxOpenOutputsPerApplication", "100"));
+                "spark.shuffle.rdma.serve.maxOpenOutputsPerApplication", "100",
+                "spark.shuffle.rdma.serve.maxTableBytes", "32m"));
     ServingBounds kept = ServingBounds.derive(set, machine, false);
     assertEquals(300, kept.limits().maxOpenOutputs());
     assertEquals(100, kept.limits().maxOpenOutputsPerApplication());
     assertEquals(GIB, kept.limits().maxPinnedBytes());
+    assertEquals(32 * MIB, kept.limits().maxTableBytes());
     assertEquals("", kept.explanation(), "nothing derived, nothing said");
   }
 }

@@ -48,7 +48,14 @@ class LeasesTest {
             registrar,
             published,
             new OutputCatalog.Limits(
-                maxOpen, perApplication, 1L << 40, 64 * 1024, leaseNanos, 5 * SECOND, maxWaiting),
+                maxOpen,
+                perApplication,
+                1L << 40,
+                Long.MAX_VALUE,
+                64 * 1024,
+                leaseNanos,
+                5 * SECOND,
+                maxWaiting),
             new ApplicationSecrets(),
             app -> {});
     catalog.admit(APP, SECRET);

@@ -135,6 +135,57 @@ class OutputCatalogTest {
     assertTrue(e.message().contains("pinned"), e.message());
   }
 
+  /**
+   * A wide map output's partition table lives on the serving process's heap as long as it is
+   * registered: 4,000 partitions are ~112 KB, so a NodeManager of 192 MB could hold ~1,700 of them,
+   * while the open-output bound (from descriptors and mappings) allowed 10,000 and the NodeManager
+   * ran out of heap (ServingAtScaleIT, 2026-12-05). The heap those tables take is bounded too.
+   */
+  @Test
+  void theTableByteBoundKeepsWideOutputsOffTheHeapAndATableLargerThanItIsUnavailable()
+      throws Exception {
+    long[] wide = new long[4000];
+    java.util.Arrays.fill(wide, 16);
+    List<OutputId> ids = new ArrayList<>();
+    for (int m = 0; m < 6; m++) {
+      Path data = Patterns.file(dir.resolve("shuffle_1_" + m + "_0.data"), 16 * 4000, m);
+      MetaFiles.commit(data, 1, m, wide, null, null, true);
+      OutputId id = OutputId.spark(APP, 1, m);
+      published.publish(id, data);
+      ids.add(id);
+    }
+    long table = io.rdmashuffle.mapoutput.PartitionTable.heapBytes(4000, false);
+    assertTrue(table > 4000 * 16, "a table of 4,000 partitions: " + table + " bytes");
+    catalog =
+        new OutputCatalog(
+            registrar,
+            published,
+            new OutputCatalog.Limits(
+                100, 100, 1L << 40, 3 * table, 64 * 1024, 60_000_000_000L, 0, 0),
+            secrets,
+            withdrawn::add);
+    catalog.admit(APP, SECRET);
+    for (OutputId id : ids) {
+      Located e = catalog.locate(id, 0, 4000, false);
+      assertEquals(Status.OK, e.status(), e.message());
+      assertTrue(catalog.registeredOutputs() <= 3, "outputs held: " + catalog.registeredOutputs());
+    }
+    assertEquals(3, catalog.metrics().evictions());
+    catalog.close();
+    catalog =
+        new OutputCatalog(
+            registrar,
+            published,
+            new OutputCatalog.Limits(
+                100, 100, 1L << 40, table - 1, 64 * 1024, 60_000_000_000L, 0, 0),
+            secrets,
+            withdrawn::add);
+    catalog.admit(APP, SECRET);
+    Located e = catalog.locate(ids.get(0), 0, 4000, false);
+    assertEquals(Status.UNAVAILABLE, e.status());
+    assertTrue(e.message().contains("serve.maxTableBytes"), e.message());
+  }
+
   @Test
   void offerRegistersAtCommitOnlyWhenNothingMustBeEvicted() throws Exception {
     catalog(1, 1 << 30);
