@@ -93,12 +93,13 @@ public final class WideSqlApp {
       AppData.awaitExecutors(sc, executors);
 
       // the fact: MAPS map tasks; key 0 on 30 % of the rows, the rest spread over 200,000 keys;
-      // values hashed from the id (little to compress, so the hot partition is big in bytes too)
+      // values hashed from the id, below 2^30 so that sums of 2M rows stay far from a long overflow
+      // (little to compress, so the hot partition is big in bytes too)
       spark
           .range(0, rows, 1, maps)
           .selectExpr(
               "CASE WHEN id % 10 < 3 THEN 0L ELSE (id * 7919) % 200000 END AS k",
-              "xxhash64(id) AS v")
+              "pmod(xxhash64(id), 1000000007) AS v")
           .createOrReplaceTempView("fact");
       spark.range(0, 200_000, 1, 50).selectExpr("id AS k", "id % 97 AS cat").createOrReplaceTempView("dim");
       spark
