@@ -1,0 +1,148 @@
+package io.rdmashuffle.cluster;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.rdmashuffle.cluster.spark.SparkApplication;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * Spark SQL at the width of a real job across three hosts (Spark standalone, one executor per
+ * host): {@code spark.sql.shuffle.partitions=4000}, {@value #MAPS} map tasks per shuffle of the fact
+ * table, AQE coalescing, a skew join and the local shuffle reader ({@code WideSqlApp}). The stock
+ * shuffle and ours ({@code tcp}) return the same rows; both final plans really are the wide ones
+ * (a sort-merge join split for skew, coalesced reads, a local read of a join AQE broadcast); ours
+ * reads across hosts with no task failed, no fetch failure, no stage run twice and no fallback.
+ * Full tier only: {@value #MAPS} map tasks twice per side take minutes on a 2-core machine.
+ */
+@Timeout(3600)
+@EnabledIfSystemProperty(named = "rdmashuffle.tier", matches = "full")
+class SqlAtWidthIT {
+  static final String APP = "io.rdmashuffle.cluster.apps.WideSqlApp";
+  static final int MAPS = 2000;
+  static final long ROWS = 2_000_000;
+  static final int HOSTS = 3;
+  static Cluster cluster;
+
+  @BeforeAll
+  static void start() throws InterruptedException {
+    ClusterTesting.assumeRoot();
+    cluster =
+        ClusterTesting.startWhenFree(
+            ClusterSpec.builder("sql-width").hosts(HOSTS).spark().workers(2, "1g").build());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static SparkApplication app(String name, Path out) throws IOException {
+    return ClusterTesting.withExecutorMetrics(
+            cluster.spark().application(name, APP), out.resolve("metrics"))
+        .conf("spark.executor.memory", "768m")
+        .conf("spark.driver.memory", "1g")
+        .conf("spark.ui.enabled", "false")
+        .conf("spark.sql.shuffle.partitions", "4000")
+        .conf("spark.sql.adaptive.enabled", "true")
+        .conf("spark.sql.adaptive.coalescePartitions.enabled", "true")
+        // coalesce to the advisory size, not to the cluster's parallelism
+        .conf("spark.sql.adaptive.coalescePartitions.parallelismFirst", "false")
+        .conf("spark.sql.adaptive.advisoryPartitionSizeInBytes", "1m")
+        .conf("spark.sql.adaptive.skewJoin.enabled", "true")
+        .conf("spark.sql.adaptive.skewJoin.skewedPartitionFactor", "5")
+        .conf("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", "2m")
+        .conf("spark.sql.adaptive.localShuffleReader.enabled", "true")
+        // the planner broadcasts nothing; AQE decides at run time (the app sets its threshold)
+        .conf("spark.sql.autoBroadcastJoinThreshold", "-1")
+        .args(
+            out.toString(),
+            Integer.toString(HOSTS),
+            Integer.toString(MAPS),
+            Long.toString(ROWS));
+  }
+
+  @Test
+  void wideAdaptiveQueriesReturnTheStockRowsWithNoFetchFailure() throws Exception {
+    Path stockOut = cluster.shared().resolve("sql-stock");
+    Path oursOut = cluster.shared().resolve("sql-ours");
+    SparkApplication.Outcome stock = app("sql-stock", stockOut).run(1500);
+    assertTrue(stock.ok(), "the stock application failed: " + stock.tail());
+    SparkApplication.Outcome ours =
+        app("sql-ours", oursOut)
+            .withRdmaShuffle()
+            .conf("spark.shuffle.rdma.transport", "tcp")
+            .run(1500);
+    assertTrue(ours.ok(), "the rdma-shuffle application failed: " + ours.tail());
+    System.out.printf(
+        "application times: stock %.1f s, ours %.1f s%n", stock.seconds(), ours.seconds());
+
+    List<String> expected = Files.readAllLines(stockOut.resolve("results.txt"));
+    // 1000 groups of k % 1000, and the 13 values of c the few keys carry
+    assertEquals(1000 + 13, expected.size(), "stock rows: " + expected.size());
+    assertEquals(
+        expected,
+        Files.readAllLines(oursOut.resolve("results.txt")),
+        "rows differ from the stock shuffle's");
+
+    for (Path out : List.of(stockOut, oursOut)) {
+      String plans = Files.readString(out.resolve("plans.txt"));
+      String skew = plans.substring(0, plans.indexOf("== local read =="));
+      String local = plans.substring(plans.indexOf("== local read =="));
+      assertTrue(skew.contains("SortMergeJoin(skew=true)"), out + ": no skew join:\n" + skew);
+      assertTrue(skew.contains("AQEShuffleRead coalesced"), out + ": no coalesced read:\n" + skew);
+      assertTrue(local.contains("BroadcastHashJoin"), out + ": not broadcast at run time:\n" + local);
+      assertTrue(local.contains("AQEShuffleRead local"), out + ": no local read:\n" + local);
+
+      Map<String, Long> tasks = new TreeMap<>();
+      for (String l : Files.readAllLines(out.resolve("tasks.txt"))) {
+        String[] f = l.split("\t");
+        tasks.put(f[0], Long.parseLong(f[1]));
+      }
+      assertEquals(0L, tasks.get("failed"), out + ": " + tasks);
+      assertEquals(0L, tasks.get("fetchFailures"), out + ": " + tasks);
+      List<String[]> stages =
+          Files.readAllLines(out.resolve("stages.tsv")).stream().map(l -> l.split("\t")).toList();
+      for (String[] s : stages) {
+        assertEquals("0", s[1], out + ": stage " + s[0] + " ran again: " + String.join(" ", s));
+        assertEquals("-", s[4], out + ": stage " + s[0] + " failed: " + String.join(" ", s));
+      }
+      assertTrue(
+          stages.stream()
+                  .filter(s -> Integer.parseInt(s[2]) == MAPS && Long.parseLong(s[3]) > 0)
+                  .count()
+              >= 2,
+          out + ": fewer than two shuffle map stages of " + MAPS + " tasks");
+    }
+
+    Map<String, Map<String, Long>> m = ClusterTesting.executorMetrics(oursOut.resolve("metrics"));
+    System.out.println("rdmaShuffle per executor: " + m);
+    assertEquals(HOSTS, m.size(), "executors with an rdmaShuffle source: " + m.keySet());
+    long mapRanges = 0;
+    for (Map.Entry<String, Map<String, Long>> e : m.entrySet()) {
+      Map<String, Long> x = e.getValue();
+      assertTrue(x.getOrDefault("blocksRemote", 0L) > 0, e.getKey() + " read nothing remote: " + x);
+      assertEquals(0L, x.getOrDefault("fallbacks", -1L), e.getKey() + ": " + x);
+      long fetchFailures =
+          x.entrySet().stream()
+              .filter(g -> g.getKey().startsWith("fetchFailures"))
+              .mapToLong(Map.Entry::getValue)
+              .sum();
+      assertEquals(0L, fetchFailures, e.getKey() + ": " + x);
+      mapRanges += x.getOrDefault("readersOfMapRanges", 0L);
+    }
+    // skew splits and local reads ask for ranges of map outputs
+    assertTrue(mapRanges > 0, "no reader of a range of map outputs: " + m);
+  }
+}
