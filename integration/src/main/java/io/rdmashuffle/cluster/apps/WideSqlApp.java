@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The rdma-shuffle Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.rdmashuffle.cluster.apps;
 
 import java.nio.file.Files;
@@ -22,23 +26,25 @@ import org.apache.spark.sql.SparkSession;
 /**
  * Spark SQL at the width of a real job, for the cluster harness: {@code
  * spark.sql.shuffle.partitions} in the thousands, a fact table of {@code MAPS} partitions (as many
- * map tasks per shuffle) with one hot key, and AQE's three wide reads: partitions coalesced, a
- * skewed join partition split into ranges of map outputs, and the local shuffle reader (a join
- * AQE turns into a broadcast at run time reads the other side's map outputs whole, map by map).
+ * map tasks per shuffle) with one hot key, and two joins meant for AQE's wide reads: a skewed
+ * partition split into ranges of map outputs, and a join small only at run time, broadcast with the
+ * local shuffle reader. Whether AQE did either is in {@code plans.txt}: on Spark 4.1 (2026-12-05)
+ * it coalesced the partitions but did neither.
  *
  * <ul>
- *   <li>{@code skew join}: fact joins a dimension of 200,000 keys (sort-merge: nothing is broadcast),
- *       30 % of the fact's rows carry key 0, then an aggregate on {@code k % 1000}
+ *   <li>{@code skew join}: fact joins a dimension of 200,000 keys (sort-merge: nothing is
+ *       broadcast), 30 % of the fact's rows carry key 0, then an aggregate on {@code k % 1000}
  *   <li>{@code local read}: fact joins a filtered dimension that is small only at run time (AQE's
  *       broadcast threshold, not the planner's), then an aggregate on the dimension's column
  * </ul>
  *
- * <p>Writes to {@code OUT}: {@code results.txt} (each query's rows, sorted: compare a stock run with
- * ours), {@code plans.txt} (each query's final adaptive plan), {@code stages.tsv} (stage id,
+ * <p>Writes to {@code OUT}: {@code results.txt} (each query's rows, sorted: compare a stock run
+ * with ours), {@code plans.txt} (each query's final adaptive plan), {@code stages.tsv} (stage id,
  * attempt, tasks, shuffle bytes written, failure reason if any) and {@code tasks.txt} (tasks ended,
  * tasks failed, fetch failures).
  *
- * <pre>spark-submit --class io.rdmashuffle.cluster.apps.WideSqlApp JAR OUT EXECUTORS MAPS ROWS</pre>
+ * <pre>spark-submit --class io.rdmashuffle.cluster.apps.WideSqlApp JAR OUT EXECUTORS MAPS ROWS
+ * </pre>
  */
 public final class WideSqlApp {
   private WideSqlApp() {}
@@ -101,7 +107,10 @@ public final class WideSqlApp {
               "CASE WHEN id % 10 < 3 THEN 0L ELSE (id * 7919) % 200000 END AS k",
               "pmod(xxhash64(id), 1000000007) AS v")
           .createOrReplaceTempView("fact");
-      spark.range(0, 200_000, 1, 50).selectExpr("id AS k", "id % 97 AS cat").createOrReplaceTempView("dim");
+      spark
+          .range(0, 200_000, 1, 50)
+          .selectExpr("id AS k", "id % 97 AS cat")
+          .createOrReplaceTempView("dim");
       spark
           .range(0, 200_000, 1, 50)
           .where("id % 1000 = 7")
