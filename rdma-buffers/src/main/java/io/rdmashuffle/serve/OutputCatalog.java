@@ -271,10 +271,9 @@ public final class OutputCatalog implements AutoCloseable {
         return Located.failed(
             id.map(),
             Status.BUSY,
-            "every one of the "
-                + limits.maxOpenOutputs()
-                + " registrations this server may hold is leased to a reader or being made: ask"
-                + " again");
+            "every registration this server may hold is leased to a reader or being made ("
+                + fullness(id.application())
+                + "): ask again");
       }
       return Located.ok(id.map(), r.file().descriptor(), slice(r.table(), start, end));
     } catch (NoSuchFileException e) {
@@ -317,6 +316,10 @@ public final class OutputCatalog implements AutoCloseable {
       }
     }
     return null;
+  }
+
+  private synchronized String fullness(String application) {
+    return registered.fullness(application);
   }
 
   private synchronized boolean firstDenial(String application) {

@@ -97,6 +97,31 @@ final class Registrations {
   }
 
   /**
+   * How full the bounds are, for a "busy" answer: which one the next output did not fit (the
+   * registrations counted, their partition tables' heap, their pinned bytes, the application's).
+   */
+  String fullness(String application) {
+    return open
+        + " registered (serve.maxOpenOutputs="
+        + limits.maxOpenOutputs()
+        + "), "
+        + application
+        + " holding "
+        + perApplication.getOrDefault(application, 0)
+        + " (serve.maxOpenOutputsPerApplication="
+        + limits.maxOpenOutputsPerApplication()
+        + " when shared), partition tables of "
+        + tables
+        + " bytes (serve.maxTableBytes="
+        + limits.maxTableBytes()
+        + "), "
+        + pinned
+        + " bytes pinned (serve.maxPinnedBytes="
+        + limits.maxPinnedBytes()
+        + ")";
+  }
+
+  /**
    * Reserves room for one more output of {@code application} pinning {@code pin} bytes, its table
    * taking {@code table} bytes of heap; with {@code evict}, evicting unleased outputs (added to
    * {@code victims}) until it fits.

@@ -171,6 +171,18 @@ class OutputCatalogTest {
       assertTrue(catalog.registeredOutputs() <= 3, "outputs held: " + catalog.registeredOutputs());
     }
     assertEquals(3, catalog.metrics().evictions());
+    // leased to a reader, the three held can't go: the fourth is "busy", and the answer names the
+    // bound that is full (ServingAtScaleIT's readers were told of 10,000 registrations while the
+    // NodeManager held ~600: the table bytes were the limit)
+    for (OutputId id : ids.subList(3, 6)) {
+      assertEquals(Status.OK, catalog.locate(id, 0, 4000, false, 7, System.nanoTime()).status());
+    }
+    Located busy = catalog.locate(ids.get(0), 0, 4000, false, 8, System.nanoTime());
+    assertEquals(Status.BUSY, busy.status(), busy.message());
+    assertTrue(
+        busy.message().contains("serve.maxTableBytes=" + 3 * table)
+            && busy.message().contains("3 registered"),
+        busy.message());
     catalog.close();
     catalog =
         new OutputCatalog(
