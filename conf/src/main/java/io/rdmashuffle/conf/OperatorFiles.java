@@ -18,8 +18,8 @@ import org.apache.spark.shuffle.rdma.SparkConfig;
 /**
  * Generates the operator templates in {@code conf/} and {@code docs/configuration.md} from the
  * declarations of every reader of our settings: the core's ({@link RdmaShuffleConfig}), Spark's
- * ({@link SparkConfig}) and MapReduce's ({@link MapReduceConfig}). Regenerate from the repository
- * root with
+ * ({@link SparkConfig}) and MapReduce's ({@link MapReduceConfig}), and with them the files {@link
+ * MetricsFiles} generates from the counters' declarations. Regenerate from the repository root with
  *
  * <pre>mvn -o -q -pl conf -am test -Dtest=GeneratedConfigFilesTest \
  *     -Dsurefire.failIfNoSpecifiedTests=false -Dconf.regenerate=true</pre>
@@ -71,6 +71,7 @@ public final class OperatorFiles {
     files.put("conf/yarn-site.xml", yarnSite());
     files.put("conf/mapred-site.xml", mapredSite());
     files.put("conf/yarn-site-spark.xml", yarnSiteSpark());
+    files.putAll(MetricsFiles.render());
     return files;
   }
 

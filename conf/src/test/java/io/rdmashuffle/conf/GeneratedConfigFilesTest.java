@@ -8,14 +8,18 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.rdmashuffle.config.ConfigEntry;
 import io.rdmashuffle.config.RdmaShuffleConfig;
+import io.rdmashuffle.counters.CounterDescriptor;
 import io.rdmashuffle.hadoop.MapReduceConfig;
+import io.rdmashuffle.hadoop.reduce.RdmaShuffleCounter;
 import io.rdmashuffle.hadoop.spark.SparkServiceConfig;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Properties;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.apache.spark.shuffle.rdma.SparkConfig;
 import org.junit.jupiter.api.Test;
@@ -23,7 +27,10 @@ import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
-/** The committed operator templates and configuration page are what the declarations generate. */
+/**
+ * The committed operator templates, configuration page, metrics page and MapReduce counter display
+ * names are what the declarations generate.
+ */
 class GeneratedConfigFilesTest {
   private static final String REGENERATE =
       "mvn -o -q -pl conf -am test"
@@ -57,6 +64,37 @@ class GeneratedConfigFilesTest {
           files.get("conf/spark-defaults.conf").contains(SparkConfig.SCHEMA.key(e) + " "),
           e.key());
     }
+  }
+
+  @Test
+  void theMetricsPageListsEveryDeclaredCounterUnderItsGroup() {
+    String page = OperatorFiles.render().get("docs/metrics.md");
+    for (MetricsFiles.Group g : MetricsFiles.GROUPS) {
+      int section =
+          page.indexOf("\n## " + g.title() + " (`" + g.declared().getSimpleName() + "`)\n");
+      assertTrue(section >= 0, g.title());
+      int next = page.indexOf("\n## ", section + 1);
+      String rows = page.substring(section, next < 0 ? page.length() : next);
+      for (CounterDescriptor c : g.declared().getEnumConstants()) {
+        assertTrue(
+            rows.contains("| " + c.id() + " | `" + c.exportName() + "` | "),
+            c.exportName() + " in " + g.title());
+      }
+    }
+  }
+
+  @Test
+  void hadoopDisplayNamesReadBackAsTheDeclaredLabels() throws Exception {
+    String file = OperatorFiles.render().get(MetricsFiles.HADOOP_DISPLAY_NAMES);
+    assertTrue(file.chars().allMatch(ch -> ch < 0x80), "ASCII only");
+    Properties p = new Properties();
+    p.load(new StringReader(file));
+    assertEquals(RdmaShuffleCounter.GROUP_DISPLAY_NAME, p.getProperty("CounterGroupName"));
+    for (RdmaShuffleCounter c : RdmaShuffleCounter.values()) {
+      assertEquals(c.label(), p.getProperty(c.name() + ".name"), c.name());
+    }
+    assertEquals(RdmaShuffleCounter.values().length + 1, p.size());
+    assertEquals("a\\\\b \\u00B5s", MetricsFiles.propertyValue("a\\b µs"));
   }
 
   @Test

@@ -27,7 +27,7 @@ public final class ApplicationEnd {
     m.put("registeredRegions", r.metrics().memory().registeredRegions());
     m.put("readsServed", r.metrics().readsServed());
     m.put("bytesServed", r.metrics().bytesServed());
-    m.put("located", r.catalog().metrics().snapshot().get("serve.located"));
+    m.put("located", r.catalog().metrics().located());
     // what was refused to whoever did not prove a secret, or proved another application's
     m.put("refusedHandshakes", r.metrics().refusals(Refusal.HANDSHAKE_FAILED));
     m.put("refusedLocates", r.metrics().refusals(Refusal.LOCATE_UNAUTHENTICATED));

@@ -112,7 +112,8 @@ public final class BlockFetcher implements AutoCloseable {
     this.driver = driver;
     this.onWait = onWait;
     this.segments =
-        new SegmentFetcher(connections, buffers, options.limits(), counters.retries::increment);
+        new SegmentFetcher(
+            connections, buffers, options.limits(), () -> counters.increment(ReadCounter.RETRIES));
     this.ctx =
         new FetchContext(
             application,
@@ -256,8 +257,8 @@ public final class BlockFetcher implements AutoCloseable {
       return null;
     }
     locates.handedOver(b.source());
-    (b.remote() ? counters.remoteBlocks : counters.localBlocks).increment();
-    (b.remote() ? counters.remoteBytes : counters.localBytes).add(b.size());
+    counters.increment(b.remote() ? ReadCounter.BLOCKS_REMOTE : ReadCounter.BLOCKS_LOCAL);
+    counters.add(b.remote() ? ReadCounter.BYTES_REMOTE : ReadCounter.BYTES_LOCAL, b.size());
     return b;
   }
 

@@ -42,7 +42,7 @@ final class LocateCalls {
   void send(Call c) {
     leases.calling(c.owner);
     outstanding++;
-    ctx.counters.locates.increment();
+    ctx.counters.increment(ReadCounter.LOCATES);
     CompletableFuture<LocateAnswer> f;
     try {
       f = locator.locate(c.owner.address(), ctx.application, c.request(leases.reader()));
@@ -71,7 +71,7 @@ final class LocateCalls {
       throw ctx.counters.failure(
           kind, p.source(), p.first(), why + " (after " + (c.attempt + 1) + " attempts)", cause);
     }
-    ctx.counters.retries.increment();
+    ctx.counters.increment(ReadCounter.RETRIES);
     outstanding++;
     Call again = new Call(c.owner, parts, local, c.reissue, c.attempt + 1);
     // the wait runs on a timer thread; the call itself is made on the consumer's thread
@@ -101,7 +101,7 @@ final class LocateCalls {
               + message,
           null);
     }
-    ctx.counters.busy.increment();
+    ctx.counters.increment(ReadCounter.BUSY_ANSWERS);
     leases.flush(c.owner); // what this reader is done with makes room for what it waits for
     outstanding++;
     Call again = new Call(c.owner, parts, c.local, c.reissue, c.attempt);

@@ -238,7 +238,7 @@ final class Locates {
               + " ms",
           why);
     }
-    ctx.counters.relocates.increment();
+    ctx.counters.increment(ReadCounter.RELOCATES);
     // only the partition the READ starts at: the answer's descriptor is what it needs
     int at = Arrays.binarySearch(s.partitions(), r.partition());
     LocatePart p =

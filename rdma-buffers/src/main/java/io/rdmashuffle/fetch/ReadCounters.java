@@ -4,55 +4,43 @@
  */
 package io.rdmashuffle.fetch;
 
-import java.util.EnumMap;
-import java.util.LinkedHashMap;
-import java.util.Locale;
+import io.rdmashuffle.counters.CounterSet;
 import java.util.Map;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What the block readers of one process did: blocks and bytes read on this host and through the
  * transport, locate calls (and locates again after an owner withdrew a registration), retries,
- * checksum mismatches, failures by kind. Lock-free; engines publish {@link #snapshot()} next to the
- * transport's counters.
+ * checksum mismatches, failures by kind, each declared once in {@link ReadCounter}. Lock-free;
+ * engines publish {@link #snapshot()} next to the transport's counters.
  */
 public final class ReadCounters {
-  final LongAdder localBlocks = new LongAdder();
-  final LongAdder localBytes = new LongAdder();
-  final LongAdder remoteBlocks = new LongAdder();
-  final LongAdder remoteBytes = new LongAdder();
-  final LongAdder checksumMismatches = new LongAdder();
-  final LongAdder locates = new LongAdder();
-  final LongAdder relocates = new LongAdder();
-  final LongAdder retries = new LongAdder();
-  final LongAdder busy = new LongAdder();
-  private final EnumMap<BlockFetchException.Kind, LongAdder> failures =
-      new EnumMap<>(BlockFetchException.Kind.class);
-  private final EnumMap<CorruptionCause, LongAdder> corruptions =
-      new EnumMap<>(CorruptionCause.class);
+  private final CounterSet<ReadCounter> counters = new CounterSet<>(ReadCounter.class);
 
-  public ReadCounters() {
-    for (BlockFetchException.Kind k : BlockFetchException.Kind.values()) {
-      failures.put(k, new LongAdder());
-    }
-    for (CorruptionCause c : CorruptionCause.values()) {
-      corruptions.put(c, new LongAdder());
-    }
+  public ReadCounters() {}
+
+  /** Counts one of the block readers' events (blocks and bytes, locates, retries...). */
+  void add(ReadCounter counter, long n) {
+    counters.add(counter, n);
+  }
+
+  /** Counts one. */
+  void increment(ReadCounter counter) {
+    counters.increment(counter);
   }
 
   /** Counts a checksum mismatch by its diagnosed cause. */
   void corrupted(CorruptionCause cause) {
-    corruptions.get(cause).increment();
+    counters.increment(ReadCounter.of(cause));
   }
 
   /** Checksum mismatches diagnosed as {@code cause}. */
   public long corruptions(CorruptionCause cause) {
-    return corruptions.get(cause).sum();
+    return counters.sum(ReadCounter.of(cause));
   }
 
   /** Counts a block the engine could not decode (bad bytes its decompressor found first). */
   public void streamFailed() {
-    failures.get(BlockFetchException.Kind.STREAM).increment();
+    counters.increment(ReadCounter.of(BlockFetchException.Kind.STREAM));
   }
 
   /** Counts a failure and builds its exception. */
@@ -62,39 +50,28 @@ public final class ReadCounters {
       int partition,
       String message,
       Throwable cause) {
-    failures.get(kind).increment();
+    counters.increment(ReadCounter.of(kind));
     if (kind == BlockFetchException.Kind.CHECKSUM) {
-      checksumMismatches.increment();
+      counters.increment(ReadCounter.CHECKSUM_MISMATCHES);
     }
     return new BlockFetchException(kind, source, partition, message, cause);
   }
 
   public long failures(BlockFetchException.Kind kind) {
-    return failures.get(kind).sum();
+    return counters.sum(ReadCounter.of(kind));
   }
 
   public long checksumMismatches() {
-    return checksumMismatches.sum();
+    return counters.sum(ReadCounter.CHECKSUM_MISMATCHES);
   }
 
-  /** Every counter by a stable name. */
+  /** A counter's value now. */
+  public long value(ReadCounter counter) {
+    return counters.sum(counter);
+  }
+
+  /** Every counter by its declared name ({@link ReadCounter}). */
   public Map<String, Long> snapshot() {
-    Map<String, Long> m = new LinkedHashMap<>();
-    m.put("blocksLocal", localBlocks.sum());
-    m.put("bytesLocal", localBytes.sum());
-    m.put("blocksRemote", remoteBlocks.sum());
-    m.put("bytesRemote", remoteBytes.sum());
-    m.put("checksumMismatches", checksumMismatches.sum());
-    m.put("locates", locates.sum());
-    m.put("relocates", relocates.sum());
-    m.put("retries", retries.sum());
-    m.put("busyAnswers", busy.sum());
-    for (BlockFetchException.Kind k : BlockFetchException.Kind.values()) {
-      m.put("fetchFailures." + k.name().toLowerCase(Locale.ROOT), failures(k));
-    }
-    for (CorruptionCause c : CorruptionCause.values()) {
-      m.put("corruptions." + c.name(), corruptions(c));
-    }
-    return m;
+    return counters.snapshot();
   }
 }

@@ -9,9 +9,9 @@
  * admission, retries, the reader's own shortage), and the {@link io.rdmashuffle.fetch.FetchDriver}
  * thread.
  *
- * <p>May import: io.rdmashuffle.mapoutput, io.rdmashuffle.memory, io.rdmashuffle.serve,
- * io.rdmashuffle.transport. It imports {@code serve} for reading its own process's outputs and for
- * the checksum service that diagnoses a corrupt block; {@code serve}, {@code mapoutput}, the
- * transport packages and the floors below must not import it.
+ * <p>May import: io.rdmashuffle.counters, io.rdmashuffle.mapoutput, io.rdmashuffle.memory,
+ * io.rdmashuffle.serve, io.rdmashuffle.transport. It imports {@code serve} for reading its own
+ * process's outputs and for the checksum service that diagnoses a corrupt block; {@code serve},
+ * {@code mapoutput}, the transport packages and the floors below must not import it.
  */
 package io.rdmashuffle.fetch;

@@ -4,44 +4,24 @@
  */
 package io.rdmashuffle.metrics;
 
+import io.rdmashuffle.counters.CounterSet;
 import io.rdmashuffle.memory.MemoryAccounting;
-import java.util.EnumMap;
-import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The counters of one process's transport: bytes and READs completed, failures by kind, READ
  * latency, registered memory, transport fallbacks, connections and calls the connection server
- * refused or dropped, by bound. Recording is lock-free and allocation-free. Engine adapters read
- * {@link #snapshot()} into Spark metrics and Hadoop counters.
+ * refused or dropped, by bound, each declared once in {@link TransportCounter}. Recording is
+ * lock-free and allocation-free. Engine adapters read {@link #snapshot()} into Spark metrics and
+ * Hadoop counters.
  */
 public final class TransportMetrics {
-  private final LongAdder bytesRead = new LongAdder();
-  private final LongAdder readsCompleted = new LongAdder();
-  private final LongAdder bytesServed = new LongAdder();
-  private final LongAdder readsServed = new LongAdder();
-  private final EnumMap<FailureKind, LongAdder> failures = new EnumMap<>(FailureKind.class);
-  private final EnumMap<Refusal, LongAdder> refusals = new EnumMap<>(Refusal.class);
-  private final LongAdder fallbacks = new LongAdder();
-  private final LongAdder listenerErrors = new LongAdder();
-  private final LongAdder engineErrors = new LongAdder();
-  private final LongAdder readTargetsLeaked = new LongAdder();
-  private final LongAdder queuePairsLeaked = new LongAdder();
-  private final LongAdder servedProbes = new LongAdder();
-  private final LongAdder servedPeersLost = new LongAdder();
+  private final CounterSet<TransportCounter> counters = new CounterSet<>(TransportCounter.class);
   private final LatencyHistogram latency = new LatencyHistogram();
   private final MemoryAccounting memory;
 
   public TransportMetrics(MemoryAccounting memory) {
     this.memory = memory;
-    for (FailureKind k : FailureKind.values()) {
-      failures.put(k, new LongAdder());
-    }
-    for (Refusal r : Refusal.values()) {
-      refusals.put(r, new LongAdder());
-    }
   }
 
   public TransportMetrics() {
@@ -49,50 +29,50 @@ public final class TransportMetrics {
   }
 
   public void readCompleted(int bytes, long latencyNanos) {
-    bytesRead.add(bytes);
-    readsCompleted.increment();
+    counters.add(TransportCounter.BYTES_READ, bytes);
+    counters.increment(TransportCounter.READS_COMPLETED);
     latency.recordNanos(latencyNanos);
   }
 
   public void readServed(int bytes) {
-    bytesServed.add(bytes);
-    readsServed.increment();
+    counters.add(TransportCounter.BYTES_SERVED, bytes);
+    counters.increment(TransportCounter.READS_SERVED);
   }
 
   public void failure(FailureKind kind) {
-    failures.get(kind).increment();
+    counters.increment(TransportCounter.of(kind));
   }
 
   /** The connection server refused or dropped a connection or a call, for {@code why}. */
   public void refused(Refusal why) {
-    refusals.get(why).increment();
+    counters.increment(TransportCounter.of(why));
   }
 
   public long refusals(Refusal why) {
-    return refusals.get(why).sum();
+    return counters.sum(TransportCounter.of(why));
   }
 
   /** A transport the configuration preferred could not run and another was used instead. */
   public void fallback() {
-    fallbacks.increment();
+    counters.increment(TransportCounter.TRANSPORT_FALLBACKS);
   }
 
   /** A READ listener threw on a transport thread (a bug in the caller; logged). */
   public void listenerError() {
-    listenerErrors.increment();
+    counters.increment(TransportCounter.LISTENER_ERRORS);
   }
 
   public long listenerErrors() {
-    return listenerErrors.sum();
+    return counters.sum(TransportCounter.LISTENER_ERRORS);
   }
 
   /** The transport's own engine failed a round (logged; the engine goes on). */
   public void engineError() {
-    engineErrors.increment();
+    counters.increment(TransportCounter.ENGINE_ERRORS);
   }
 
   public long engineErrors() {
-    return engineErrors.sum();
+    return counters.sum(TransportCounter.ENGINE_ERRORS);
   }
 
   /**
@@ -100,29 +80,29 @@ public final class TransportMetrics {
    * could be neither destroyed nor flushed): memory leaked on purpose, never reused.
    */
   public void readTargetLeaked() {
-    readTargetsLeaked.increment();
+    counters.increment(TransportCounter.READ_TARGETS_LEAKED);
   }
 
   public long readTargetsLeaked() {
-    return readTargetsLeaked.sum();
+    return counters.sum(TransportCounter.READ_TARGETS_LEAKED);
   }
 
   /** A queue pair could not be destroyed and was left to the process. */
   public void queuePairLeaked() {
-    queuePairsLeaked.increment();
+    counters.increment(TransportCounter.QUEUE_PAIRS_LEAKED);
   }
 
   public long queuePairsLeaked() {
-    return queuePairsLeaked.sum();
+    return counters.sum(TransportCounter.QUEUE_PAIRS_LEAKED);
   }
 
   /** A served queue pair's reader answered a liveness probe. */
   public void servedProbeAnswered() {
-    servedProbes.increment();
+    counters.increment(TransportCounter.SERVED_PROBES_ANSWERED);
   }
 
   public long servedProbesAnswered() {
-    return servedProbes.sum();
+    return counters.sum(TransportCounter.SERVED_PROBES_ANSWERED);
   }
 
   /**
@@ -130,35 +110,35 @@ public final class TransportMetrics {
    * without disconnecting).
    */
   public void servedPeerLost() {
-    servedPeersLost.increment();
+    counters.increment(TransportCounter.SERVED_PEERS_LOST);
   }
 
   public long servedPeersLost() {
-    return servedPeersLost.sum();
+    return counters.sum(TransportCounter.SERVED_PEERS_LOST);
   }
 
   public long bytesRead() {
-    return bytesRead.sum();
+    return counters.sum(TransportCounter.BYTES_READ);
   }
 
   public long readsCompleted() {
-    return readsCompleted.sum();
+    return counters.sum(TransportCounter.READS_COMPLETED);
   }
 
   public long bytesServed() {
-    return bytesServed.sum();
+    return counters.sum(TransportCounter.BYTES_SERVED);
   }
 
   public long readsServed() {
-    return readsServed.sum();
+    return counters.sum(TransportCounter.READS_SERVED);
   }
 
   public long failures(FailureKind kind) {
-    return failures.get(kind).sum();
+    return counters.sum(TransportCounter.of(kind));
   }
 
   public long fallbacks() {
-    return fallbacks.sum();
+    return counters.sum(TransportCounter.TRANSPORT_FALLBACKS);
   }
 
   public LatencyHistogram readLatency() {
@@ -170,46 +150,24 @@ public final class TransportMetrics {
     return memory;
   }
 
-  /** Every counter by a stable name, for engine adapters and the doctor command. */
+  /**
+   * Every counter by its declared name ({@link TransportCounter}), for engine adapters and the
+   * doctor command.
+   */
   public Map<String, Long> snapshot() {
-    Map<String, Long> m = new LinkedHashMap<>();
-    m.put("bytesRead", bytesRead());
-    m.put("readsCompleted", readsCompleted());
-    m.put("bytesServed", bytesServed());
-    m.put("readsServed", readsServed());
-    for (FailureKind k : FailureKind.values()) {
-      m.put("failures." + camel(k.name()), failures(k));
-    }
-    for (Refusal r : Refusal.values()) {
-      m.put("server." + camel(r.name()), refusals(r));
-    }
-    m.put("readLatencyP50Micros", latency.percentileMicros(0.50));
-    m.put("readLatencyP99Micros", latency.percentileMicros(0.99));
-    m.put("registeredBytes", memory.registeredBytes());
-    m.put("registeredRegions", memory.registeredRegions());
-    m.put("registeredPinnedBytes", memory.pinnedBytes());
-    m.put("registeredOnDemandBytes", memory.onDemandBytes());
-    m.put("transportFallbacks", fallbacks());
-    m.put("listenerErrors", listenerErrors());
-    m.put("engineErrors", engineErrors());
-    m.put("readTargetsLeaked", readTargetsLeaked());
-    m.put("queuePairsLeaked", queuePairsLeaked());
-    m.put("servedProbesAnswered", servedProbesAnswered());
-    m.put("servedPeersLost", servedPeersLost());
-    return m;
+    return counters.snapshot(this::value);
   }
 
-  private static String camel(String constant) {
-    StringBuilder sb = new StringBuilder();
-    boolean up = false;
-    for (char c : constant.toLowerCase(Locale.ROOT).toCharArray()) {
-      if (c == '_') {
-        up = true;
-      } else {
-        sb.append(up ? Character.toUpperCase(c) : c);
-        up = false;
-      }
-    }
-    return sb.toString();
+  /** A counter's value now: the gauges read latency and memory, the others their adder. */
+  public long value(TransportCounter c) {
+    return switch (c) {
+      case READ_LATENCY_P50_MICROS -> latency.percentileMicros(0.50);
+      case READ_LATENCY_P99_MICROS -> latency.percentileMicros(0.99);
+      case REGISTERED_BYTES -> memory.registeredBytes();
+      case REGISTERED_REGIONS -> memory.registeredRegions();
+      case REGISTERED_PINNED_BYTES -> memory.pinnedBytes();
+      case REGISTERED_ON_DEMAND_BYTES -> memory.onDemandBytes();
+      default -> counters.sum(c);
+    };
   }
 }

@@ -5,9 +5,11 @@
 /**
  * The counters of one process's transport ({@link io.rdmashuffle.metrics.TransportMetrics}): bytes
  * and READs, failures by kind, refusals by bound, READ latency; the engine adapters read its
- * snapshot into Spark metrics and Hadoop counters.
+ * snapshot into Spark metrics and Hadoop counters; each counter is declared once in {@link
+ * io.rdmashuffle.metrics.TransportCounter}.
  *
- * <p>May import: io.rdmashuffle.memory. It reads registered memory's accounting from {@code
- * memory}; {@code config} and {@code memory} must not import it (they sit below it).
+ * <p>May import: io.rdmashuffle.counters, io.rdmashuffle.memory. It declares its counters with
+ * {@code counters} and reads registered memory's accounting from {@code memory}; {@code config} and
+ * {@code memory} must not import it (they sit below it).
  */
 package io.rdmashuffle.metrics;

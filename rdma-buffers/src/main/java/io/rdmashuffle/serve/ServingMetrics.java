@@ -4,7 +4,8 @@
  */
 package io.rdmashuffle.serve;
 
-import java.util.LinkedHashMap;
+import io.rdmashuffle.counters.CounterSet;
+import io.rdmashuffle.mapoutput.LocateAnswer;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -12,70 +13,52 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * What the serving side of one process did with the map outputs it serves: registrations (and how
  * many were of outputs evicted before: re-registrations), their time, evictions, requests by
- * outcome, and what is registered now. Lock-free; engines publish {@link #snapshot()} beside the
- * transport's counters.
+ * outcome, and what is registered now, each declared once in {@link ServingCounter}. Lock-free;
+ * engines publish {@link #snapshot()} beside the transport's counters.
  */
 public final class ServingMetrics {
-  private final LongAdder registrations = new LongAdder();
-  private final LongAdder reRegistrations = new LongAdder();
+  private final CounterSet<ServingCounter> counters = new CounterSet<>(ServingCounter.class);
+  // nanoseconds, exported in micros
   private final LongAdder registrationNanos = new LongAdder();
-  private final LongAdder evictions = new LongAdder();
-  private final LongAdder located = new LongAdder();
-  private final LongAdder notFound = new LongAdder();
-  private final LongAdder refused = new LongAdder();
-  private final LongAdder failed = new LongAdder();
-  private final LongAdder unavailable = new LongAdder();
-  private final LongAdder busy = new LongAdder();
-  private final LongAdder deferred = new LongAdder();
-  private final LongAdder waits = new LongAdder();
   private final LongAdder waitNanos = new LongAdder();
-  private final LongAdder released = new LongAdder();
   private final AtomicLong openOutputs = new AtomicLong();
   private final AtomicLong pinnedBytes = new AtomicLong();
 
   void registered(long nanos, boolean again) {
-    registrations.increment();
+    counters.increment(ServingCounter.REGISTRATIONS);
     registrationNanos.add(nanos);
     if (again) {
-      reRegistrations.increment();
+      counters.increment(ServingCounter.RE_REGISTRATIONS);
     }
   }
 
   void evicted() {
-    evictions.increment();
+    counters.increment(ServingCounter.EVICTIONS);
   }
 
   /** A locate waited {@code nanos} for room (every output that could go was leased). */
   void waited(long nanos) {
-    waits.increment();
+    counters.increment(ServingCounter.WAITS);
     waitNanos.add(nanos);
   }
 
   /** Readers released {@code n} leases. */
   void released(int n) {
-    released.add(n);
+    counters.add(ServingCounter.RELEASES, n);
   }
 
   /** Locates that waited for room. */
   public long waits() {
-    return waits.sum();
+    return counters.sum(ServingCounter.WAITS);
   }
 
   /** Leases readers released (the rest timed out). */
   public long releases() {
-    return released.sum();
+    return counters.sum(ServingCounter.RELEASES);
   }
 
-  void answered(io.rdmashuffle.mapoutput.LocateAnswer.Status status) {
-    switch (status) {
-      case OK -> located.increment();
-      case NOT_FOUND -> notFound.increment();
-      case REFUSED -> refused.increment();
-      case FAILED -> failed.increment();
-      case UNAVAILABLE -> unavailable.increment();
-      case BUSY -> busy.increment();
-      case DEFERRED -> deferred.increment();
-    }
+  void answered(LocateAnswer.Status status) {
+    counters.increment(ServingCounter.of(status));
   }
 
   void holding(long outputs, long pinned) {
@@ -83,17 +66,22 @@ public final class ServingMetrics {
     pinnedBytes.set(pinned);
   }
 
+  /** Map outputs located for readers (answered OK). */
+  public long located() {
+    return counters.sum(ServingCounter.LOCATED);
+  }
+
   public long registrations() {
-    return registrations.sum();
+    return counters.sum(ServingCounter.REGISTRATIONS);
   }
 
   /** Registrations of outputs that had been registered and evicted before. */
   public long reRegistrations() {
-    return reRegistrations.sum();
+    return counters.sum(ServingCounter.RE_REGISTRATIONS);
   }
 
   public long evictions() {
-    return evictions.sum();
+    return counters.sum(ServingCounter.EVICTIONS);
   }
 
   /** Map outputs registered now (each holds an open file and its mappings). */
@@ -106,25 +94,19 @@ public final class ServingMetrics {
     return pinnedBytes.get();
   }
 
-  /** Every counter by a stable name. */
+  /** Every counter by its declared name ({@link ServingCounter}). */
   public Map<String, Long> snapshot() {
-    Map<String, Long> m = new LinkedHashMap<>();
-    m.put("serve.registrations", registrations.sum());
-    m.put("serve.reRegistrations", reRegistrations.sum());
-    m.put("serve.registrationMicros", registrationNanos.sum() / 1000);
-    m.put("serve.evictions", evictions.sum());
-    m.put("serve.located", located.sum());
-    m.put("serve.notFound", notFound.sum());
-    m.put("serve.refused", refused.sum());
-    m.put("serve.failed", failed.sum());
-    m.put("serve.unavailable", unavailable.sum());
-    m.put("serve.busy", busy.sum());
-    m.put("serve.deferred", deferred.sum());
-    m.put("serve.waits", waits.sum());
-    m.put("serve.waitMicros", waitNanos.sum() / 1000);
-    m.put("serve.releases", released.sum());
-    m.put("serve.openOutputs", openOutputs.get());
-    m.put("serve.pinnedBytes", pinnedBytes.get());
-    return m;
+    return counters.snapshot(this::value);
+  }
+
+  /** A counter's value now: times in micros, the gauges as last set, the others their adder. */
+  public long value(ServingCounter c) {
+    return switch (c) {
+      case REGISTRATION_MICROS -> registrationNanos.sum() / 1000;
+      case WAIT_MICROS -> waitNanos.sum() / 1000;
+      case OPEN_OUTPUTS -> openOutputs.get();
+      case PINNED_BYTES -> pinnedBytes.get();
+      default -> counters.sum(c);
+    };
   }
 }

@@ -8,9 +8,9 @@
  * io.rdmashuffle.serve.OutputSource}, confined file opening, meta files and the locate and checksum
  * services that answer readers.
  *
- * <p>May import: io.rdmashuffle.config, io.rdmashuffle.mapoutput, io.rdmashuffle.memory,
- * io.rdmashuffle.transport, io.rdmashuffle.transport.handshake. It reaches the transport only
- * through its SPI and the handshake's application secrets; the transport packages, {@code
- * mapoutput} and the floors below must not import it.
+ * <p>May import: io.rdmashuffle.config, io.rdmashuffle.counters, io.rdmashuffle.mapoutput,
+ * io.rdmashuffle.memory, io.rdmashuffle.transport, io.rdmashuffle.transport.handshake. It reaches
+ * the transport only through its SPI and the handshake's application secrets; the transport
+ * packages, {@code mapoutput} and the floors below must not import it.
  */
 package io.rdmashuffle.serve;

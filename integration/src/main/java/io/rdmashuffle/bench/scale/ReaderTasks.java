@@ -10,6 +10,7 @@ import io.rdmashuffle.fetch.BlockFetcher;
 import io.rdmashuffle.fetch.BlockSource;
 import io.rdmashuffle.fetch.FetchOptions;
 import io.rdmashuffle.fetch.Owner;
+import io.rdmashuffle.fetch.ReadCounter;
 import io.rdmashuffle.fetch.ReadCounters;
 import io.rdmashuffle.mapoutput.OwnerMarker;
 import io.rdmashuffle.node.NodeRuntime;
@@ -228,8 +229,8 @@ final class ReaderTasks {
     m.put("micros", (System.nanoTime() - t0) / 1000);
     m.put("blocks", blocks.get());
     m.put("bytes", bytes.get());
-    m.put("locates", counters.snapshot().get("locates"));
-    m.put("reads", runtime.metrics().snapshot().get("readsCompleted"));
+    m.put("locates", counters.value(ReadCounter.LOCATES));
+    m.put("reads", runtime.metrics().readsCompleted());
     StringBuilder line = new StringBuilder("MARK " + what);
     m.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
     System.out.println(line);

@@ -4,6 +4,9 @@
  */
 package io.rdmashuffle.bench.scale;
 
+import io.rdmashuffle.counters.CounterDescriptor;
+import io.rdmashuffle.metrics.TransportCounter;
+import io.rdmashuffle.serve.ServingCounter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -61,16 +64,22 @@ record ScaleRow(
         maxOpenOutputs,
         (delta(readEnd, readStart, "micros")) / 1e6,
         delta(readEnd, readStart, "locates"),
-        delta(serveEnd, serveStart, "serve.located"),
-        Long.parseLong(serveEnd.get("serve.registrations")),
-        delta(serveEnd, serveStart, "readsServed"),
-        delta(serveEnd, serveStart, "bytesServed"),
+        delta(serveEnd, serveStart, ServingCounter.LOCATED),
+        Long.parseLong(serveEnd.get(ServingCounter.REGISTRATIONS.exportName())),
+        delta(serveEnd, serveStart, TransportCounter.READS_SERVED),
+        delta(serveEnd, serveStart, TransportCounter.BYTES_SERVED),
         after.cpuSeconds() - before.cpuSeconds(),
-        delta(serveEnd, serveStart, "serve.busy"),
-        delta(serveEnd, serveStart, "serve.waits"),
+        delta(serveEnd, serveStart, ServingCounter.BUSY),
+        delta(serveEnd, serveStart, ServingCounter.WAITS),
         peak.max(after),
         reader.failedTasks(),
         reader.failures());
+  }
+
+  /** The change of a serving process's counter, by its declared name. */
+  private static long delta(
+      Map<String, String> end, Map<String, String> start, CounterDescriptor counter) {
+    return delta(end, start, counter.exportName());
   }
 
   private static long delta(Map<String, String> end, Map<String, String> start, String key) {

@@ -60,11 +60,11 @@ final class FallbackLog {
     if (logged.add(cause.name())) {
       LOG.warn(
           "rdma-shuffle: {} uses Spark's stock sort shuffle ({}): {}"
-              + " (logged once per cause; counted as fallbacks.{})",
+              + " (logged once per cause; counted as {})",
           what,
           cause.name().toLowerCase(Locale.ROOT),
           detail,
-          key(cause));
+          counter(cause).exportName());
     }
   }
 
@@ -76,26 +76,27 @@ final class FallbackLog {
     return counts.values().stream().mapToLong(LongAdder::sum).sum();
   }
 
-  /** Counts by metric name ({@code fallbacks.transportUnavailable}, ...). */
+  /**
+   * Counts by their declared names ({@code fallbacks.transportUnavailable}, ...: {@link
+   * SparkCounter}).
+   */
   Map<String, Long> snapshot() {
     Map<String, Long> m = new LinkedHashMap<>();
-    for (Cause c : Cause.values()) {
-      m.put("fallbacks." + key(c), count(c));
+    for (SparkCounter c : SparkCounter.values()) {
+      if (c.cause() != null) {
+        m.put(c.exportName(), count(c.cause()));
+      }
     }
     return m;
   }
 
-  static String key(Cause c) {
-    StringBuilder sb = new StringBuilder();
-    boolean up = false;
-    for (char ch : c.name().toLowerCase(Locale.ROOT).toCharArray()) {
-      if (ch == '_') {
-        up = true;
-      } else {
-        sb.append(up ? Character.toUpperCase(ch) : ch);
-        up = false;
+  /** The counter of fallbacks for {@code cause}. */
+  static SparkCounter counter(Cause cause) {
+    for (SparkCounter c : SparkCounter.values()) {
+      if (c.cause() == cause) {
+        return c;
       }
     }
-    return sb.toString();
+    throw new IllegalStateException("no counter declared for " + cause);
   }
 }

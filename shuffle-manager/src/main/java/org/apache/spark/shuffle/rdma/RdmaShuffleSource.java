@@ -21,7 +21,9 @@ import org.apache.spark.metrics.source.Source;
  * rdma-shuffle's Spark metrics source ({@code rdmaShuffle} in the driver's and every executor's
  * metrics system, so every configured sink sees it): bytes and READs, the READ latency histogram,
  * failures by type, fallbacks by cause, registered bytes and regions, map outputs served, blocks
- * read locally and remotely.
+ * read locally and remotely: every counter declared in {@link SparkCounter}, {@link
+ * io.rdmashuffle.metrics.TransportCounter}, {@link io.rdmashuffle.serve.ServingCounter} and {@link
+ * io.rdmashuffle.fetch.ReadCounter}.
  */
 final class RdmaShuffleSource implements Source {
   private final MetricRegistry registry = new MetricRegistry();
@@ -31,7 +33,8 @@ final class RdmaShuffleSource implements Source {
     for (String name : manager.metricsSnapshot().keySet()) {
       registry.register(name, (Gauge<Long>) () -> manager.metricsSnapshot().getOrDefault(name, 0L));
     }
-    registry.register("readLatencyMicros", new BucketHistogram(manager::readLatency));
+    registry.register(
+        SparkCounter.READ_LATENCY_MICROS.exportName(), new BucketHistogram(manager::readLatency));
   }
 
   @Override

@@ -6,10 +6,12 @@ package org.apache.spark.shuffle.rdma;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.rdmashuffle.counters.CounterDescriptor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -130,6 +132,14 @@ class LocalModeTest {
         assertTrue(metrics.containsKey(name), name + " in " + metrics.keySet());
       }
       assertTrue(metrics.get("readLatencyMicros") instanceof com.codahale.metrics.Histogram);
+      // exactly the declared counters (docs/metrics.md lists them from the same declarations)
+      java.util.Set<String> declared = new TreeSet<>();
+      for (Class<? extends CounterDescriptor> g : SparkCounter.SOURCE_GROUPS) {
+        for (CounterDescriptor c : g.getEnumConstants()) {
+          declared.add(c.exportName());
+        }
+      }
+      assertEquals(declared, new TreeSet<>(metrics.keySet()));
       Object served =
           ((com.codahale.metrics.Gauge<?>) metrics.get("mapOutputsPublished")).getValue();
       assertTrue((Long) served > 0);
