@@ -27,6 +27,8 @@ import java.util.Map;
  * @param workerMemory memory each Spark Worker offers ({@code 1g})
  * @param nodeManagerMemoryMb memory each NodeManager offers to containers
  * @param nodeManagerVcores vcores each NodeManager offers
+ * @param nodeManagerHeap each NodeManager's heap ({@code -Xmx}), where the auxiliary services
+ *     serving map outputs live
  * @param multiUser YARN as operators run it ({@link io.rdmashuffle.cluster.yarn.MultiUser}):
  *     NodeManagers as the user {@code yarn}, containers as their job's user through Hadoop's
  *     LinuxContainerExecutor
@@ -45,6 +47,7 @@ public record ClusterSpec(
     String workerMemory,
     int nodeManagerMemoryMb,
     int nodeManagerVcores,
+    String nodeManagerHeap,
     boolean multiUser) {
 
   public ClusterSpec {
@@ -79,6 +82,7 @@ public record ClusterSpec(
     private String workerMemory = "1g";
     private int nodeManagerMemoryMb = 1536;
     private int nodeManagerVcores = 4;
+    private String nodeManagerHeap = "192m";
     private boolean multiUser;
 
     private Builder(String name) {
@@ -137,6 +141,15 @@ public record ClusterSpec(
       return this;
     }
 
+    /**
+     * Each NodeManager's heap: small by default (a few hosts on one machine); a service serving a
+     * wide job needs what a real NodeManager has (Hadoop's default is a quarter of the host).
+     */
+    public Builder nodeManagerHeap(String heap) {
+      nodeManagerHeap = heap;
+      return this;
+    }
+
     /** NodeManagers as {@code yarn}, containers as their job's user (LinuxContainerExecutor). */
     public Builder multiUser() {
       multiUser = true;
@@ -158,6 +171,7 @@ public record ClusterSpec(
           workerMemory,
           nodeManagerMemoryMb,
           nodeManagerVcores,
+          nodeManagerHeap,
           multiUser);
     }
   }

@@ -79,6 +79,10 @@ class ServingAtScaleIT {
             ClusterSpec.builder("scale")
                 .hosts(1 + READING_HOSTS)
                 .yarn()
+                // a NodeManager as operators size one (Hadoop's default heap is a quarter of the
+                // host): at the harness's 192 MiB, serve.maxTableBytes holds ~430 outputs of 4,000
+                // partitions, and 200 readers asking for 64 each waited past their 60 s for room
+                .nodeManagerHeap("1g")
                 .yarnSite("yarn.nodemanager.aux-services", "mapreduce_shuffle,spark_shuffle")
                 .yarnSite("yarn.nodemanager.aux-services.spark_shuffle.class", SERVICE)
                 .yarnSite("spark.shuffle.rdma.transport", "tcp")

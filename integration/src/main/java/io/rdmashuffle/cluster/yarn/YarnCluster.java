@@ -30,7 +30,6 @@ public final class YarnCluster {
   /** Daemon heaps: small, two cores and several hosts share the machine. */
   static final String RM_HEAP = "256m";
 
-  static final String NM_HEAP = "192m";
   static final String HISTORY_HEAP = "192m";
   static final String RM = "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager";
   static final String NM = "org.apache.hadoop.yarn.server.nodemanager.NodeManager";
@@ -70,7 +69,7 @@ public final class YarnCluster {
         () -> y.runningNodes() >= 0,
         List.of(y.resourceManager));
     for (Host h : c.hosts()) {
-      y.nodeManagers.add(h.start(y.daemon(h, "nodemanager", NM_HEAP, NM)));
+      y.nodeManagers.add(h.start(y.daemon(h, "nodemanager", c.spec().nodeManagerHeap(), NM)));
     }
     y.awaitNodeManagers(c.hosts().size(), 180);
     Probes.await(
