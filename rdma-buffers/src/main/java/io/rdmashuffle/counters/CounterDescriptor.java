@@ -10,16 +10,28 @@ package io.rdmashuffle.counters;
  * documentation all iterate its constants, so a counter's name is written in one place only.
  */
 public interface CounterDescriptor {
+  /** The counter's stable id, exported name and label, as its constant declares them. */
+  Declaration declaration();
+
   /** Stable across releases: a counter keeps its id when it is renamed; ids are never reused. */
-  int id();
+  default int id() {
+    return declaration().id();
+  }
 
   /**
    * The name the counter is exported under: the key of its group's snapshot (the Spark metrics
    * source's gauge, the services' log lines), or the Hadoop counter's name. Tests, cluster runs and
    * result parsers read it; changing it breaks them.
    */
-  String exportName();
+  default String exportName() {
+    return declaration().exportName();
+  }
 
   /** What it counts, in one line (documentation, Hadoop's display name). */
-  String label();
+  default String label() {
+    return declaration().label();
+  }
+
+  /** What a counter constant declares about itself: each group's enum holds one per constant. */
+  record Declaration(int id, String exportName, String label) {}
 }

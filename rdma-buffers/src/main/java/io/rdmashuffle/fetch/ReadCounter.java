@@ -88,11 +88,9 @@ public enum ReadCounter implements CounterDescriptor {
       CorruptionCause.UNKNOWN_ISSUE,
       "Checksum mismatches whose cause could not be found");
 
-  private final int id;
-  private final String exportName;
+  private final Declaration declaration;
   private final BlockFetchException.Kind failure;
   private final CorruptionCause corruption;
-  private final String label;
 
   ReadCounter(int id, String exportName, String label) {
     this(id, exportName, null, null, label);
@@ -112,26 +110,14 @@ public enum ReadCounter implements CounterDescriptor {
       BlockFetchException.Kind failure,
       CorruptionCause corruption,
       String label) {
-    this.id = id;
-    this.exportName = exportName;
+    this.declaration = new Declaration(id, exportName, label);
     this.failure = failure;
     this.corruption = corruption;
-    this.label = label;
   }
 
   @Override
-  public int id() {
-    return id;
-  }
-
-  @Override
-  public String exportName() {
-    return exportName;
-  }
-
-  @Override
-  public String label() {
-    return label;
+  public Declaration declaration() {
+    return declaration;
   }
 
   /** The failure kind this counter counts, or null. */

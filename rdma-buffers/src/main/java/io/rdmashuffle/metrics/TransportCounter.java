@@ -139,11 +139,9 @@ public enum TransportCounter implements CounterDescriptor {
   SERVED_PEERS_LOST(
       166, "servedPeersLost", "Served queue pairs dropped: their reader no longer answered");
 
-  private final int id;
-  private final String exportName;
+  private final Declaration declaration;
   private final FailureKind failure;
   private final Refusal refusal;
-  private final String label;
 
   TransportCounter(int id, String exportName, String label) {
     this(id, exportName, null, null, label);
@@ -158,26 +156,14 @@ public enum TransportCounter implements CounterDescriptor {
   }
 
   TransportCounter(int id, String exportName, FailureKind failure, Refusal refusal, String label) {
-    this.id = id;
-    this.exportName = exportName;
+    this.declaration = new Declaration(id, exportName, label);
     this.failure = failure;
     this.refusal = refusal;
-    this.label = label;
   }
 
   @Override
-  public int id() {
-    return id;
-  }
-
-  @Override
-  public String exportName() {
-    return exportName;
-  }
-
-  @Override
-  public String label() {
-    return label;
+  public Declaration declaration() {
+    return declaration;
   }
 
   /** The failure kind this counter counts, or null. */

@@ -60,35 +60,21 @@ public enum ServingCounter implements CounterDescriptor {
   OPEN_OUTPUTS(230, "serve.openOutputs", "Map outputs registered now (each an open file)"),
   PINNED_BYTES(231, "serve.pinnedBytes", "Bytes of map outputs registered and pinned now");
 
-  private final int id;
-  private final String exportName;
+  private final Declaration declaration;
   private final LocateAnswer.Status status;
-  private final String label;
 
   ServingCounter(int id, String exportName, String label) {
     this(id, exportName, null, label);
   }
 
   ServingCounter(int id, String exportName, LocateAnswer.Status status, String label) {
-    this.id = id;
-    this.exportName = exportName;
+    this.declaration = new Declaration(id, exportName, label);
     this.status = status;
-    this.label = label;
   }
 
   @Override
-  public int id() {
-    return id;
-  }
-
-  @Override
-  public String exportName() {
-    return exportName;
-  }
-
-  @Override
-  public String label() {
-    return label;
+  public Declaration declaration() {
+    return declaration;
   }
 
   /** The locate answer this counter counts, or null. */

@@ -48,28 +48,15 @@ public enum RdmaShuffleCounter implements CounterDescriptor {
   /** The counter group's display name in a job's counters. */
   public static final String GROUP_DISPLAY_NAME = "rdma-shuffle";
 
-  private final int id;
-  private final String label;
+  private final Declaration declaration;
 
   RdmaShuffleCounter(int id, String label) {
-    this.id = id;
-    this.label = label;
+    // exported under the constant's name, as MapReduce names a job's counters
+    this.declaration = new Declaration(id, name(), label);
   }
 
   @Override
-  public int id() {
-    return id;
-  }
-
-  /** The counter's name in a job's counters: the constant's name, as MapReduce names it. */
-  @Override
-  public String exportName() {
-    return name();
-  }
-
-  /** MapReduce's display name of the counter. */
-  @Override
-  public String label() {
-    return label;
+  public Declaration declaration() {
+    return declaration;
   }
 }

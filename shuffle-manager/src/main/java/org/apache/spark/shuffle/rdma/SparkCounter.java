@@ -67,35 +67,21 @@ public enum SparkCounter implements CounterDescriptor {
   public static final List<Class<? extends CounterDescriptor>> SOURCE_GROUPS =
       List.of(TransportCounter.class, ServingCounter.class, ReadCounter.class, SparkCounter.class);
 
-  private final int id;
-  private final String exportName;
+  private final Declaration declaration;
   private final FallbackLog.Cause cause;
-  private final String label;
 
   SparkCounter(int id, String exportName, String label) {
     this(id, exportName, null, label);
   }
 
   SparkCounter(int id, String exportName, FallbackLog.Cause cause, String label) {
-    this.id = id;
-    this.exportName = exportName;
+    this.declaration = new Declaration(id, exportName, label);
     this.cause = cause;
-    this.label = label;
   }
 
   @Override
-  public int id() {
-    return id;
-  }
-
-  @Override
-  public String exportName() {
-    return exportName;
-  }
-
-  @Override
-  public String label() {
-    return label;
+  public Declaration declaration() {
+    return declaration;
   }
 
   /** The fallback cause this counter counts, or null. */
