@@ -281,15 +281,22 @@ public final class RdmaShuffleManager implements ShuffleManager {
         n == null ? new TransportMetrics(new MemoryAccounting()) : n.runtime().metrics();
     m.putAll(t.snapshot());
     m.putAll((n == null ? new ServingMetrics() : n.runtime().catalog().metrics()).snapshot());
-    m.put("mapOutputsPublished", n == null ? 0L : n.published().publishedTotal());
-    m.put("mapOutputsServed", n == null ? 0L : (long) n.published().size());
-    m.put("bufferPoolBytes", n == null ? 0L : n.runtime().buffers().registeredBytes());
-    m.put("bufferPoolLentBytes", n == null ? 0L : n.runtime().buffers().lentBytes());
+    m.put(
+        SparkCounter.MAP_OUTPUTS_PUBLISHED.exportName(),
+        n == null ? 0L : n.published().publishedTotal());
+    m.put(
+        SparkCounter.MAP_OUTPUTS_SERVED.exportName(), n == null ? 0L : (long) n.published().size());
+    m.put(
+        SparkCounter.BUFFER_POOL_BYTES.exportName(),
+        n == null ? 0L : n.runtime().buffers().registeredBytes());
+    m.put(
+        SparkCounter.BUFFER_POOL_LENT_BYTES.exportName(),
+        n == null ? 0L : n.runtime().buffers().lentBytes());
     m.putAll((n == null ? new ReadCounters() : n.counters()).snapshot());
-    m.put("readers", readers.sum());
-    m.put("readersOfMapRanges", readersOfMapRanges.sum());
+    m.put(SparkCounter.READERS.exportName(), readers.sum());
+    m.put(SparkCounter.READERS_OF_MAP_RANGES.exportName(), readersOfMapRanges.sum());
     m.putAll(fallbacks.snapshot());
-    m.put("fallbacks", fallbacks.total());
+    m.put(SparkCounter.FALLBACKS.exportName(), fallbacks.total());
     return m;
   }
 
