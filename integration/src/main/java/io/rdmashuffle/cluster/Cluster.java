@@ -34,7 +34,7 @@ import java.util.stream.Stream;
  * system every host shares (a {@code file://} stand-in for HDFS), {@code state/} what {@code
  * integration/bin/cluster} needs to restart a daemon.
  */
-public final class Cluster implements AutoCloseable {
+public final class Cluster implements ClusterSite, AutoCloseable {
   private final ClusterSpec spec;
   private final ClusterPaths paths;
   private final Path work;
@@ -235,34 +235,37 @@ public final class Cluster implements AutoCloseable {
     return d;
   }
 
+  @Override
   public ClusterSpec spec() {
     return spec;
   }
 
+  @Override
   public ClusterPaths paths() {
     return paths;
   }
 
-  /** The cluster's work folder. */
+  @Override
   public Path work() {
     return work;
   }
 
-  /** The folder every host sees at the same path: the {@code file://} stand-in for HDFS. */
+  @Override
   public Path shared() {
     return work.resolve("shared");
   }
 
+  @Override
   public List<Host> hosts() {
     return List.copyOf(hosts);
   }
 
-  /** Host {@code i}, 1-based ({@code host(1)} is rs-h1). */
+  @Override
   public Host host(int i) {
     return hosts.get(i - 1);
   }
 
-  /** The root namespace, as the cluster's client. */
+  @Override
   public Edge edge() {
     return edge;
   }

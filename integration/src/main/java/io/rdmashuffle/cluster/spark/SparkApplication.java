@@ -4,7 +4,7 @@
  */
 package io.rdmashuffle.cluster.spark;
 
-import io.rdmashuffle.cluster.Cluster;
+import io.rdmashuffle.cluster.ClusterSite;
 import io.rdmashuffle.cluster.Place;
 import io.rdmashuffle.cluster.Probes;
 import io.rdmashuffle.cluster.ProcessSpec;
@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * builder; {@link #run} submits and waits.
  */
 public final class SparkApplication {
-  private final Cluster cluster;
+  private final ClusterSite cluster;
   private final SparkHome home;
   private final String name;
   private final String mainClass;
@@ -39,7 +39,7 @@ public final class SparkApplication {
   private String driverMemory = "512m";
   private String user;
 
-  SparkApplication(Cluster cluster, SparkHome home, String name, String mainClass) {
+  SparkApplication(ClusterSite cluster, SparkHome home, String name, String mainClass) {
     this.cluster = cluster;
     this.home = home;
     this.name = name;
@@ -52,23 +52,29 @@ public final class SparkApplication {
    * An application for the cluster's YARN ({@code --master yarn}, client mode) with the Spark home
    * that has spark-yarn: the clients' Hadoop configuration, Spark's jars taken from that home on
    * every host ({@code spark.yarn.jars=local:...}, the hosts share the file system), a small AM.
-   * Executors: set {@code spark.executor.instances} and their memory.
+   * Executors: set {@code spark.executor.instances} and their memory. {@code clientEnv} and {@code
+   * clientConf} are the YARN clients' environment and Hadoop configuration folder.
    */
-  public static SparkApplication onYarn(Cluster cluster, String name, String mainClass) {
+  public static SparkApplication onYarn(
+      ClusterSite cluster,
+      Map<String, String> clientEnv,
+      Path clientConf,
+      String name,
+      String mainClass) {
     SparkHome home = SparkHome.of(cluster, cluster.paths().sparkYarnHome());
     SparkApplication a =
         new SparkApplication(cluster, home, name, mainClass)
             .master("yarn")
             .conf("spark.yarn.jars", "local:" + home.jars() + "/*")
             .conf("spark.yarn.am.memory", "384m");
-    a.env.putAll(cluster.yarn().clientEnv());
+    a.env.putAll(clientEnv);
     if (cluster.spec().multiUser()) {
       // the default, the user's home on the file system, does not exist for the job users
       a.conf("spark.yarn.stagingDir", cluster.shared().resolve("spark-staging").toString());
     }
     // bin/spark-submit's launcher puts HADOOP_CONF_DIR on the driver's class path: that is where
     // the YARN client finds yarn-site.xml
-    a.launcherClassPath = cluster.yarn().clientConf().toString();
+    a.launcherClassPath = clientConf.toString();
     return a;
   }
 

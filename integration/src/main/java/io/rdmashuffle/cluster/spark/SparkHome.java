@@ -4,7 +4,7 @@
  */
 package io.rdmashuffle.cluster.spark;
 
-import io.rdmashuffle.cluster.Cluster;
+import io.rdmashuffle.cluster.ClusterSite;
 import io.rdmashuffle.cluster.Launcher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -70,12 +70,12 @@ public final class SparkHome {
     this.conf = conf;
   }
 
-  static SparkHome of(Cluster c) {
+  static SparkHome of(ClusterSite c) {
     return of(c, c.paths().sparkHome());
   }
 
   /** The Spark home at {@code home} with the cluster's configuration folder. */
-  static SparkHome of(Cluster c, Path home) {
+  static SparkHome of(ClusterSite c, Path home) {
     Path conf = c.work().resolve("spark-conf");
     try {
       Files.createDirectories(conf);

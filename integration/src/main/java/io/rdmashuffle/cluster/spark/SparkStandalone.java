@@ -5,7 +5,7 @@
 package io.rdmashuffle.cluster.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.rdmashuffle.cluster.Cluster;
+import io.rdmashuffle.cluster.ClusterSite;
 import io.rdmashuffle.cluster.Daemon;
 import io.rdmashuffle.cluster.Host;
 import io.rdmashuffle.cluster.Probes;
@@ -18,8 +18,8 @@ import java.util.Map;
  * Spark standalone on the cluster: a Master on rs-h1 and a Worker on every host, each in its host,
  * started as a distribution's {@code sbin/} scripts would ({@code Master} and {@code Worker} main
  * classes on the Spark home's jars) with {@code SPARK_LOCAL_IP} of its host. Executors start from
- * the Workers, in their hosts, with the host's local dirs. Owned by the {@link Cluster};
- * applications are submitted with {@link #application}.
+ * the Workers, in their hosts, with the host's local dirs. Owned by the {@link
+ * io.rdmashuffle.cluster.Cluster}; applications are submitted with {@link #application}.
  */
 public final class SparkStandalone {
   public static final int MASTER_PORT = 7077;
@@ -32,18 +32,18 @@ public final class SparkStandalone {
 
   static final String WORKER_HEAP = "128m";
 
-  private final Cluster cluster;
+  private final ClusterSite cluster;
   private final SparkHome home;
   private final Daemon master;
   private final List<Daemon> workers = new ArrayList<>();
 
-  private SparkStandalone(Cluster cluster, SparkHome home, Daemon master) {
+  private SparkStandalone(ClusterSite cluster, SparkHome home, Daemon master) {
     this.cluster = cluster;
     this.home = home;
     this.master = master;
   }
 
-  public static SparkStandalone start(Cluster c) {
+  public static SparkStandalone start(ClusterSite c) {
     SparkHome home = SparkHome.of(c);
     Host h1 = c.host(1);
     Daemon master =

@@ -4,7 +4,7 @@
  */
 package io.rdmashuffle.cluster.yarn;
 
-import io.rdmashuffle.cluster.Cluster;
+import io.rdmashuffle.cluster.ClusterSite;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -22,7 +22,7 @@ import java.nio.file.StandardCopyOption;
 final class HadoopHome {
   private HadoopHome() {}
 
-  static Path assemble(Cluster c) {
+  static Path assemble(ClusterSite c) {
     Path home = c.work().resolve("hadoop");
     Path share = home.resolve("share/hadoop");
     try {

@@ -4,7 +4,7 @@
  */
 package io.rdmashuffle.cluster.yarn;
 
-import io.rdmashuffle.cluster.Cluster;
+import io.rdmashuffle.cluster.ClusterSite;
 import io.rdmashuffle.cluster.Launcher;
 import io.rdmashuffle.cluster.ProcessSpec;
 import java.nio.file.Path;
@@ -26,7 +26,7 @@ public final class MapReduceJob {
 
   public static final String OUR_CONSUMER = "io.rdmashuffle.hadoop.reduce.RdmaShuffleConsumer";
 
-  private final Cluster cluster;
+  private final ClusterSite cluster;
   private final YarnCluster yarn;
   private final String name;
   private final String job;
@@ -36,7 +36,7 @@ public final class MapReduceJob {
   private int reducers = 2;
   private String user;
 
-  MapReduceJob(Cluster cluster, YarnCluster yarn, String name, String job) {
+  MapReduceJob(ClusterSite cluster, YarnCluster yarn, String name, String job) {
     this.cluster = cluster;
     this.yarn = yarn;
     this.name = name;

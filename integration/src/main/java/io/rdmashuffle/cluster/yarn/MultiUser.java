@@ -4,7 +4,7 @@
  */
 package io.rdmashuffle.cluster.yarn;
 
-import io.rdmashuffle.cluster.Cluster;
+import io.rdmashuffle.cluster.ClusterSite;
 import io.rdmashuffle.cluster.Host;
 import io.rdmashuffle.cluster.net.Shell;
 import java.io.IOException;
@@ -64,7 +64,7 @@ public final class MultiUser {
    * Users, groups and the container-executor; the cluster's shared folders writable by every user
    * (sticky, as /tmp). Returns the container-executor's path.
    */
-  static Path prepare(Cluster c) {
+  static Path prepare(ClusterSite c) {
     ensureUsers();
     Path dir = c.work().resolve("multiuser");
     try {

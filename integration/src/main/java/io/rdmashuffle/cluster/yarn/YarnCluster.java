@@ -5,7 +5,7 @@
 package io.rdmashuffle.cluster.yarn;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.rdmashuffle.cluster.Cluster;
+import io.rdmashuffle.cluster.ClusterSite;
 import io.rdmashuffle.cluster.Daemon;
 import io.rdmashuffle.cluster.Host;
 import io.rdmashuffle.cluster.Launcher;
@@ -24,7 +24,7 @@ import java.util.Map;
  * YARN on the cluster, from Hadoop's jars: the ResourceManager and the MapReduce job history server
  * on rs-h1, a NodeManager on every host, each with its host's configuration folder ({@code
  * hosts/rs-hN/hadoop-conf}); clients (MapReduce jobs, {@code spark-submit --master yarn}) use
- * {@code client/hadoop-conf}. Owned by the {@link Cluster}.
+ * {@code client/hadoop-conf}. Owned by the {@link io.rdmashuffle.cluster.Cluster}.
  */
 public final class YarnCluster {
   /** Daemon heaps: small, two cores and several hosts share the machine. */
@@ -35,7 +35,7 @@ public final class YarnCluster {
   static final String NM = "org.apache.hadoop.yarn.server.nodemanager.NodeManager";
   static final String HISTORY = "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer";
 
-  private final Cluster cluster;
+  private final ClusterSite cluster;
   private final Path home;
   private final YarnSettings settings;
   private final Path clientConf;
@@ -43,14 +43,14 @@ public final class YarnCluster {
   private Daemon history;
   private final List<Daemon> nodeManagers = new ArrayList<>();
 
-  private YarnCluster(Cluster cluster, Path home, Path containerExecutor) {
+  private YarnCluster(ClusterSite cluster, Path home, Path containerExecutor) {
     this.cluster = cluster;
     this.home = home;
     this.settings = new YarnSettings(cluster, home, containerExecutor);
     this.clientConf = cluster.work().resolve("client/hadoop-conf");
   }
 
-  public static YarnCluster start(Cluster c) {
+  public static YarnCluster start(ClusterSite c) {
     Path executor = c.spec().multiUser() ? MultiUser.prepare(c) : null;
     YarnCluster y = new YarnCluster(c, HadoopHome.assemble(c), executor);
     y.writeConf(null, y.clientConf, c.work().resolve("client/tmp"));
@@ -204,7 +204,8 @@ public final class YarnCluster {
    */
   public io.rdmashuffle.cluster.spark.SparkApplication sparkApplication(
       String name, String mainClass) {
-    return io.rdmashuffle.cluster.spark.SparkApplication.onYarn(cluster, name, mainClass);
+    return io.rdmashuffle.cluster.spark.SparkApplication.onYarn(
+        cluster, clientEnv(), clientConf, name, mainClass);
   }
 
   /** A MapReduce job of the harness's jobs jar, submitted from the root namespace. */

@@ -4,7 +4,7 @@
  */
 package io.rdmashuffle.cluster.yarn;
 
-import io.rdmashuffle.cluster.Cluster;
+import io.rdmashuffle.cluster.ClusterSite;
 import io.rdmashuffle.cluster.Host;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -35,7 +35,7 @@ final class YarnSettings {
   /** Task JVMs: quick start, little CPU. */
   static final String TASK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC " + JAVA17_OPENS;
 
-  private final Cluster cluster;
+  private final ClusterSite cluster;
   private final Path home;
   private final Path containerExecutor;
 
@@ -43,7 +43,7 @@ final class YarnSettings {
    * @param containerExecutor the multi-user mode's container-executor, or null: containers run as
    *     the NodeManager's user (Hadoop's DefaultContainerExecutor)
    */
-  YarnSettings(Cluster cluster, Path home, Path containerExecutor) {
+  YarnSettings(ClusterSite cluster, Path home, Path containerExecutor) {
     this.cluster = cluster;
     this.home = home;
     this.containerExecutor = containerExecutor;
