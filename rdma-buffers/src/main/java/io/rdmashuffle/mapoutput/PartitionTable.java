@@ -12,11 +12,22 @@ import java.util.Arrays;
  * IFile raw length; Spark doesn't), and a checksum per partition when one was computed at commit.
  * Built from an engine's index (Spark's index file and our meta file, MapReduce's {@code
  * file.out.index}); a reader receives the slice it asked for in a {@link LocateAnswer}. Immutable.
+ *
+ * <p>A serving process keeps one per registered output, so its heap is bounded ({@code
+ * serve.maxTableBytes}): where each partition ends where the next starts (Spark's and MapReduce's
+ * layouts), the lengths follow from the starts and are not kept, 12 bytes a partition with
+ * checksums instead of 20.
  */
 public final class PartitionTable {
   private final int first;
   private final long[] starts;
+
+  /** Null where the partitions are contiguous: each ends where the next starts. */
   private final long[] lengths;
+
+  /** The end of the last partition, where {@link #lengths} is null. */
+  private final long lastEnd;
+
   private final long[] rawLengths;
   private final ChecksumAlgorithm algorithm;
   private final int[] checksums;
@@ -66,7 +77,8 @@ public final class PartitionTable {
     }
     this.first = first;
     this.starts = starts.clone();
-    this.lengths = lengths.clone();
+    this.lengths = contiguous(starts, lengths) ? null : lengths.clone();
+    this.lastEnd = n == 0 ? 0 : starts[n - 1] + lengths[n - 1];
     this.rawLengths = rawLengths == null ? null : rawLengths.clone();
     this.algorithm = algorithm;
     this.checksums = checksums == null ? null : checksums.clone();
@@ -89,19 +101,28 @@ public final class PartitionTable {
     return new PartitionTable(0, starts, lengths, null, algorithm, checksums);
   }
 
+  private static boolean contiguous(long[] starts, long[] lengths) {
+    for (int i = 0; i + 1 < starts.length; i++) {
+      if (starts[i] + lengths[i] != starts[i + 1]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /**
-   * The heap a table of {@code partitions} partitions takes (its arrays: starts, lengths, raw
-   * lengths when it has them, checksums), what a serving process bounds by {@code
-   * serve.maxTableBytes} for the outputs it keeps registered.
+   * The heap a table of {@code partitions} partitions takes (its arrays: starts, lengths unless
+   * {@code contiguous}, raw lengths when it has them, checksums), what a serving process bounds by
+   * {@code serve.maxTableBytes} for the outputs it keeps registered.
    */
-  public static long heapBytes(int partitions, boolean rawLengths) {
-    long perPartition = 8 + 8 + (rawLengths ? 8 : 0) + 4;
+  public static long heapBytes(int partitions, boolean contiguous, boolean rawLengths) {
+    long perPartition = 8 + (contiguous ? 0 : 8) + (rawLengths ? 8 : 0) + 4;
     return 64 + 4 * 16 + partitions * perPartition;
   }
 
-  /** The heap this table takes ({@link #heapBytes(int, boolean)}). */
+  /** The heap this table takes ({@link #heapBytes(int, boolean, boolean)}). */
   public long heapBytes() {
-    return heapBytes(size(), hasRawLengths());
+    return heapBytes(size(), lengths == null, hasRawLengths());
   }
 
   /** The first partition this table describes. */
@@ -123,13 +144,20 @@ public final class PartitionTable {
   }
 
   public long length(int partition) {
-    return lengths[index(partition)];
+    return lengthAt(index(partition));
   }
 
   /** The partition's length once decoded (its length where the engine does not say). */
   public long rawLength(int partition) {
     int i = index(partition);
-    return rawLengths == null ? lengths[i] : rawLengths[i];
+    return rawLengths == null ? lengthAt(i) : rawLengths[i];
+  }
+
+  private long lengthAt(int i) {
+    if (lengths != null) {
+      return lengths[i];
+    }
+    return (i + 1 < starts.length ? starts[i + 1] : lastEnd) - starts[i];
   }
 
   public boolean hasRawLengths() {
@@ -162,7 +190,7 @@ public final class PartitionTable {
   public long extent() {
     long max = 0;
     for (int i = 0; i < starts.length; i++) {
-      max = Math.max(max, starts[i] + lengths[i]);
+      max = Math.max(max, starts[i] + lengthAt(i));
     }
     return max;
   }
@@ -174,12 +202,12 @@ public final class PartitionTable {
    */
   public void checkWithin(long fileLength) {
     for (int i = 0; i < starts.length; i++) {
-      if (starts[i] + lengths[i] > fileLength) {
+      if (starts[i] + lengthAt(i) > fileLength) {
         throw new IllegalArgumentException(
             "partition "
                 + (first + i)
                 + " end="
-                + (starts[i] + lengths[i])
+                + (starts[i] + lengthAt(i))
                 + ": beyond the data file of "
                 + fileLength
                 + " bytes");
@@ -204,10 +232,14 @@ public final class PartitionTable {
     }
     int a = from - first;
     int b = to - first;
+    long[] sliceLengths = new long[b - a];
+    for (int i = a; i < b; i++) {
+      sliceLengths[i - a] = lengthAt(i);
+    }
     return new PartitionTable(
         from,
         Arrays.copyOfRange(starts, a, b),
-        Arrays.copyOfRange(lengths, a, b),
+        sliceLengths,
         rawLengths == null ? null : Arrays.copyOfRange(rawLengths, a, b),
         algorithm,
         checksums == null ? null : Arrays.copyOfRange(checksums, a, b));
@@ -228,6 +260,7 @@ public final class PartitionTable {
         && first == t.first
         && Arrays.equals(starts, t.starts)
         && Arrays.equals(lengths, t.lengths)
+        && lastEnd == t.lastEnd
         && Arrays.equals(rawLengths, t.rawLengths)
         && algorithm == t.algorithm
         && Arrays.equals(checksums, t.checksums);
@@ -235,7 +268,7 @@ public final class PartitionTable {
 
   @Override
   public int hashCode() {
-    return 31 * first + Arrays.hashCode(starts) + 7 * Arrays.hashCode(lengths);
+    return 31 * first + Arrays.hashCode(starts) + 7 * Long.hashCode(lastEnd);
   }
 
   @Override

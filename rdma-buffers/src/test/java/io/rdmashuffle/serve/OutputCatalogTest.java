@@ -154,8 +154,8 @@ class OutputCatalogTest {
       published.publish(id, data);
       ids.add(id);
     }
-    long table = io.rdmashuffle.mapoutput.PartitionTable.heapBytes(4000, false);
-    assertTrue(table > 4000 * 16, "a table of 4,000 partitions: " + table + " bytes");
+    long table = io.rdmashuffle.mapoutput.PartitionTable.heapBytes(4000, true, false);
+    assertTrue(table > 4000 * 12, "a table of 4,000 partitions: " + table + " bytes");
     catalog =
         new OutputCatalog(
             registrar,
