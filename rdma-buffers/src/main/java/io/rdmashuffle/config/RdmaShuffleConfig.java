@@ -197,7 +197,8 @@ public final class RdmaShuffleConfig {
           .range(1 * MIB, 1024 * GIB)
           .doc(
               "Heap a serving process gives the partition tables of the map outputs it keeps"
-                  + " registered (about 20-28 bytes per partition: 112 KB for an output of 4,000"
+                  + " registered (12 bytes per partition for Spark's outputs, 20 for MapReduce's,"
+                  + " which carry decoded lengths: 48 KB and 80 KB for an output of 4,000"
                   + " partitions). Unless set, derived at start: a quarter of the JVM's heap (-Xmx;"
                   + " this default when it can't be read), and logged. Beyond it the least recently"
                   + " asked-for unleased outputs are deregistered, as for serve.maxOpenOutputs; an"
@@ -224,8 +225,11 @@ public final class RdmaShuffleConfig {
           .doc(
               "How long a locate waits, in turn, for room when every registered output is leased"
                   + " before it is answered \"busy, ask again\" (nobody's fault: the reader asks"
-                  + " again later). At most half the call.workers wait at once; the others answer"
-                  + " busy at once.")
+                  + " again later). Waiters go by age: from the first busy answer their reader had"
+                  + " (the server remembers the readers it turned away). At most half the"
+                  + " call.workers wait at once; beyond, a reader older than the youngest waiter"
+                  + " takes its place, which is answered busy, and a younger one is answered busy at"
+                  + " once.")
           .side(ConfigEntry.Side.SERVING)
           .build();
 

@@ -210,7 +210,7 @@ public final class OutputCatalog implements AutoCloseable {
    */
   public boolean offer(OutputId id) {
     try {
-      return registration.obtain(id, false, System.nanoTime()) != null;
+      return registration.obtain(id, false, 0, System.nanoTime()) != null;
     } catch (IOException | RuntimeException e) {
       LOG.debug("{} not registered at commit: {}", id, e.toString());
       return false;
@@ -305,7 +305,7 @@ public final class OutputCatalog implements AutoCloseable {
   private Registered leased(OutputId id, long reader, long leaseNanos, long deadline)
       throws IOException {
     for (int attempt = 0; attempt < 4; attempt++) {
-      Registered r = registration.obtain(id, true, deadline);
+      Registered r = registration.obtain(id, true, reader, deadline);
       if (r == null || leaseNanos == 0) {
         return r;
       }

@@ -11,7 +11,6 @@ import io.rdmashuffle.memory.RegisteredFile;
 import io.rdmashuffle.memory.RegistrationException;
 import io.rdmashuffle.serve.Registrations.Registered;
 import java.io.IOException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +40,7 @@ final class OutputRegistration {
   private final ServingMetrics metrics;
 
   /** Locates waiting for room, oldest first; guarded by lock. */
-  private final ArrayDeque<Object> waiting = new ArrayDeque<>();
+  private final WaitingLine waiting;
 
   // guarded by lock
   private final Registrations registered;
@@ -65,6 +64,7 @@ final class OutputRegistration {
     this.limits = limits;
     this.registered = registered;
     this.served = served;
+    this.waiting = new WaitingLine(lock, limits.maxWaitingLocates(), metrics);
   }
 
   /**
@@ -74,11 +74,11 @@ final class OutputRegistration {
    * registration still in progress until the deadline, or each registration was evicted again
    * before it could be answered (the caller answers "busy, ask again"; nobody's fault).
    */
-  Registered obtain(OutputId id, boolean evict, long deadline) throws IOException {
+  Registered obtain(OutputId id, boolean evict, long reader, long deadline) throws IOException {
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       Registered r = lookup(id);
       if (r == null) {
-        Loading l = registerOnce(id, evict, deadline);
+        Loading l = registerOnce(id, evict, reader, deadline);
         if (l.result() == null && evict && !l.evicting()) {
           continue; // an offer's registration that did not fit: try again, evicting
         }
@@ -110,7 +110,8 @@ final class OutputRegistration {
    * at a time, however many readers ask. A registration stays in {@code loading} until it is in
    * {@code registered} (or failed), so a thread never finds neither.
    */
-  private Loading registerOnce(OutputId id, boolean evict, long deadline) throws IOException {
+  private Loading registerOnce(OutputId id, boolean evict, long reader, long deadline)
+      throws IOException {
     CompletableFuture<Loading> mine = new CompletableFuture<>();
     CompletableFuture<Loading> theirs = loading.putIfAbsent(id, mine);
     if (theirs != null) {
@@ -118,7 +119,7 @@ final class OutputRegistration {
     }
     try {
       Registered r = lookup(id);
-      Loading l = new Loading(evict, r != null ? r : register(id, evict, deadline));
+      Loading l = new Loading(evict, r != null ? r : register(id, evict, reader, deadline));
       mine.complete(l);
       return l;
     } catch (IOException | RuntimeException | Error e) {
@@ -223,7 +224,8 @@ final class OutputRegistration {
     return true;
   }
 
-  private Registered register(OutputId id, boolean evict, long deadline) throws IOException {
+  private Registered register(OutputId id, boolean evict, long reader, long deadline)
+      throws IOException {
     OpenedOutput o = source.open(id);
     long length;
     try {
@@ -243,7 +245,12 @@ final class OutputRegistration {
     List<Registered> victims = new ArrayList<>();
     boolean reserved;
     synchronized (lock) {
-      reserved = reserveOrWait(id.application(), pin, table, evict, deadline, victims);
+      reserved =
+          waiting.reserve(
+              reader,
+              evict,
+              deadline,
+              (ev, now) -> registered.reserve(id.application(), pin, table, ev, now, victims));
     }
     closeAll(victims);
     if (!reserved) {
@@ -331,56 +338,6 @@ final class OutputRegistration {
       return registered.evictOne(System.nanoTime());
     }
   }
-
-  /**
-   * Under the lock: reserves room for one output of {@code application}, or (with {@code evict},
-   * when every output that could make room is leased) waits for it in turn until {@code deadline}:
-   * locates are served in the order they came, at most {@code maxWaitingLocates} of them wait (the
-   * rest are answered busy at once), and none evicts a leased output. Whoever frees room (a lease
-   * released, an output deregistered, a reservation given back) wakes the waiters; a lease that
-   * times out frees room without a word, so waiters look again every {@value #RECHECK_MILLIS} ms.
-   */
-  private boolean reserveOrWait(
-      String application,
-      long pin,
-      long table,
-      boolean evict,
-      long deadline,
-      List<Registered> victims) {
-    long now = System.nanoTime();
-    if (waiting.isEmpty() && registered.reserve(application, pin, table, evict, now, victims)) {
-      return true;
-    }
-    if (!evict || deadline - now <= 0 || waiting.size() >= limits.maxWaitingLocates()) {
-      return false;
-    }
-    Object ticket = new Object();
-    waiting.addLast(ticket);
-    long start = now;
-    try {
-      while (true) {
-        now = System.nanoTime();
-        if (waiting.peekFirst() == ticket
-            && registered.reserve(application, pin, table, true, now, victims)) {
-          return true;
-        }
-        long left = deadline - now;
-        if (left <= 0) {
-          return false;
-        }
-        lock.wait(Math.max(1, Math.min(RECHECK_MILLIS, TimeUnit.NANOSECONDS.toMillis(left))));
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    } finally {
-      waiting.remove(ticket);
-      lock.notifyAll(); // the next in line may fit now
-      metrics.waited(System.nanoTime() - start);
-    }
-  }
-
-  private static final long RECHECK_MILLIS = 20;
 
   /** Deregisters {@code gone} (outside the lock). */
   static void closeAll(List<Registered> gone) {
