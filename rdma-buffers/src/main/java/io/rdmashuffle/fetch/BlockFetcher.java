@@ -212,6 +212,7 @@ public final class BlockFetcher implements AutoCloseable {
         checkUsable();
         startLocked();
         drainLocked();
+        checkUsable(); // a failure dispatched just now is thrown, never taken for the end
         Block b = handOver();
         if (b != null) {
           return b;
