@@ -28,9 +28,14 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * stage run twice and no fallback. Full tier only: {@value #MAPS} map tasks twice per side take
  * minutes on a 2-core machine.
  *
- * <p>Measured 2026-12-05 (Spark 4.1): AQE split no partition for skew and broadcast neither join at
- * run time, on either stack, so this query does not make readers ask for ranges of map outputs (the
- * plans are printed; the README's known issues say so). Its width is what it proves.
+ * <p>Both final plans split the hot key's partition (skew join) and read the fact's map outputs
+ * locally after a broadcast decided at run time, so readers ask for ranges of map outputs; ours
+ * counts them. Two settings make AQE see what a job this wide has: beyond 2,000 partitions a map
+ * status keeps one average block size unless {@code spark.shuffle.accurateBlockSkewedFactor} is set
+ * (Spark recommends the skew join's factor), which hid the hot partition; and a side whose
+ * partitions are mostly empty (200 rows in 4,000) is never broadcast below {@code
+ * spark.sql.adaptive.nonEmptyPartitionRatioForBroadcastJoin}. Without them (run of 2026-12-05)
+ * neither happened on either stack.
  */
 @Timeout(3600)
 @EnabledIfSystemProperty(named = "rdmashuffle.tier", matches = "full")
@@ -72,6 +77,10 @@ class SqlAtWidthIT {
         .conf("spark.sql.adaptive.skewJoin.skewedPartitionFactor", "5")
         .conf("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", "2m")
         .conf("spark.sql.adaptive.localShuffleReader.enabled", "true")
+        // at 4,000 partitions a map status records skewed blocks only with this factor set
+        .conf("spark.shuffle.accurateBlockSkewedFactor", "5")
+        // the small side has 200 rows in 4,000 partitions: let AQE broadcast it anyway
+        .conf("spark.sql.adaptive.nonEmptyPartitionRatioForBroadcastJoin", "0")
         // the planner broadcasts nothing; AQE decides at run time (the app sets its threshold)
         .conf("spark.sql.autoBroadcastJoinThreshold", "-1")
         .args(out.toString(), Integer.toString(HOSTS), Integer.toString(MAPS), Long.toString(ROWS));
@@ -105,12 +114,10 @@ class SqlAtWidthIT {
       String plans = Files.readString(out.resolve("plans.txt"));
       assertTrue(
           plans.contains("AQEShuffleRead coalesced"), out + ": no coalesced read:\n" + plans);
-      System.out.printf(
-          "%s: skew split %s, broadcast at run time %s, local read %s%n",
-          out.getFileName(),
-          plans.contains("skew=true"),
-          plans.contains("BroadcastHashJoin"),
-          plans.contains("AQEShuffleRead local"));
+      assertTrue(plans.contains("skew=true"), out + ": no skew split:\n" + plans);
+      assertTrue(
+          plans.contains("BroadcastHashJoin"), out + ": no broadcast at run time:\n" + plans);
+      assertTrue(plans.contains("AQEShuffleRead local"), out + ": no local read:\n" + plans);
 
       Map<String, Long> tasks = new TreeMap<>();
       for (String l : Files.readAllLines(out.resolve("tasks.txt"))) {
@@ -154,5 +161,6 @@ class SqlAtWidthIT {
     // every executor read hundreds of thousands of (mostly empty) blocks through the transport
     assertTrue(remote > MAPS * 100L, "blocks read remotely: " + remote);
     System.out.printf("readers of ranges of map outputs: %d%n", mapRanges);
+    assertTrue(mapRanges > 0, "no reader of a range of map outputs (skew split, local read)");
   }
 }
