@@ -57,6 +57,10 @@ public enum ServingCounter implements CounterDescriptor {
   WAITS(220, "serve.waits", "Locates that waited for room (every output that could go leased)"),
   WAIT_MICROS(221, "serve.waitMicros", "Time locates waited for room (µs, summed)"),
   RELEASES(222, "serve.releases", "Leases readers released (the rest timed out)"),
+  DISPLACED(
+      223,
+      "serve.displaced",
+      "Waiting locates answered busy to let an older reader's in (the waiting line was full)"),
   OPEN_OUTPUTS(230, "serve.openOutputs", "Map outputs registered now (each an open file)"),
   PINNED_BYTES(231, "serve.pinnedBytes", "Bytes of map outputs registered and pinned now");
 

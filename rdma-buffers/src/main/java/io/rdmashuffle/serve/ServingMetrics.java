@@ -42,6 +42,11 @@ public final class ServingMetrics {
     waitNanos.add(nanos);
   }
 
+  /** A waiting locate gave its place in the full line to an older reader's. */
+  void displaced() {
+    counters.increment(ServingCounter.DISPLACED);
+  }
+
   /** Readers released {@code n} leases. */
   void released(int n) {
     counters.add(ServingCounter.RELEASES, n);
@@ -50,6 +55,11 @@ public final class ServingMetrics {
   /** Locates that waited for room. */
   public long waits() {
     return counters.sum(ServingCounter.WAITS);
+  }
+
+  /** Waiting locates that gave their place to an older reader's (the line was full). */
+  public long displacedWaiters() {
+    return counters.sum(ServingCounter.DISPLACED);
   }
 
   /** Leases readers released (the rest timed out). */

@@ -118,6 +118,7 @@ final class WaitingLine {
       }
       waiting.remove(waiting.size() - 1);
       youngest.displaced = true;
+      metrics.displaced();
       lock.notifyAll();
     }
     int i = waiting.size();

@@ -80,6 +80,22 @@ class WaitingLineTest {
   }
 
   @Test
+  void aFullLineGivesTheYoungestWaitersPlaceToAnOlderReaderAndCountsIt() throws Exception {
+    WaitingLine line = new WaitingLine(lock, 1, metrics);
+    assertFalse(reserve(line, 1, SECOND / 20), "reader 1 is turned away first: the oldest");
+    CompletableFuture<Boolean> newcomer =
+        CompletableFuture.supplyAsync(() -> reserve(line, 2, 10 * SECOND));
+    TimeUnit.MILLISECONDS.sleep(100); // the newcomer holds the only place in the line
+    CompletableFuture<Boolean> older =
+        CompletableFuture.supplyAsync(() -> reserve(line, 1, 10 * SECOND));
+    assertFalse(newcomer.get(5, TimeUnit.SECONDS), "the youngest waiter is answered busy at once");
+    assertEquals(1, metrics.displacedWaiters());
+    makeRoom();
+    assertTrue(older.get(5, TimeUnit.SECONDS));
+    assertEquals(1, metrics.value(ServingCounter.DISPLACED));
+  }
+
+  @Test
   void theMemoryOfTurnedAwayReadersIsBounded() {
     WaitingLine line = new WaitingLine(lock, 0, metrics);
     for (long r = 1; r <= WaitingLine.MAX_REMEMBERED + 5_000; r++) {
