@@ -74,6 +74,7 @@ public final class BlockFetcher implements AutoCloseable {
   private volatile boolean consumerWaiting;
 
   private final BlockHandOver blocks = new BlockHandOver();
+  private final BlockLedger ledger = new BlockLedger();
   private final Set<Owner> prepared = new HashSet<>();
   private final SegmentFetcher segments;
   private final FetchContext ctx;
@@ -149,6 +150,7 @@ public final class BlockFetcher implements AutoCloseable {
       if (started) {
         throw new IllegalStateException("sources are added before the first block is taken");
       }
+      ledger.expect(s);
       if (s.owner().thisProcess() && own != null && options.readLocal()) {
         addOwn(s);
         return;
@@ -218,6 +220,7 @@ public final class BlockFetcher implements AutoCloseable {
           return b;
         }
         if (segments.outstanding() == 0 && locates.idle()) {
+          ledger.checkNothingOwed(); // never the end while a block was neither read nor failed
           return null;
         }
       } finally {
@@ -257,6 +260,7 @@ public final class BlockFetcher implements AutoCloseable {
     if (b == null) {
       return null;
     }
+    ledger.handedOver(b.source());
     locates.handedOver(b.source());
     counters.increment(b.remote() ? ReadCounter.BLOCKS_REMOTE : ReadCounter.BLOCKS_LOCAL);
     counters.add(b.remote() ? ReadCounter.BYTES_REMOTE : ReadCounter.BYTES_LOCAL, b.size());
