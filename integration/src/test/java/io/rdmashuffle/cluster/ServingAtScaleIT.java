@@ -272,6 +272,9 @@ class ServingAtScaleIT {
           "reduce tasks at once: " + all.maxRunning() + " of " + READING_HOSTS * SLOTS);
 
       assertTrue(
+          peak.outputFds() > 0 && cpuSeconds > 0,
+          "the process watched (" + pid + ") is not the one that served: " + peak);
+      assertTrue(
           peak.outputFds() <= maxOpen,
           "map output descriptors " + peak.outputFds() + " > serve.maxOpenOutputs " + maxOpen);
       assertTrue(
@@ -323,7 +326,11 @@ class ServingAtScaleIT {
     for (long pid : h.pids()) {
       try {
         String cmd = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"));
-        if (cmd.contains("YarnCoarseGrainedExecutorBackend") && cmd.contains(application)) {
+        // the JVM itself, not the container's launch shell, whose command line names it too
+        String program = cmd.substring(0, Math.max(0, cmd.indexOf('\0')));
+        if (program.endsWith("/java")
+            && cmd.contains("YarnCoarseGrainedExecutorBackend")
+            && cmd.contains(application)) {
           return pid;
         }
       } catch (IOException e) {
