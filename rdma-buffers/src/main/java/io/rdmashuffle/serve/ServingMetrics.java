@@ -57,11 +57,6 @@ public final class ServingMetrics {
     return counters.sum(ServingCounter.WAITS);
   }
 
-  /** Waiting locates that gave their place to an older reader's (the line was full). */
-  public long displacedWaiters() {
-    return counters.sum(ServingCounter.DISPLACED);
-  }
-
   /** Leases readers released (the rest timed out). */
   public long releases() {
     return counters.sum(ServingCounter.RELEASES);

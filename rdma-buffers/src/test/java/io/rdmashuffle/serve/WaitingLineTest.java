@@ -89,7 +89,7 @@ class WaitingLineTest {
     CompletableFuture<Boolean> older =
         CompletableFuture.supplyAsync(() -> reserve(line, 1, 10 * SECOND));
     assertFalse(newcomer.get(5, TimeUnit.SECONDS), "the youngest waiter is answered busy at once");
-    assertEquals(1, metrics.displacedWaiters());
+    assertEquals(1, metrics.value(ServingCounter.DISPLACED));
     makeRoom();
     assertTrue(older.get(5, TimeUnit.SECONDS));
     assertEquals(1, metrics.value(ServingCounter.DISPLACED));
