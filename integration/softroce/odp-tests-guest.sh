@@ -30,17 +30,17 @@ rc=0
 "$repro" "$SOFTROCE_RXE0_ADDR" "$SOFTROCE_RXE1_ADDR" >"$GUEST_OUT/repro-fixed.txt" 2>&1 || rc=$?
 [ "$rc" = 0 ] || { cat "$GUEST_OUT/repro-fixed.txt" >&2; failed "odp-read-repro exited $rc"; }
 
-# step 3 runs in the full tier only: the transport contract on demand, a served user's files on
-# demand, the faults, the serving core and the catalog at scale on demand (each of them runs pinned
-# on 6.1 in the ci tier: verbs-tests.sh). The ci tier's boot proves the defect and the fix (steps
-# 1, 2) and the doctor's choice; step 3 took 15 of its 19 minutes at a host load of 15-20.
-junit=0
+# step 3: the transport contract on demand (VerbsOdpTransportTest) in every tier; the full tier adds
+# a served user's files on demand, the faults, the serving core and the catalog at scale on demand
+# (each of them runs pinned on 6.1 in the ci tier: verbs-tests.sh). At a host load of 15-20 the
+# five classes took 15 minutes.
+suite=(--select-class io.rdmashuffle.transport.verbs.VerbsOdpTransportTest)
 if [ "${RDMASHUFFLE_TIER:-ci}" = full ]; then
-suite=(--select-class io.rdmashuffle.transport.verbs.VerbsOdpTransportTest
-  --select-class io.rdmashuffle.transport.verbs.VerbsServedAsAnotherUserTest
-  --select-class io.rdmashuffle.transport.verbs.VerbsFaultTest
-  --select-class io.rdmashuffle.transport.verbs.VerbsServingTest
-  --select-class io.rdmashuffle.transport.verbs.VerbsCatalogTest)
+  suite+=(--select-class io.rdmashuffle.transport.verbs.VerbsServedAsAnotherUserTest
+    --select-class io.rdmashuffle.transport.verbs.VerbsFaultTest
+    --select-class io.rdmashuffle.transport.verbs.VerbsServingTest
+    --select-class io.rdmashuffle.transport.verbs.VerbsCatalogTest)
+fi
 step "3. the verbs suite with served memory on demand (${#suite[@]} selectors; tier ${RDMASHUFFLE_TIER:-ci})"
 # READ timeouts of 120 s: rdma-core 44's rxe cannot prefetch (no ibv_advise_mr), so the first READ
 # of a served file's pages faults them in packet by packet, which under emulation on a loaded host
@@ -67,13 +67,13 @@ if grep -q "WARNING in native method" "$GUEST_OUT/console.log"; then
   step "-Xcheck:jni reported warnings"
   junit=1
 fi
-fi
 
+# step 4 in every tier: healthy, then the failures qualify advises on (in the ci tier all four in
+# one run, in the full tier each alone: qualify-scenario.sh)
+step "4. bin/rdma-shuffle qualify: healthy, then each failure it advises on"
 scenario=0
+bash "$repo/integration/softroce/qualify-scenario.sh" "$GUEST_OUT/qualify" || scenario=$?
 if [ "${RDMASHUFFLE_TIER:-ci}" = full ]; then
-  # full tier only: one qualify run under TCG takes minutes per host (16 at a host load of 20)
-  step "4. bin/rdma-shuffle qualify: healthy, then each failure it advises on"
-  bash "$repo/integration/softroce/qualify-scenario.sh" "$GUEST_OUT/qualify" || scenario=$?
   step "full tier: the registration benchmark, pinned against on demand"
   java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -Xmx1g -XX:MaxDirectMemorySize=2g \
     -XX:ErrorFile="$GUEST_OUT/hs_err_pid%p.log" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \

@@ -12,15 +12,15 @@
 #   1. stock rdma_rxe: odp-read-repro exits 1 (on-demand READs return the page's first bytes: the
 #      Linux defect this documents; if it ever passes, Debian fixed it, and the docs must say so)
 #   2. fixed rdma_rxe: odp-read-repro exits 0
-# Tier full (RDMASHUFFLE_TIER=full) adds
 #   3. fixed rdma_rxe, -Drdma.test.odp=true: the transport contract on demand
-#      (VerbsOdpTransportTest; verbs.registration auto serves on demand there too), a served
-#      user's files, the faults, the serving core and the catalog at scale on demand
-#      (VerbsServedAsAnotherUserTest, VerbsFaultTest, VerbsServingTest, VerbsCatalogTest:
-#      thousands of outputs beyond the pinned bound, each registered once)
-#   4. fixed rdma_rxe: bin/rdma-shuffle qualify healthy, then with each failure it advises on made
-#      to happen once (qualify-scenario.sh)
-# and the registration benchmark, pinned against on demand, and qualify's Spark step with served
+#      (VerbsOdpTransportTest)
+#   4. fixed rdma_rxe: bin/rdma-shuffle qualify healthy, then with the failures it advises on
+#      made to happen (qualify-scenario.sh: in the ci tier all four in one run)
+# Tier full (RDMASHUFFLE_TIER=full) adds to step 3 a served user's files, the faults, the serving
+# core and the catalog at scale on demand (VerbsServedAsAnotherUserTest, VerbsFaultTest,
+# VerbsServingTest, VerbsCatalogTest: thousands of outputs beyond the pinned bound, each registered
+# once; verbs.registration auto serves on demand there), runs each qualify failure alone, and adds
+# the registration benchmark, pinned against on demand, and qualify's Spark step with served
 # memory on demand (qualify-spark.sh: Spark standalone on the two hosts, a shuffle on the stock
 # shuffle and on ours with verbs.registration=odp; 4 GiB of guest).
 #
