@@ -110,7 +110,8 @@ final class RunStep {
                   System.getProperty("qualify.pluginJar", ""),
                   System.getProperty("qualify.appJar", ""),
                   ours,
-                  args.timeout() * 5))
+                  args.timeout() * 5,
+                  args.out()))
           .run(pairChecks);
       progress.step("spark", (System.nanoTime() - t0) / 1e9, "Spark shuffle, stock and ours");
     }

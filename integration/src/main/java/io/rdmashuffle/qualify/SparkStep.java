@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
  * qualify's Spark step: {@link ShuffleApp} submitted twice to the cluster's master, on Spark's
  * stock shuffle and on ours (the plugin jar on the driver's and executors' class path, the verbs
  * transport, the settings of {@code --set}), one after the other; the results must be equal, and
- * the times and remote bytes read are reported side by side.
+ * the times and remote bytes read are reported side by side. Each application's console output is
+ * kept beside the report ({@code spark-stock.log}, {@code spark-ours.log}); a failed one is
+ * reported by its first error line and that file.
  */
 final class SparkStep {
   /** Where Spark is and what to submit. */
@@ -32,7 +34,8 @@ final class SparkStep {
       String pluginJar,
       String appJar,
       Map<String, String> settings,
-      long timeoutSeconds) {}
+      long timeoutSeconds,
+      Path logDir) {}
 
   private final Options o;
 
@@ -124,32 +127,31 @@ final class SparkStep {
     cmd.addAll(List.of(o.appJar(), Long.toString(o.bytes()), Integer.toString(o.executors())));
     Map<String, String> out = new LinkedHashMap<>();
     try {
-      Path log = Files.createTempFile("qualify-spark", ".txt");
-      try {
-        Process p =
-            new ProcessBuilder(cmd)
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .start();
-        if (!p.waitFor(o.timeoutSeconds(), TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-          out.put("error", "did not end within " + o.timeoutSeconds() + " s");
-          return out;
-        }
-        String text = Files.readString(log, StandardCharsets.UTF_8);
-        for (String line : text.split("\n")) {
-          if (line.startsWith("qualify-shuffle ")) {
-            for (String kv : line.substring(16).trim().split(" ")) {
-              out.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
-            }
+      Files.createDirectories(o.logDir());
+      Path log = o.logDir().resolve(ours ? "spark-ours.log" : "spark-stock.log");
+      Process p =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+              .start();
+      if (!p.waitFor(o.timeoutSeconds(), TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        out.put("error", "did not end within " + o.timeoutSeconds() + " s (output: " + log + ")");
+        return out;
+      }
+      String text = Files.readString(log, StandardCharsets.UTF_8);
+      for (String line : text.split("\n")) {
+        if (line.startsWith("qualify-shuffle ")) {
+          for (String kv : line.substring(16).trim().split(" ")) {
+            out.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
           }
         }
-        if (!out.containsKey("records")) {
-          out.put("error", "exit status " + p.exitValue() + ": " + Perftest.tail(text, 4));
-        }
-      } finally {
-        Files.deleteIfExists(log);
+      }
+      if (!out.containsKey("records")) {
+        out.put(
+            "error",
+            "exit status " + p.exitValue() + ": " + firstError(text) + " (output: " + log + ")");
       }
     } catch (java.io.IOException e) {
       out.put("error", "could not start spark-submit: " + e.getMessage());
@@ -158,5 +160,19 @@ final class SparkStep {
       out.put("error", "interrupted");
     }
     return out;
+  }
+
+  /**
+   * What a failed application's output says went wrong, where its last lines are a stack's frames:
+   * the exception that ended the driver ({@code Exception in thread ...}), else its first line
+   * logged at ERROR, else its last line.
+   */
+  static String firstError(String output) {
+    List<String> lines = output.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+    return lines.stream()
+        .filter(l -> l.startsWith("Exception in thread"))
+        .findFirst()
+        .or(() -> lines.stream().filter(l -> l.contains(" ERROR ")).findFirst())
+        .orElse(lines.isEmpty() ? "(no output)" : lines.get(lines.size() - 1));
   }
 }
