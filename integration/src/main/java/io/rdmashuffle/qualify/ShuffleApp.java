@@ -23,7 +23,12 @@ import org.apache.spark.scheduler.SparkListenerTaskEnd;
  * per reduce partition. Prints one line the driver compares between the stock shuffle and ours:
  * {@code qualify-shuffle records=N checksum=HEX millis=MS remoteBytes=B}.
  *
- * <pre>spark-submit --class io.rdmashuffle.qualify.ShuffleApp JAR BYTES EXECUTORS</pre>
+ * <pre>spark-submit --class io.rdmashuffle.qualify.ShuffleApp JAR BYTES EXECUTORS [WAIT_SECONDS]
+ * </pre>
+ *
+ * <p>WAIT_SECONDS (default 180): how long to wait for the executors to register; qualify passes its
+ * own limit for the application, since a slow cluster (an emulated one: the Soft-RoCE guest) starts
+ * executors in minutes.
  */
 public final class ShuffleApp {
   private ShuffleApp() {}
@@ -44,6 +49,7 @@ public final class ShuffleApp {
   public static void main(String[] args) throws Exception {
     long bytes = Long.parseLong(args[0]);
     int executors = Integer.parseInt(args[1]);
+    long waitSeconds = args.length > 2 ? Long.parseLong(args[2]) : 180;
     int maps = 2 * executors;
     int record = 1024;
     long perMap = Math.max(1, bytes / maps / record);
@@ -51,7 +57,7 @@ public final class ShuffleApp {
         new JavaSparkContext(new SparkConf().setAppName("rdma-shuffle qualify"))) {
       RemoteBytes remote = new RemoteBytes();
       sc.sc().addSparkListener(remote);
-      AppData.awaitExecutors(sc, executors);
+      AppData.awaitExecutors(sc, executors, waitSeconds);
       long t0 = System.nanoTime();
       List<long[]> parts =
           sc.parallelize(IntStream.range(0, maps).boxed().collect(Collectors.toList()), maps)

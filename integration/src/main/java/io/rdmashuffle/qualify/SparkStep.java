@@ -102,29 +102,7 @@ final class SparkStep {
   }
 
   private Map<String, String> submit(boolean ours) {
-    List<String> cmd = new ArrayList<>();
-    Path script = o.sparkHome().resolve("bin/spark-submit");
-    if (Files.isExecutable(script)) {
-      cmd.add(script.toString());
-    } else {
-      // a Spark home of jars only (as the project builds one): Spark's launcher by hand
-      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      cmd.addAll(SparkHome.MODULE_OPTIONS);
-      cmd.addAll(List.of("-Xmx512m", "-cp", o.sparkHome().resolve("jars") + "/*"));
-      cmd.add("org.apache.spark.deploy.SparkSubmit");
-    }
-    cmd.addAll(List.of("--master", o.master(), "--class", ShuffleApp.class.getName()));
-    Map<String, String> conf = new LinkedHashMap<>();
-    conf.put("spark.driver.extraClassPath", o.pluginJar());
-    conf.put("spark.executor.extraClassPath", o.pluginJar());
-    conf.put("spark.executor.memory", "512m");
-    if (ours) {
-      conf.put("spark.shuffle.manager", "org.apache.spark.shuffle.rdma.RdmaShuffleManager");
-      conf.put("spark.shuffle.rdma.transport", "verbs");
-      conf.putAll(o.settings());
-    }
-    conf.forEach((k, v) -> cmd.addAll(List.of("--conf", k + "=" + v)));
-    cmd.addAll(List.of(o.appJar(), Long.toString(o.bytes()), Integer.toString(o.executors())));
+    List<String> cmd = command(ours);
     Map<String, String> out = new LinkedHashMap<>();
     try {
       Files.createDirectories(o.logDir());
@@ -160,6 +138,46 @@ final class SparkStep {
       out.put("error", "interrupted");
     }
     return out;
+  }
+
+  /** The command line that submits the application, on the stock shuffle or on ours. */
+  List<String> command(boolean ours) {
+    List<String> cmd = new ArrayList<>();
+    Path script = o.sparkHome().resolve("bin/spark-submit");
+    if (Files.isExecutable(script)) {
+      cmd.add(script.toString());
+    } else {
+      // a Spark home of jars only (as the project builds one): Spark's launcher by hand, the
+      // driver in this JVM, so spark.driver.extraClassPath (which spark-submit's script applies
+      // when it starts the JVM) goes on its class path here
+      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      cmd.addAll(SparkHome.MODULE_OPTIONS);
+      String cp = o.sparkHome().resolve("jars") + "/*";
+      cmd.addAll(
+          List.of(
+              "-Xmx512m",
+              "-cp",
+              o.pluginJar().isEmpty() ? cp : cp + File.pathSeparator + o.pluginJar()));
+      cmd.add("org.apache.spark.deploy.SparkSubmit");
+    }
+    cmd.addAll(List.of("--master", o.master(), "--class", ShuffleApp.class.getName()));
+    Map<String, String> conf = new LinkedHashMap<>();
+    conf.put("spark.driver.extraClassPath", o.pluginJar());
+    conf.put("spark.executor.extraClassPath", o.pluginJar());
+    conf.put("spark.executor.memory", "512m");
+    if (ours) {
+      conf.put("spark.shuffle.manager", "org.apache.spark.shuffle.rdma.RdmaShuffleManager");
+      conf.put("spark.shuffle.rdma.transport", "verbs");
+      conf.putAll(o.settings());
+    }
+    conf.forEach((k, v) -> cmd.addAll(List.of("--conf", k + "=" + v)));
+    cmd.addAll(
+        List.of(
+            o.appJar(),
+            Long.toString(o.bytes()),
+            Integer.toString(o.executors()),
+            Long.toString(o.timeoutSeconds())));
+    return cmd;
   }
 
   /**

@@ -5,11 +5,52 @@
 package io.rdmashuffle.qualify;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** How qualify's Spark step names a failed application's cause. */
 class SparkStepTest {
+  @TempDir Path home;
+
+  /**
+   * A Spark home of jars only (as the project builds one) runs the driver in the launched JVM: the
+   * plugin must be on that JVM's class path, where spark.driver.extraClassPath does not reach (the
+   * guest's run failed on ours with ClassNotFoundException: RdmaShuffleManager).
+   */
+  @Test
+  void aDriverLaunchedByHandHasThePluginOnItsClassPathAndWaitsAsLongAsTheStep() {
+    SparkStep step =
+        new SparkStep(
+            new SparkStep.Options(
+                home,
+                "spark://198.18.100.1:7077",
+                32L << 20,
+                2,
+                "/opt/rdma-shuffle/plugin.jar",
+                "/opt/rdma-shuffle/app.jar",
+                Map.of("spark.shuffle.rdma.verbs.registration", "odp"),
+                1500,
+                home.resolve("report")));
+    for (boolean ours : new boolean[] {false, true}) {
+      List<String> cmd = step.command(ours);
+      String cp = cmd.get(cmd.indexOf("-cp") + 1);
+      assertEquals(home.resolve("jars") + "/*:/opt/rdma-shuffle/plugin.jar", cp);
+      assertEquals(
+          List.of("/opt/rdma-shuffle/app.jar", Long.toString(32L << 20), "2", "1500"),
+          cmd.subList(cmd.size() - 4, cmd.size()));
+      assertEquals(
+          ours,
+          cmd.contains("spark.shuffle.manager=org.apache.spark.shuffle.rdma.RdmaShuffleManager"));
+      assertEquals(ours, cmd.contains("spark.shuffle.rdma.verbs.registration=odp"));
+    }
+    assertTrue(step.command(true).contains("spark.shuffle.rdma.transport=verbs"));
+  }
+
   @Test
   void aDriverThatDiedIsReportedByItsExceptionNotItsLastFrames() {
     String out =

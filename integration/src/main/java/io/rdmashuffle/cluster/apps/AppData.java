@@ -21,7 +21,13 @@ public final class AppData {
 
   /** Waits until {@code n} executors registered, at most 180 s. */
   public static void awaitExecutors(JavaSparkContext sc, int n) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 180_000;
+    awaitExecutors(sc, n, 180);
+  }
+
+  /** Waits until {@code n} executors registered, at most {@code seconds}. */
+  public static void awaitExecutors(JavaSparkContext sc, int n, long seconds)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + seconds * 1000;
     while (sc.sc().getExecutorIds().size() < n) {
       if (System.currentTimeMillis() > deadline) {
         throw new IllegalStateException(
@@ -29,7 +35,9 @@ public final class AppData {
                 + sc.sc().getExecutorIds().size()
                 + " of "
                 + n
-                + " executors registered within 180 s");
+                + " executors registered within "
+                + seconds
+                + " s");
       }
       Thread.sleep(200);
     }
