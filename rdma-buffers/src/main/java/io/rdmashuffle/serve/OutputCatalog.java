@@ -197,6 +197,15 @@ public final class OutputCatalog implements AutoCloseable {
     OutputRegistration.closeAll(gone);
   }
 
+  /**
+   * An output was committed (published) here: where its shuffle was removed, the shuffle runs again
+   * under the same id (Spark recomputes a shuffle removed while its dependency lives), and its
+   * registrations are kept again. The removed run's outputs are unpublished: they stay gone.
+   */
+  public synchronized void committed(OutputId id) {
+    served.shuffleRunsAgain(id.application(), id.shuffle());
+  }
+
   /** Deregisters one output (it is being replaced, or was lost). */
   public void forget(OutputId id) {
     registration.forget(id);

@@ -72,6 +72,11 @@ final class ServedApplications {
     forgotten.add(List.of(application, shuffle));
   }
 
+  /** {@code shuffle} of {@code application} runs again (an output of it was committed anew). */
+  void shuffleRunsAgain(String application, String shuffle) {
+    forgotten.remove(List.of(application, shuffle));
+  }
+
   /** Whether a registration of {@code id} may be kept: still served, its shuffle not removed. */
   boolean serves(OutputId id) {
     return !closed

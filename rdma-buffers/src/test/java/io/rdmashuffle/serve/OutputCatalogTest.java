@@ -269,4 +269,26 @@ class OutputCatalogTest {
     assertEquals(Status.REFUSED, e.status(), "a late request does not register it again");
     assertTrue(Files.exists(published.dataFile(id)));
   }
+
+  /**
+   * Spark runs a removed shuffle again under its id (ContextCleanerSuite's "cleanup shuffle":
+   * cleaned up explicitly, then collected again): the new run's outputs are served, while the
+   * removed run's stay gone. Spark 4.2's suite failed the stage four times on "no longer served
+   * here (or the shuffle was removed)".
+   */
+  @Test
+  void aShuffleRunAgainAfterItsRemovalIsServedAgain() throws Exception {
+    catalog(8, 1 << 30);
+    OutputId old = commit(6);
+    assertTrue(catalog.locate(old, 0, 4, false).ok());
+    published.removeShuffle(APP, "1");
+    catalog.forgetShuffle(APP, "1");
+    OutputId again = commit(9);
+    catalog.committed(again);
+    Located e = catalog.locate(again, 0, 4, false);
+    assertEquals(Status.OK, e.status(), e.message());
+    assertEquals(1, catalog.registeredOutputs());
+    assertEquals(Status.NOT_FOUND, catalog.locate(old, 0, 4, false).status());
+    assertEquals(1, catalog.registeredOutputs());
+  }
 }

@@ -162,6 +162,7 @@ final class SparkNode implements AutoCloseable {
         known,
         runtime.conf().get(SparkConfig.CHECKSUM_VERIFY));
     published.publish(id, dataFile);
+    runtime.catalog().committed(id);
     if (!nodeService) {
       runtime.catalog().offer(id);
     }
