@@ -98,6 +98,12 @@ public final class RdmaMiniCluster implements AutoCloseable {
     }
     conf.setFloat(
         "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", 100f);
+    // a job's client learns of its end within 200 ms instead of up to 5 s (waitForCompletion
+    // polls), and containers are handed out on heartbeats of 250 ms instead of 1 s; every job of
+    // a test pays these several times
+    conf.setInt(Job.COMPLETION_POLL_INTERVAL_KEY, 200);
+    conf.setInt(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 250);
+    conf.setInt(MRJobConfig.MR_AM_TO_RM_HEARTBEAT_INTERVAL_MS, 250);
     for (int i = 0; i + 1 < settings.length; i += 2) {
       conf.set(settings[i], settings[i + 1]);
     }
