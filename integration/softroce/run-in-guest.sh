@@ -364,8 +364,13 @@ done
 # go-back-N retries crawl or stall. A deep backlog makes the pair lossless, as RoCE fabrics are
 # configured to be (PFC).
 echo 131072 >/proc/sys/net/core/netdev_max_backlog || fail "cannot raise netdev_max_backlog"
+# Traffic from an address to itself stays on its device, as on a host with one NIC: two processes
+# bound to one address (two executors of a host), or one reading what it serves itself, connect
+# through lo, and rdma_cm puts both ends on that address's device (rxe loopback).
 ip route add "$RXE1_ADDR" dev veth0 src "$RXE0_ADDR" table 100 &&
   ip route add "$RXE0_ADDR" dev veth1 src "$RXE1_ADDR" table 101 &&
+  ip rule add pref 8 from "$RXE0_ADDR" to "$RXE0_ADDR" lookup local &&
+  ip rule add pref 9 from "$RXE1_ADDR" to "$RXE1_ADDR" lookup local &&
   ip rule add pref 10 iif lo to "$RXE1_ADDR" lookup 100 &&
   ip rule add pref 11 iif lo to "$RXE0_ADDR" lookup 101 &&
   ip rule add pref 100 lookup local &&

@@ -182,9 +182,21 @@ DISPATCHER(jlong, createQP)(JNIEnv *env, jobject self UNUSED, jlong cm_id, jlong
 	attr.cap.max_inline_data = (uint32_t)max_inline_data;
 	attr.sq_sig_all = 0; /* only requests posted with IBV_SEND_SIGNALED complete */
 	if (rdma_create_qp(id, disni_ptr(pd_id), &attr)) {
-		disni_throw_errno(env, errno,
-				  "rdma_create_qp(type=%d, max_send_wr=%d, max_recv_wr=%d, max_inline_data=%d)",
-				  qp_type, max_send_wr, max_recv_wr, max_inline_data);
+		int err = errno;
+		struct ibv_pd *pd = disni_ptr(pd_id);
+		struct ibv_cq *cq = attr.send_cq;
+
+		/* which device each part belongs to: a connection resolved to another device than
+		 * the protection domain's and completion queue's is refused (EINVAL) */
+		disni_throw_errno(env, err,
+				  "rdma_create_qp(type=%d, max_send_wr=%d, max_recv_wr=%d, max_inline_data=%d; "
+				  "connection on %s, protection domain on %s%s, completion queue on %s%s)",
+				  qp_type, max_send_wr, max_recv_wr, max_inline_data,
+				  id->verbs ? ibv_get_device_name(id->verbs->device) : "no device",
+				  pd && pd->context ? ibv_get_device_name(pd->context->device) : "no device",
+				  pd && pd->context != id->verbs ? " (another context)" : "",
+				  cq && cq->context ? ibv_get_device_name(cq->context->device) : "no device",
+				  cq && cq->context != id->verbs ? " (another context)" : "");
 		return -1;
 	}
 	return disni_id(id->qp);

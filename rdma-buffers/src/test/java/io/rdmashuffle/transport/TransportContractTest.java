@@ -548,6 +548,53 @@ public abstract class TransportContractTest {
     }
   }
 
+  /**
+   * A process READs what it serves itself through its own transport's address: Spark's local mode,
+   * or any reader whose {@code read.local} is off, asks its own process like any other owner.
+   */
+  @Test
+  void aTransportReadsWhatItServesThroughItsOwnAddress() throws Exception {
+    RegisteredRegion r = serveMemory(MIB, 21, APP);
+    assertReadsThrough(server, r, 21);
+  }
+
+  /**
+   * Two processes on one address READ each other: two executors of one host, on its one NIC (or one
+   * device), with {@code read.local} off or files they may not open.
+   */
+  @Test
+  void twoTransportsOnOneAddressReadEachOthersRegions() throws Exception {
+    ApplicationSecrets secrets = ApplicationSecrets.of(APP, SECRET);
+    Transport neighbour = start(serverHost(), conf(Map.of()), secrets);
+    closeAfter.add(neighbour);
+    RegisteredRegion r = serveMemory(MIB, 22, APP);
+    assertReadsThrough(neighbour, r, 22);
+  }
+
+  /** {@code reader} READs {@code r} (the server's) whole and in pieces, into its own buffers. */
+  private void assertReadsThrough(Transport reader, RegisteredRegion r, int seed) throws Exception {
+    BufferPool own = new BufferPool(reader.registrar(), 4096, 4 * MIB, 16L * MIB, true);
+    try {
+      try (ReadChannel c = reader.connect(server.localAddress(), APP)) {
+        for (int len : new int[] {1, 4096, 65536, MIB}) {
+          PooledBuffer b = own.allocate(len, 10, TimeUnit.SECONDS);
+          try {
+            ReadResults results = new ReadResults(1);
+            c.post(new ReadOp().set(r.address(), r.rkey(), len, b, 0, results));
+            assertTrue(results.await(60, TimeUnit.SECONDS), "READ neither completed nor failed");
+            assertEquals(List.of(), results.failures(), "READ of " + len + " bytes");
+            assertPattern(b.buffer(), 0, len, 0, seed);
+          } finally {
+            b.release();
+          }
+        }
+      }
+      assertEquals(List.of(), own.leaks(), "buffers lent and never released");
+    } finally {
+      own.close();
+    }
+  }
+
   private void assertAFreshConnectionStillReads(RegisteredRegion r, int seed) throws Exception {
     ReadChannel fresh = connect();
     Outcome o = readOnce(fresh, r.address() + 10, r.rkey(), 1000);

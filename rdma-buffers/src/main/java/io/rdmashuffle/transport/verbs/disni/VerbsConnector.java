@@ -100,10 +100,13 @@ final class VerbsConnector {
         InetSocketAddress dst = new InetSocketAddress(peerIp, port);
         cm.call(
             () -> {
-              rid.resolveAddr(
-                  new InetSocketAddress(InetAddress.getByName(host), 0),
-                  dst,
-                  (int) remaining(deadline));
+              // bound to this transport's address first (DiSNI passes no source to
+              // rdma_resolve_addr): else the kernel puts the connection on the device its route
+              // to the peer leaves by, which on a host of several RDMA devices, or to this
+              // host's own address, need not be the one this transport's memory is registered
+              // on, and the queue pair can't be made (EINVAL)
+              rid.bindAddr(new InetSocketAddress(InetAddress.getByName(host), 0));
+              rid.resolveAddr(null, dst, (int) remaining(deadline));
               return null;
             },
             remaining(deadline));
