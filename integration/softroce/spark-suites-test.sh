@@ -73,7 +73,8 @@ run_kernel() {
   # the executors log to executors.log: Spark launches them with its own environment (a suite
   # may build its conf from nothing, so no executor option of ours reaches them); the driver
   # names its own log below, which wins over this
-  export JAVA_TOOL_OPTIONS="$log4j -Drdma.suites.log=$GUEST_OUT/executors.log"
+  # C1 only and the serial GC: fewer compiler and collector threads for TCG to emulate
+  export JAVA_TOOL_OPTIONS="$log4j -Drdma.suites.log=$GUEST_OUT/executors.log -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
   java $1 -Dspark.test.home="$home" -Dspark.testing=1 -Dspark.ui.enabled=false \
     -Dspark.ui.showConsoleProgress=false -Dspark.unsafe.exceptionOnMemoryLeak=true \
     -Djava.awt.headless=true -Djava.io.tmpdir=/tmp/suites-tmp "$log4j" \
