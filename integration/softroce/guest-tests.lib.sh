@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# What the scripts that run JUnit tests in the Soft-RoCE guest share (verbs-tests.sh,
+# What the scripts that run tests in the Soft-RoCE guest share (verbs-tests.sh, spark-suites-test.sh,
 # mixed-transport-test.sh). Sourced; only defines functions. print_jvm_crashes also runs inside
 # the guest, which sees this file at the same path (the host's / over 9p).
 
@@ -17,6 +17,13 @@ junit_launcher() {
   [ -f "$jar" ] || mvn -q -B dependency:get \
     -Dartifact=org.junit.platform:junit-platform-console-standalone:$version >&2
   printf '%s\n' "$jar"
+}
+
+# require_native_library JAR: exits 125 unless JAR bundles our native library (libdisni.so), which
+# the build compiles only where rdma-core's headers are installed.
+require_native_library() {
+  unzip -qql "$1" 'native/*/libdisni.so' >/dev/null 2>&1 ||
+    { echo "${1:-the plugin jar} has no native library: install libibverbs-dev librdmacm-dev and rebuild" >&2; exit 125; }
 }
 
 # progress FILE plan KEY... | progress FILE step KEY SECONDS WHAT...: a progress line of a

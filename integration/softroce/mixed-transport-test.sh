@@ -31,8 +31,7 @@ if [ -z "$plugin" ] || [ -z "$spark_home" ] || [ ! -f "$repo/spark-it/target/spa
   plugin="$(ls "$repo"/shuffle-manager/target/rdma-shuffle-spark_*-SNAPSHOT.jar | head -n 1)"
   spark_home="$(ls -d "$repo"/spark-it/target/spark-home-* | head -n 1)"
 fi
-unzip -qql "$plugin" 'native/*/libdisni.so' >/dev/null 2>&1 ||
-  { echo "$plugin has no native library: install libibverbs-dev librdmacm-dev and rebuild" >&2; exit 125; }
+require_native_library "$plugin"
 launcher="$(junit_launcher)"
 tests="$repo/spark-it/target/test-classes"
 cp="$plugin:$tests:$repo/spark-it/target/classes:$(cat "$repo/spark-it/target/spark.classpath")"

@@ -48,8 +48,7 @@ if [ ! -f "$module/target/suites.classpath" ] || [ ! -d "$module/target/test-cla
     -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false)
 fi
 plugin="$(tr ':' '\n' <"$module/target/suites.classpath" | grep '/shuffle-manager/' | head -n 1 || true)"
-unzip -qql "$plugin" 'native/*/libdisni.so' >/dev/null 2>&1 ||
-  { echo "${plugin:-the plugin jar} has no native library: install libibverbs-dev librdmacm-dev and rebuild" >&2; exit 125; }
+require_native_library "$plugin"
 # the suites' JVM options and settings (spark-it/suites/pom.xml's argLine and scalatest plugin)
 jvm_args="$(sed -n 's:.*<suites.argLine>\(.*\)</suites.argLine>.*:\1:p' "$repo/spark-it/suites/pom.xml")"
 

@@ -41,8 +41,7 @@ if [ -z "$jar" ] || [ ! -d "$module/target/test-classes" ] || [ -n "${REBUILD:-}
   (cd "$repo" && mvn -q -B -DskipTests package -pl rdma-buffers)
   jar="$(ls "$module"/target/rdma-buffers-*-SNAPSHOT.jar | grep -v -- -tests.jar | head -n 1)"
 fi
-unzip -qql "$jar" 'native/*/libdisni.so' >/dev/null 2>&1 ||
-  { echo "$jar has no native library: install libibverbs-dev librdmacm-dev and rebuild" >&2; exit 125; }
+require_native_library "$jar"
 
 deps="$module/target/test-classpath.txt"
 (cd "$module" && mvn -q -B dependency:build-classpath -Dmdep.includeScope=test \
