@@ -304,6 +304,43 @@ class BlockFetcherTest {
   }
 
   /**
+   * The registration withdrawn after the owner answered and before any READ: every READ is refused,
+   * among them the one READ of partitions 0, 2 and 3 (small and consecutive). Asking again must
+   * describe every block that READ carries: asked for its first partition alone, the answer did not
+   * place the other two, and the fetcher failed a healthy output as described differently.
+   */
+  @Test
+  void aRunOfSmallBlocksWithdrawnBeforeItIsReadIsLocatedAgainWhole() throws Exception {
+    Path data = commit(41);
+    java.util.concurrent.atomic.AtomicBoolean withdrawn =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    try (BlockFetcher f =
+        new BlockFetcher(
+            APP,
+            (o, app, r) ->
+                locate(o, app, r)
+                    .thenApply(
+                        a -> {
+                          if (withdrawn.compareAndSet(false, true)) {
+                            server.catalog().forget(OutputId.spark(APP, 1, 41));
+                          }
+                          return a;
+                        }),
+            server.catalog(),
+            client.connections(),
+            client.buffers(),
+            options(false, 256 * 1024),
+            counters,
+            client.fetchDriver(),
+            () -> {})) {
+      f.add(source(41, false, false));
+      assertAllBlocks(readAll(f), 41, data);
+    }
+    assertTrue(counters.snapshot().get("relocates") >= 1, counters.snapshot().toString());
+    assertEquals(0L, counters.snapshot().get("fetchFailures.invalid"));
+  }
+
+  /**
    * An output re-published under the same id while it is READ (its registration withdrawn, the new
    * file laid out otherwise): the READs planned from the first layout are not issued against the
    * second; the block fails as invalid and no byte of the one is mixed with the other.
