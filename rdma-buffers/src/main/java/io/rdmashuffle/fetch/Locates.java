@@ -239,10 +239,14 @@ final class Locates {
           why);
     }
     ctx.counters.increment(ReadCounter.RELOCATES);
-    // only the partition the READ starts at: the answer's descriptor is what it needs
-    int at = Arrays.binarySearch(s.partitions(), r.partition());
+    // only the partitions the READ carries: the answer's descriptor is what it needs, and its
+    // table must place each of them to show the output was not re-published otherwise
+    int from = Arrays.binarySearch(s.partitions(), r.partition());
+    int last = Arrays.binarySearch(s.partitions(), r.lastPartition());
     LocatePart p =
-        at >= 0 ? new LocatePart(s, at, at + 1) : new LocatePart(s, 0, s.partitions().length);
+        from >= 0 && last >= from
+            ? new LocatePart(s, from, last + 1)
+            : new LocatePart(s, 0, s.partitions().length);
     calls.send(new Call(s.owner(), List.of(p), false, r, 0));
   }
 

@@ -21,6 +21,14 @@ interface PendingRead {
   /** The first partition the READ carries (to name it in a failure). */
   int partition();
 
+  /**
+   * The last partition the READ carries: an owner asked again where to READ it must describe every
+   * partition from {@link #partition()} to this one.
+   */
+  default int lastPartition() {
+    return partition();
+  }
+
   /** The bytes are there. */
   void arrived(FetchedSegment segment) throws BlockFetchException;
 

@@ -55,7 +55,7 @@ final class ResultDispatch {
       return;
     }
     throw counters.failure(
-        Kind.TRANSPORT,
+        f.localSetup() ? Kind.SETUP : Kind.TRANSPORT,
         s,
         read.partition(),
         "READ from " + s.owner().address() + " failed: " + f.cause().getMessage(),

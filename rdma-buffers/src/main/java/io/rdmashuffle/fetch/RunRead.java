@@ -61,6 +61,11 @@ final class RunRead implements PendingRead {
   }
 
   @Override
+  public int lastPartition() {
+    return partitions.get(partitions.size() - 1);
+  }
+
+  @Override
   public void arrived(FetchedSegment segment) {
     try {
       for (int i = 0; i < partitions.size(); i++) {

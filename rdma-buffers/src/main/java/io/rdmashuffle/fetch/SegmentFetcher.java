@@ -6,6 +6,7 @@ package io.rdmashuffle.fetch;
 
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.transport.ConnectionPool;
+import io.rdmashuffle.transport.LocalSetupException;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.RemoteAccessException;
 import java.io.IOException;
@@ -88,6 +89,11 @@ public final class SegmentFetcher implements AutoCloseable {
     /** Whether the reader itself ran short (no buffer): not the owner's fault. */
     public boolean shortage() {
       return cause instanceof Shortage;
+    }
+
+    /** Whether this process could not set up its own side of the connection: not the owner's. */
+    public boolean localSetup() {
+      return cause instanceof LocalSetupException;
     }
   }
 

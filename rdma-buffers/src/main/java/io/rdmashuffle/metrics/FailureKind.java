@@ -17,5 +17,10 @@ public enum FailureKind {
   /** The connection broke (peer died, closed, reset) with READs in flight. */
   CONNECTION_LOST,
   /** The peer refused a call: unknown service, busy, or the service's own refusal. */
-  CALL_REFUSED
+  CALL_REFUSED,
+  /**
+   * This process could not set up its own side of a connection (closed transport, lost device, no
+   * socket, RDMA-CM id, queue pair or completion queue room): not the peer's fault.
+   */
+  LOCAL_SETUP
 }

@@ -43,6 +43,11 @@ public enum TransportCounter implements CounterDescriptor {
       "failures.callRefused",
       FailureKind.CALL_REFUSED,
       "Calls the peer refused (unknown service, busy, or the service's own refusal)"),
+  FAILURES_LOCAL_SETUP(
+      116,
+      "failures.localSetup",
+      FailureKind.LOCAL_SETUP,
+      "Connections this process could not set up on its own side (socket, device, queue pair)"),
   SERVER_HANDSHAKES(
       120,
       "server.handshakes",

@@ -15,6 +15,7 @@ import io.rdmashuffle.serve.PublishedOutputs;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.ServerAndReader;
 import io.rdmashuffle.testing.TestSchema;
+import io.rdmashuffle.transport.LocalSetupException;
 import io.rdmashuffle.transport.PeerAddress;
 import java.io.IOException;
 import java.io.InputStream;
@@ -303,6 +304,43 @@ class BlockFetcherTest {
   }
 
   /**
+   * The registration withdrawn after the owner answered and before any READ: every READ is refused,
+   * among them the one READ of partitions 0, 2 and 3 (small and consecutive). Asking again must
+   * describe every block that READ carries: asked for its first partition alone, the answer did not
+   * place the other two, and the fetcher failed a healthy output as described differently.
+   */
+  @Test
+  void aRunOfSmallBlocksWithdrawnBeforeItIsReadIsLocatedAgainWhole() throws Exception {
+    Path data = commit(41);
+    java.util.concurrent.atomic.AtomicBoolean withdrawn =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    try (BlockFetcher f =
+        new BlockFetcher(
+            APP,
+            (o, app, r) ->
+                locate(o, app, r)
+                    .thenApply(
+                        a -> {
+                          if (withdrawn.compareAndSet(false, true)) {
+                            server.catalog().forget(OutputId.spark(APP, 1, 41));
+                          }
+                          return a;
+                        }),
+            server.catalog(),
+            client.connections(),
+            client.buffers(),
+            options(false, 256 * 1024),
+            counters,
+            client.fetchDriver(),
+            () -> {})) {
+      f.add(source(41, false, false));
+      assertAllBlocks(readAll(f), 41, data);
+    }
+    assertTrue(counters.snapshot().get("relocates") >= 1, counters.snapshot().toString());
+    assertEquals(0L, counters.snapshot().get("fetchFailures.invalid"));
+  }
+
+  /**
    * An output re-published under the same id while it is READ (its registration withdrawn, the new
    * file laid out otherwise): the READs planned from the first layout are not issued against the
    * second; the block fails as invalid and no byte of the one is mixed with the other.
@@ -344,19 +382,9 @@ class BlockFetcherTest {
   void anOwnerThatCantBeAskedIsRetriedThenBlamed() throws Exception {
     PeerAddress dead = new PeerAddress("127.0.0.1", 1);
     try (BlockFetcher f =
-        new BlockFetcher(
-            APP,
-            (o, app, r) ->
-                CompletableFuture.failedFuture(
-                    new io.rdmashuffle.transport.PeerUnreachableException(
-                        "no route", o, null, null)),
-            null,
-            client.connections(),
-            client.buffers(),
-            options(false, 256 * 1024),
-            counters,
-            client.fetchDriver(),
-            () -> {})) {
+        fetcherWhoseLocatesFail(
+            o ->
+                new io.rdmashuffle.transport.PeerUnreachableException("no route", o, null, null))) {
       f.add(new BlockSource(new Owner(dead, false, false), "1", "50", WANTED, "map 50"));
       BlockFetchException e = assertThrows(BlockFetchException.class, () -> readAll(f));
       assertEquals(BlockFetchException.Kind.TRANSPORT, e.kind());
@@ -364,6 +392,69 @@ class BlockFetcherTest {
       assertTrue(e.getMessage().contains("after 3 attempts"), e.getMessage());
     }
     assertEquals(2L, counters.snapshot().get("retries"));
+  }
+
+  @Test
+  void aCallConnectionThisProcessCantSetUpFailsTheTaskNotTheOwner() throws Exception {
+    try (BlockFetcher f =
+        fetcherWhoseLocatesFail(
+            o ->
+                new LocalSetupException("could not open a socket: Too many open files", o, null))) {
+      f.add(source(50, false, false));
+      assertTheTaskFailsForItsOwnSetup(f, "after 3 attempts");
+    }
+  }
+
+  /** A fetcher whose every locate call fails with {@code failure} of its owner. */
+  private BlockFetcher fetcherWhoseLocatesFail(
+      java.util.function.Function<PeerAddress, Exception> failure) {
+    return new BlockFetcher(
+        APP,
+        (o, app, r) -> CompletableFuture.failedFuture(failure.apply(o)),
+        null,
+        client.connections(),
+        client.buffers(),
+        options(false, 256 * 1024),
+        counters,
+        client.fetchDriver(),
+        () -> {});
+  }
+
+  @Test
+  void aReadConnectionThisProcessCantSetUpFailsTheTaskNotTheOwner() throws Exception {
+    commit(51);
+    FakeReadTransport noSetup = new FakeReadTransport();
+    noSetup.connectFailure =
+        new LocalSetupException(
+            "could not make a queue pair: Invalid argument",
+            server.transport().localAddress(),
+            null);
+    try (io.rdmashuffle.transport.ConnectionPool pool =
+            new io.rdmashuffle.transport.ConnectionPool(noSetup, 1);
+        BlockFetcher f =
+            new BlockFetcher(
+                APP,
+                this::locate,
+                null,
+                pool,
+                client.buffers(),
+                options(false, 256 * 1024),
+                counters,
+                client.fetchDriver(),
+                () -> {})) {
+      f.add(source(51, false, false));
+      assertTheTaskFailsForItsOwnSetup(f, "queue pair");
+    }
+  }
+
+  /** {@code f}'s blocks fail as this process's own setup failure, never the owner's, counted. */
+  private void assertTheTaskFailsForItsOwnSetup(BlockFetcher f, String says) {
+    BlockFetchException e = assertThrows(BlockFetchException.class, () -> readAll(f));
+    assertEquals(BlockFetchException.Kind.SETUP, e.kind(), e.getMessage());
+    assertFalse(e.kind().blamesMapOutput(), "the owner is not blamed for this side's setup");
+    assertTrue(e.getMessage().contains(says), e.getMessage());
+    assertEquals(1L, counters.snapshot().get("fetchFailures.setup"));
+    assertEquals(0L, counters.snapshot().get("fetchFailures.transport"));
   }
 
   @Test

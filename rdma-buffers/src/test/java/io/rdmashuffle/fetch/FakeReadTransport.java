@@ -40,6 +40,9 @@ final class FakeReadTransport implements Transport {
   private volatile CountDownLatch connects = new CountDownLatch(0);
   volatile int connectsMade;
 
+  /** When set, every connect fails with it. */
+  volatile TransportException connectFailure;
+
   /** Connects wait until {@link #releaseConnects}. */
   void holdConnects() {
     connects = new CountDownLatch(1);
@@ -101,6 +104,9 @@ final class FakeReadTransport implements Transport {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ConnectionLostException("interrupted", peer, null, e);
+    }
+    if (connectFailure != null) {
+      throw connectFailure;
     }
     connectsMade++;
     return new Channel(peer, application);

@@ -644,6 +644,19 @@ public abstract class TransportContractTest {
   // ---------------------------------------------------------------- faults
 
   @Test
+  void aConnectionThisSideCantSetUpFailsAsItsOwnFailureNotThePeers() throws Exception {
+    Transport gone = start(clientHost(), conf(Map.of()), ApplicationSecrets.of(APP, SECRET));
+    gone.close();
+    TransportException e =
+        assertThrows(TransportException.class, () -> gone.connect(server.localAddress(), APP));
+    assertInstanceOf(LocalSetupException.class, e, e.toString());
+    assertEquals(FailureKind.LOCAL_SETUP, e.kind());
+    assertEquals(server.localAddress(), e.peer());
+    assertEquals(1, gone.metrics().failures(FailureKind.LOCAL_SETUP));
+    assertEquals(0, gone.metrics().failures(FailureKind.UNREACHABLE), "the peer is not blamed");
+  }
+
+  @Test
   void connectToAPortWithoutResponderFailsAsUnreachable() throws Exception {
     int port;
     try (java.net.ServerSocket s =

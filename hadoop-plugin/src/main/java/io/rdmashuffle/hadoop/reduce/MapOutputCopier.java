@@ -184,8 +184,9 @@ final class MapOutputCopier<K, V> {
       scheduler.reportLocalError(new IOException("fetcher#" + id + " interrupted", ex));
       return Outcome.STOP;
     }
-    if (rf != null && rf.shortage()) {
-      // this task's own shortage of READ buffers: the task's problem, never the map's
+    if (rf != null && rf.ownSide()) {
+      // this task's own shortage of READ buffers, or its own side of the connection that could
+      // not be set up: the task's problem, never the map's
       scheduler.reportLocalError(rf);
       return Outcome.STOP;
     }

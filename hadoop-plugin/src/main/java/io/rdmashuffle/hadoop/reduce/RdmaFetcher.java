@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  *       HTTP from now on ({@code fetch.httpFallback}), else a connect failure of its maps;
  *   <li>READs of one map that fail in the transport, or a map the node can't register now: that map
  *       over HTTP this round (with fallback on), READs again next round;
- *   <li>this task's own shortage of READ buffers, or an interrupt: {@code reportLocalError}, never
- *       a failure of the map.
+ *   <li>this task's own shortage of READ buffers, its own side of a READ connection that could not
+ *       be set up, or an interrupt: {@code reportLocalError}, never a failure of the map.
  * </ul>
  *
  * <p>Runs as the task's user ({@link TaskUserThread}). Owned by {@link RdmaShuffleConsumer}.

@@ -51,11 +51,11 @@ final class SegmentInputStream extends InputStream {
    */
   static final class ReadFailure extends IOException {
     private static final long serialVersionUID = 1L;
-    private final boolean shortage;
+    private final boolean ownSide;
 
     ReadFailure(String message, SegmentFetcher.Failed failed) {
       super(message, failed.cause());
-      this.shortage = failed.shortage();
+      this.ownSide = failed.shortage() || failed.localSetup();
     }
 
     /** The transport's (or buffer pool's) failure. */
@@ -63,9 +63,12 @@ final class SegmentInputStream extends InputStream {
       return (IOException) getCause();
     }
 
-    /** Whether this task ran short of READ buffers itself: not the node's nor the map's fault. */
-    boolean shortage() {
-      return shortage;
+    /**
+     * Whether this task's own side failed: it ran short of READ buffers, or could not set up its
+     * side of the connection. Not the node's nor the map's fault.
+     */
+    boolean ownSide() {
+      return ownSide;
     }
   }
 

@@ -9,9 +9,8 @@ import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.CallHandler;
-import io.rdmashuffle.transport.ConnectionLostException;
+import io.rdmashuffle.transport.LocalSetupException;
 import io.rdmashuffle.transport.PeerAddress;
-import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.engine.CountedErrorHandler;
 import io.rdmashuffle.transport.engine.ErrorHandler;
 import io.rdmashuffle.transport.handshake.ApplicationSecrets;
@@ -217,8 +216,7 @@ public final class ConnectionServer implements AutoCloseable {
       BiFunction<Connection, Handshake.Result, S> sessions) {
     CompletableFuture<S> opened = new CompletableFuture<>();
     if (closed) {
-      opened.completeExceptionally(
-          new ConnectionLostException("the transport is closed", peer, null, null));
+      opened.completeExceptionally(new LocalSetupException("the transport is closed", peer, null));
       return opened;
     }
     ClientConnection<S> c;
@@ -226,7 +224,7 @@ public final class ConnectionServer implements AutoCloseable {
       c = new ClientConnection<>(this, peer, local, application, secret, purpose, sessions, opened);
     } catch (IOException e) {
       opened.completeExceptionally(
-          new PeerUnreachableException("could not open a socket", peer, null, e));
+          new LocalSetupException("could not open a socket: " + e.getMessage(), peer, e));
       return opened;
     }
     nextLoop().register(c);

@@ -10,6 +10,7 @@ import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.impl.NatCmaIdPrivate;
 import com.ibm.disni.verbs.impl.NatIbvQP;
 import io.rdmashuffle.transport.ConnectionLostException;
+import io.rdmashuffle.transport.LocalSetupException;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.TransportException;
@@ -95,17 +96,25 @@ final class VerbsConnector {
       InetAddress peerIp = InetAddress.getByName(peer.host());
       int port = cmPorts.getOrDefault(peer, peer.port());
       for (int attempt = 0; ; attempt++) {
-        id = cm.createId(connectTimeoutMillis);
+        id = ownSide(peer, "no RDMA-CM id", () -> cm.createId(connectTimeoutMillis));
         RdmaCmId rid = id;
         InetSocketAddress dst = new InetSocketAddress(peerIp, port);
+        // bound to this transport's address first (DiSNI passes no source to rdma_resolve_addr):
+        // else the kernel puts the connection on the device its route to the peer leaves by,
+        // which on a host of several RDMA devices, or to this host's own address, need not be
+        // the one this transport's memory is registered on, and the queue pair can't be made
+        ownSide(
+            peer,
+            "could not bind to " + host,
+            () ->
+                cm.call(
+                    () -> {
+                      rid.bindAddr(new InetSocketAddress(InetAddress.getByName(host), 0));
+                      return null;
+                    },
+                    remaining(deadline)));
         cm.call(
             () -> {
-              // bound to this transport's address first (DiSNI passes no source to
-              // rdma_resolve_addr): else the kernel puts the connection on the device its route
-              // to the peer leaves by, which on a host of several RDMA devices, or to this
-              // host's own address, need not be the one this transport's memory is registered
-              // on, and the queue pair can't be made (EINVAL)
-              rid.bindAddr(new InetSocketAddress(InetAddress.getByName(host), 0));
               rid.resolveAddr(null, dst, (int) remaining(deadline));
               return null;
             },
@@ -142,13 +151,19 @@ final class VerbsConnector {
       // the send queue may be deeper (the device's minimum), never shallower
       int room = device.agent.depthAvailable(wantedDepth);
       if (room < Math.min(wantedDepth, QueuePairs.MIN_DEPTH)) {
-        throw new IOException(
-            "the completion queue is full (" + open.size() + " reading connections)");
+        throw new LocalSetupException(
+            "this process's completion queue is full (" + open.size() + " reading connections)",
+            peer,
+            null);
       }
       QueuePairs.Made made =
-          cm.call(
-              () -> QueuePairs.reading(cid, device.registrar.ownPd(), device.cq(), room),
-              connectTimeoutMillis);
+          ownSide(
+              peer,
+              "could not make a queue pair",
+              () ->
+                  cm.call(
+                      () -> QueuePairs.reading(cid, device.registrar.ownPd(), device.cq(), room),
+                      connectTimeoutMillis));
       qp = made.qp();
       DisniQueuePair dq = new DisniQueuePair(id, qp, lifecycle);
       VerbsReadChannel ch =
@@ -169,6 +184,19 @@ final class VerbsConnector {
     } catch (IOException | RuntimeException | InterruptedException e) {
       cleanup(id, qp);
       throw e;
+    }
+  }
+
+  /**
+   * Runs a step of the connect that only this process's own resources take part in (its RDMA-CM id,
+   * address, protection domain, completion queue): its failure is this side's, never the peer's.
+   */
+  private static <T> T ownSide(PeerAddress peer, String what, CmEventLoop.IoCallable<T> step)
+      throws LocalSetupException {
+    try {
+      return step.call();
+    } catch (IOException | RuntimeException e) {
+      throw new LocalSetupException(what + ": " + e.getMessage(), peer, e);
     }
   }
 
