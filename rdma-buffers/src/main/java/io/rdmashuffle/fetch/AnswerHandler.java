@@ -9,7 +9,7 @@ import io.rdmashuffle.fetch.Locates.Call;
 import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.mapoutput.LocateAnswer.Located;
 import io.rdmashuffle.transport.CallRefusedException;
-import io.rdmashuffle.transport.LocalSetupException;
+import io.rdmashuffle.transport.LocalSideException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -54,7 +54,7 @@ final class AnswerHandler {
           c,
           c.parts,
           c.local,
-          t instanceof LocalSetupException ? Kind.SETUP : Kind.TRANSPORT,
+          t instanceof LocalSideException ? Kind.OWN_SIDE : Kind.TRANSPORT,
           "could not ask " + c.owner.address() + " where to READ: " + t,
           t);
       return;

@@ -38,11 +38,12 @@ public final class BlockFetchException extends IOException {
     /** The reader's own resources ran out (buffers, memory): nobody else's fault. */
     SHORTAGE(false),
     /**
-     * This process could not set up its own side of a connection to the owner (its transport closed
-     * or lost its device; no socket, queue pair or completion queue room), after every retry:
-     * nothing is known of the owner, so it is not blamed; the task fails by itself.
+     * This process's own side of the transport failed, after every retry: it could not set up its
+     * side of a connection to the owner (its transport closed or lost its device; no socket, queue
+     * pair or completion queue room), or its own device refused a READ's buffer. Nothing is known
+     * against the owner, so it is not blamed; the task fails by itself.
      */
-    SETUP(false),
+    OWN_SIDE(false),
     /**
      * The owner has the map output but stayed too busy to serve it (every registration it may hold
      * leased to other readers) for longer than the reader's patience: nobody's fault; the task

@@ -62,11 +62,11 @@ public enum ReadCounter implements CounterDescriptor {
       "fetchFailures.shortage",
       BlockFetchException.Kind.SHORTAGE,
       "Reads failed for the reader's own shortage (buffers, memory)"),
-  FETCH_FAILURES_SETUP(
+  FETCH_FAILURES_OWN_SIDE(
       319,
-      "fetchFailures.setup",
-      BlockFetchException.Kind.SETUP,
-      "Reads failed: this process could not set up its side of a connection, after every retry"),
+      "fetchFailures.ownSide",
+      BlockFetchException.Kind.OWN_SIDE,
+      "Reads failed: this process's own side of the transport failed, after every retry"),
   FETCH_FAILURES_BUSY(
       318,
       "fetchFailures.busy",

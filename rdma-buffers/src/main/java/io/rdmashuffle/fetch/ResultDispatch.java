@@ -55,7 +55,7 @@ final class ResultDispatch {
       return;
     }
     throw counters.failure(
-        f.localSetup() ? Kind.SETUP : Kind.TRANSPORT,
+        f.ownSide() ? Kind.OWN_SIDE : Kind.TRANSPORT,
         s,
         read.partition(),
         "READ from " + s.owner().address() + " failed: " + f.cause().getMessage(),

@@ -6,7 +6,7 @@ package io.rdmashuffle.fetch;
 
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.transport.ConnectionPool;
-import io.rdmashuffle.transport.LocalSetupException;
+import io.rdmashuffle.transport.LocalSideException;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.RemoteAccessException;
 import java.io.IOException;
@@ -91,9 +91,9 @@ public final class SegmentFetcher implements AutoCloseable {
       return cause instanceof Shortage;
     }
 
-    /** Whether this process could not set up its own side of the connection: not the owner's. */
-    public boolean localSetup() {
-      return cause instanceof LocalSetupException;
+    /** Whether this process's own side of the transport failed: not the owner's fault. */
+    public boolean ownSide() {
+      return cause instanceof LocalSideException;
     }
   }
 

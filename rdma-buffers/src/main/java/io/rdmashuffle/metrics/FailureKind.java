@@ -19,8 +19,9 @@ public enum FailureKind {
   /** The peer refused a call: unknown service, busy, or the service's own refusal. */
   CALL_REFUSED,
   /**
-   * This process could not set up its own side of a connection (closed transport, lost device, no
-   * socket, RDMA-CM id, queue pair or completion queue room): not the peer's fault.
+   * This process's own side failed: it could not set up its side of a connection (closed transport,
+   * lost device, no socket, RDMA-CM id, queue pair or completion queue room), or its own device
+   * refused a READ's buffer (a local length, protection or access error). Not the peer's fault.
    */
-  LOCAL_SETUP
+  LOCAL_SIDE
 }

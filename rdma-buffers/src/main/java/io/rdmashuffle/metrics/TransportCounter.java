@@ -43,11 +43,11 @@ public enum TransportCounter implements CounterDescriptor {
       "failures.callRefused",
       FailureKind.CALL_REFUSED,
       "Calls the peer refused (unknown service, busy, or the service's own refusal)"),
-  FAILURES_LOCAL_SETUP(
+  FAILURES_LOCAL_SIDE(
       116,
-      "failures.localSetup",
-      FailureKind.LOCAL_SETUP,
-      "Connections this process could not set up on its own side (socket, device, queue pair)"),
+      "failures.localSide",
+      FailureKind.LOCAL_SIDE,
+      "Connections this process could not set up, and READs its own device refused (its side)"),
   SERVER_HANDSHAKES(
       120,
       "server.handshakes",

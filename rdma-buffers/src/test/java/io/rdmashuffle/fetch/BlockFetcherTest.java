@@ -15,7 +15,7 @@ import io.rdmashuffle.serve.PublishedOutputs;
 import io.rdmashuffle.testing.Patterns;
 import io.rdmashuffle.testing.ServerAndReader;
 import io.rdmashuffle.testing.TestSchema;
-import io.rdmashuffle.transport.LocalSetupException;
+import io.rdmashuffle.transport.LocalSideException;
 import io.rdmashuffle.transport.PeerAddress;
 import java.io.IOException;
 import java.io.InputStream;
@@ -399,7 +399,8 @@ class BlockFetcherTest {
     try (BlockFetcher f =
         fetcherWhoseLocatesFail(
             o ->
-                new LocalSetupException("could not open a socket: Too many open files", o, null))) {
+                new LocalSideException(
+                    "could not open a socket: Too many open files", o, null, null))) {
       f.add(source(50, false, false));
       assertTheTaskFailsForItsOwnSetup(f, "after 3 attempts");
     }
@@ -425,9 +426,10 @@ class BlockFetcherTest {
     commit(51);
     FakeReadTransport noSetup = new FakeReadTransport();
     noSetup.connectFailure =
-        new LocalSetupException(
+        new LocalSideException(
             "could not make a queue pair: Invalid argument",
             server.transport().localAddress(),
+            null,
             null);
     try (io.rdmashuffle.transport.ConnectionPool pool =
             new io.rdmashuffle.transport.ConnectionPool(noSetup, 1);
@@ -450,10 +452,10 @@ class BlockFetcherTest {
   /** {@code f}'s blocks fail as this process's own setup failure, never the owner's, counted. */
   private void assertTheTaskFailsForItsOwnSetup(BlockFetcher f, String says) {
     BlockFetchException e = assertThrows(BlockFetchException.class, () -> readAll(f));
-    assertEquals(BlockFetchException.Kind.SETUP, e.kind(), e.getMessage());
+    assertEquals(BlockFetchException.Kind.OWN_SIDE, e.kind(), e.getMessage());
     assertFalse(e.kind().blamesMapOutput(), "the owner is not blamed for this side's setup");
     assertTrue(e.getMessage().contains(says), e.getMessage());
-    assertEquals(1L, counters.snapshot().get("fetchFailures.setup"));
+    assertEquals(1L, counters.snapshot().get("fetchFailures.ownSide"));
     assertEquals(0L, counters.snapshot().get("fetchFailures.transport"));
   }
 

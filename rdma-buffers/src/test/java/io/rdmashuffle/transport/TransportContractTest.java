@@ -649,10 +649,10 @@ public abstract class TransportContractTest {
     gone.close();
     TransportException e =
         assertThrows(TransportException.class, () -> gone.connect(server.localAddress(), APP));
-    assertInstanceOf(LocalSetupException.class, e, e.toString());
-    assertEquals(FailureKind.LOCAL_SETUP, e.kind());
+    assertInstanceOf(LocalSideException.class, e, e.toString());
+    assertEquals(FailureKind.LOCAL_SIDE, e.kind());
     assertEquals(server.localAddress(), e.peer());
-    assertEquals(1, gone.metrics().failures(FailureKind.LOCAL_SETUP));
+    assertEquals(1, gone.metrics().failures(FailureKind.LOCAL_SIDE));
     assertEquals(0, gone.metrics().failures(FailureKind.UNREACHABLE), "the peer is not blamed");
   }
 

@@ -55,7 +55,7 @@ final class SegmentInputStream extends InputStream {
 
     ReadFailure(String message, SegmentFetcher.Failed failed) {
       super(message, failed.cause());
-      this.ownSide = failed.shortage() || failed.localSetup();
+      this.ownSide = failed.shortage() || failed.ownSide();
     }
 
     /** The transport's (or buffer pool's) failure. */
@@ -64,8 +64,9 @@ final class SegmentInputStream extends InputStream {
     }
 
     /**
-     * Whether this task's own side failed: it ran short of READ buffers, or could not set up its
-     * side of the connection. Not the node's nor the map's fault.
+     * Whether this task's own side failed: it ran short of READ buffers, or its process's side of
+     * the transport failed (a connection it could not set up, a READ its own device refused). Not
+     * the node's nor the map's fault.
      */
     boolean ownSide() {
       return ownSide;

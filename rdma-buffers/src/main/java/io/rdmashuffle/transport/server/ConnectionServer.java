@@ -9,7 +9,7 @@ import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.metrics.Refusal;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.CallHandler;
-import io.rdmashuffle.transport.LocalSetupException;
+import io.rdmashuffle.transport.LocalSideException;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.engine.CountedErrorHandler;
 import io.rdmashuffle.transport.engine.ErrorHandler;
@@ -216,7 +216,8 @@ public final class ConnectionServer implements AutoCloseable {
       BiFunction<Connection, Handshake.Result, S> sessions) {
     CompletableFuture<S> opened = new CompletableFuture<>();
     if (closed) {
-      opened.completeExceptionally(new LocalSetupException("the transport is closed", peer, null));
+      opened.completeExceptionally(
+          new LocalSideException("the transport is closed", peer, null, null));
       return opened;
     }
     ClientConnection<S> c;
@@ -224,7 +225,7 @@ public final class ConnectionServer implements AutoCloseable {
       c = new ClientConnection<>(this, peer, local, application, secret, purpose, sessions, opened);
     } catch (IOException e) {
       opened.completeExceptionally(
-          new LocalSetupException("could not open a socket: " + e.getMessage(), peer, e));
+          new LocalSideException("could not open a socket: " + e.getMessage(), peer, null, e));
       return opened;
     }
     nextLoop().register(c);

@@ -9,7 +9,7 @@ import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.transport.AuthenticationException;
-import io.rdmashuffle.transport.LocalSetupException;
+import io.rdmashuffle.transport.LocalSideException;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.ReadChannel;
@@ -101,7 +101,7 @@ public final class TcpTransport extends ConnectionServerTransport {
   @Override
   public ReadChannel connect(PeerAddress peer, String application) throws TransportException {
     if (closed) {
-      throw failed(new LocalSetupException("the tcp transport is closed", peer, null));
+      throw failed(new LocalSideException("the tcp transport is closed", peer, null, null));
     }
     byte[] secret = secrets.secretOf(application);
     if (secret == null) {

@@ -10,7 +10,7 @@ import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.impl.NatCmaIdPrivate;
 import com.ibm.disni.verbs.impl.NatIbvQP;
 import io.rdmashuffle.transport.ConnectionLostException;
-import io.rdmashuffle.transport.LocalSetupException;
+import io.rdmashuffle.transport.LocalSideException;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.TransportException;
@@ -151,9 +151,10 @@ final class VerbsConnector {
       // the send queue may be deeper (the device's minimum), never shallower
       int room = device.agent.depthAvailable(wantedDepth);
       if (room < Math.min(wantedDepth, QueuePairs.MIN_DEPTH)) {
-        throw new LocalSetupException(
+        throw new LocalSideException(
             "this process's completion queue is full (" + open.size() + " reading connections)",
             peer,
+            null,
             null);
       }
       QueuePairs.Made made =
@@ -192,11 +193,11 @@ final class VerbsConnector {
    * address, protection domain, completion queue): its failure is this side's, never the peer's.
    */
   private static <T> T ownSide(PeerAddress peer, String what, CmEventLoop.IoCallable<T> step)
-      throws LocalSetupException {
+      throws LocalSideException {
     try {
       return step.call();
     } catch (IOException | RuntimeException e) {
-      throw new LocalSetupException(what + ": " + e.getMessage(), peer, e);
+      throw new LocalSideException(what + ": " + e.getMessage(), peer, null, e);
     }
   }
 

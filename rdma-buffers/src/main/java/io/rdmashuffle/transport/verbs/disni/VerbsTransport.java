@@ -13,7 +13,7 @@ import io.rdmashuffle.config.TransportKind;
 import io.rdmashuffle.memory.MemoryRegistrar;
 import io.rdmashuffle.transport.AuthenticationException;
 import io.rdmashuffle.transport.CallServices;
-import io.rdmashuffle.transport.LocalSetupException;
+import io.rdmashuffle.transport.LocalSideException;
 import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.PeerUnreachableException;
 import io.rdmashuffle.transport.ReadChannel;
@@ -170,7 +170,8 @@ public final class VerbsTransport extends ConnectionServerTransport implements C
   public ReadChannel connect(PeerAddress peer, String application) throws TransportException {
     if (closed || unusable != null) {
       throw failed(
-          new LocalSetupException(closed ? "the verbs transport is closed" : unusable, peer, null));
+          new LocalSideException(
+              closed ? "the verbs transport is closed" : unusable, peer, null, null));
     }
     byte[] secret = secrets.secretOf(application);
     if (secret == null) {

@@ -87,7 +87,9 @@ final class CompletionDelivery {
       return;
     }
     TransportException failure =
-        status == Completions.SUCCESS ? null : ReadOutcomes.failureOf(status, ch, ended.op(last));
+        status == Completions.SUCCESS
+            ? null
+            : ReadOutcomes.failureOf(status, ch.peer(), ended.op(last));
     for (int i = 0; i <= last; i++) {
       ReadOp op = ended.op(i);
       op.target().release();

@@ -15,6 +15,14 @@ public final class Completions {
   public static final int REM_ACCESS_ERR = 10;
   public static final int RETRY_EXC_ERR = 12;
 
+  /**
+   * The statuses that name an error of the side that posted the work request (its own buffer, queue
+   * pair or protection domain): {@code LOC_LEN_ERR}, {@code LOC_QP_OP_ERR}, {@code LOC_EEC_OP_ERR},
+   * {@code LOC_PROT_ERR}, {@code MW_BIND_ERR}, {@code LOC_ACCESS_ERR}, {@code LOC_RDD_VIOL_ERR}.
+   */
+  private static final long LOCAL_ERRORS =
+      (1L << 1) | (1L << 2) | (1L << 3) | (1L << 4) | (1L << 6) | (1L << 8) | (1L << 14);
+
   private static final String[] NAMES = {
     "SUCCESS",
     "LOC_LEN_ERR",
@@ -42,6 +50,11 @@ public final class Completions {
 
   private final long[] wrIds;
   private final int[] statuses;
+
+  /** Whether {@code status} is an error of the side that posted the work request. */
+  public static boolean local(int status) {
+    return status > 0 && status < 64 && (LOCAL_ERRORS & (1L << status)) != 0;
+  }
 
   public Completions(int capacity) {
     wrIds = new long[capacity];

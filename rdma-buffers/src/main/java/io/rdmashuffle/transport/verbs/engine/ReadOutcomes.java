@@ -6,6 +6,8 @@ package io.rdmashuffle.transport.verbs.engine;
 
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.transport.ConnectionLostException;
+import io.rdmashuffle.transport.LocalSideException;
+import io.rdmashuffle.transport.PeerAddress;
 import io.rdmashuffle.transport.ReadOp;
 import io.rdmashuffle.transport.RemoteAccessException;
 import io.rdmashuffle.transport.TransportException;
@@ -38,13 +40,21 @@ final class ReadOutcomes {
     ListenerCalls.deliver(op, failure, metrics);
   }
 
-  /** The failure of a READ that completed with {@code status} (not success). */
-  static TransportException failureOf(int status, VerbsReadChannel ch, ReadOp op) {
+  /**
+   * The failure of a READ to {@code peer} that completed with {@code status} (not success): the
+   * peer refused it, this side's own device did (a local error: never the peer's fault), or the
+   * connection broke.
+   */
+  static TransportException failureOf(int status, PeerAddress peer, ReadOp op) {
     if (status == Completions.REM_ACCESS_ERR || status == Completions.REM_INV_REQ_ERR) {
-      return new RemoteAccessException(RemoteAccessException.Reason.UNSPECIFIED, ch.peer(), op);
+      return new RemoteAccessException(RemoteAccessException.Reason.UNSPECIFIED, peer, op);
+    }
+    if (Completions.local(status)) {
+      return new LocalSideException(
+          "this side's device refused the READ: " + Completions.statusName(status), peer, op, null);
     }
     return new ConnectionLostException(
-        "READ completed with " + Completions.statusName(status), ch.peer(), op, null);
+        "READ completed with " + Completions.statusName(status), peer, op, null);
   }
 
   /** A READ ended because its channel did. */
