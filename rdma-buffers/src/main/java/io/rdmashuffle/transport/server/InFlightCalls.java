@@ -16,22 +16,43 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.function.BiConsumer;
 
 /**
  * The calls a {@link CallConnection} sent and awaits answers to: numbers them, matches each answer
  * (its tag checked) to its call and completes the call with it, finds a call past its deadline, and
- * hands them all over when the connection closes. Loop thread only.
+ * hands them all over when the connection closes. The loop asks for the earliest deadline on every
+ * turn: the calls are also kept in deadline order (a heap whose answered calls are dropped when
+ * they reach its top), so that costs no scan of every call in flight. Loop thread only.
  */
 final class InFlightCalls {
   private final Map<Integer, PendingCall> calls = new HashMap<>();
+
+  /** The ids in flight by deadline; may still hold ids answered since (skipped at the top). */
+  private final PriorityQueue<Due> byDeadline =
+      new PriorityQueue<>((a, b) -> Long.compare(a.deadlineNanos - b.deadlineNanos, 0));
+
   private int nextId;
+
+  private record Due(long deadlineNanos, int id) {}
 
   /** Takes {@code c} in flight; the id its frame carries. */
   int add(PendingCall c) {
     int id = nextId++;
     calls.put(id, c);
+    byDeadline.add(new Due(c.deadlineNanos(), id));
     return id;
+  }
+
+  /** The earliest deadline's entry of a call still in flight, or null. */
+  private Due earliest() {
+    Due d = byDeadline.peek();
+    while (d != null && !calls.containsKey(d.id)) {
+      byDeadline.poll();
+      d = byDeadline.peek();
+    }
+    return d;
   }
 
   boolean isEmpty() {
@@ -40,25 +61,21 @@ final class InFlightCalls {
 
   /** The earliest deadline of the calls in flight; call only when some are. */
   long earliestDeadline() {
-    long earliest = 0;
-    boolean first = true;
-    for (PendingCall c : calls.values()) {
-      if (first || c.deadlineNanos() - earliest < 0) {
-        earliest = c.deadlineNanos();
-        first = false;
-      }
+    Due d = earliest();
+    if (d == null) {
+      throw new IllegalStateException("no call in flight");
     }
-    return earliest;
+    return d.deadlineNanos;
   }
 
   /** A call whose deadline passed at {@code now}, no longer in flight; or null. */
   PendingCall removeLate(long now) {
-    for (Map.Entry<Integer, PendingCall> e : calls.entrySet()) {
-      if (now - e.getValue().deadlineNanos() > 0) {
-        return calls.remove(e.getKey());
-      }
+    Due d = earliest();
+    if (d == null || now - d.deadlineNanos <= 0) {
+      return null;
     }
-    return null;
+    byDeadline.poll();
+    return calls.remove(d.id);
   }
 
   /**
@@ -77,6 +94,9 @@ final class InFlightCalls {
       return "an answer failed its authentication tag (forged, replayed or altered on the way)";
     }
     PendingCall c = calls.remove(h.id());
+    if (calls.isEmpty()) {
+      byDeadline.clear();
+    }
     if (c == null) {
       return "peer answered call " + h.id() + ", which is not in flight";
     }
@@ -93,6 +113,7 @@ final class InFlightCalls {
   List<PendingCall> removeAll() {
     List<PendingCall> all = new ArrayList<>(calls.values());
     calls.clear();
+    byDeadline.clear();
     return all;
   }
 }
