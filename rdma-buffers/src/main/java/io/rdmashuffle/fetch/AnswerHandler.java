@@ -9,7 +9,6 @@ import io.rdmashuffle.fetch.Locates.Call;
 import io.rdmashuffle.mapoutput.LocateAnswer;
 import io.rdmashuffle.mapoutput.LocateAnswer.Located;
 import io.rdmashuffle.transport.CallRefusedException;
-import io.rdmashuffle.transport.LocalSideException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -54,7 +53,7 @@ final class AnswerHandler {
           c,
           c.parts,
           c.local,
-          t instanceof LocalSideException ? Kind.OWN_SIDE : Kind.TRANSPORT,
+          Kind.ofTransportFailure(t),
           "could not ask " + c.owner.address() + " where to READ: " + t,
           t);
       return;

@@ -4,6 +4,7 @@
  */
 package io.rdmashuffle.fetch;
 
+import io.rdmashuffle.transport.LocalSideException;
 import java.io.IOException;
 
 /**
@@ -55,6 +56,14 @@ public final class BlockFetchException extends IOException {
 
     Kind(boolean blamesMapOutput) {
       this.blamesMapOutput = blamesMapOutput;
+    }
+
+    /**
+     * Whose fault a transport failure ({@code cause}, after every retry) is: this process's own
+     * side ({@link #OWN_SIDE}) or the owner's ({@link #TRANSPORT}).
+     */
+    static Kind ofTransportFailure(Throwable cause) {
+      return cause instanceof LocalSideException ? OWN_SIDE : TRANSPORT;
     }
 
     /** Whether the map output (its owner) is at fault, so the engine should re-run the map. */

@@ -55,7 +55,7 @@ final class ResultDispatch {
       return;
     }
     throw counters.failure(
-        f.ownSide() ? Kind.OWN_SIDE : Kind.TRANSPORT,
+        Kind.ofTransportFailure(f.cause()),
         s,
         read.partition(),
         "READ from " + s.owner().address() + " failed: " + f.cause().getMessage(),

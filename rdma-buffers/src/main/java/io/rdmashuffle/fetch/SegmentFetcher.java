@@ -6,7 +6,6 @@ package io.rdmashuffle.fetch;
 
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.transport.ConnectionPool;
-import io.rdmashuffle.transport.LocalSideException;
 import io.rdmashuffle.transport.ReadChannel;
 import io.rdmashuffle.transport.RemoteAccessException;
 import java.io.IOException;
@@ -93,7 +92,8 @@ public final class SegmentFetcher implements AutoCloseable {
 
     /** Whether this process's own side of the transport failed: not the owner's fault. */
     public boolean ownSide() {
-      return cause instanceof LocalSideException;
+      return BlockFetchException.Kind.ofTransportFailure(cause)
+          == BlockFetchException.Kind.OWN_SIDE;
     }
   }
 
