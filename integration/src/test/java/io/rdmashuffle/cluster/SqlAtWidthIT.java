@@ -10,6 +10,9 @@ import io.rdmashuffle.cluster.spark.SparkApplication;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -100,6 +103,7 @@ class SqlAtWidthIT {
     assertTrue(ours.ok(), "the rdma-shuffle application failed: " + ours.tail());
     System.out.printf(
         "application times: stock %.1f s, ours %.1f s%n", stock.seconds(), ours.seconds());
+    printStages(stockOut, oursOut);
 
     List<String> expected = Files.readAllLines(stockOut.resolve("results.txt"));
     // the skew join's groups of k % 1000: 700 residues (k's last digit is never 0 off the hot key:
@@ -162,5 +166,30 @@ class SqlAtWidthIT {
     assertTrue(remote > MAPS * 100L, "blocks read remotely: " + remote);
     System.out.printf("readers of ranges of map outputs: %d%n", mapRanges);
     assertTrue(mapRanges > 0, "no reader of a range of map outputs (skew split, local read)");
+  }
+
+  /**
+   * Each stage's milliseconds, stock's then ours: wall time, its tasks' run time, CPU time and
+   * fetch wait (where a gap is: map or reduce stages, waiting or working). Stages are paired by
+   * their tasks and shuffle bytes written, in order: the two runs may number them differently.
+   */
+  private static void printStages(Path stockOut, Path oursOut) throws IOException {
+    Map<String, ArrayDeque<String[]>> stock = new HashMap<>();
+    for (String l : Files.readAllLines(stockOut.resolve("stages.tsv"))) {
+      String[] s = l.split("\t");
+      stock.computeIfAbsent(s[2] + "/" + s[3], k -> new ArrayDeque<>()).add(s);
+    }
+    System.out.println("stage tasks | wall run cpu fetchWait (ms): stock | ours");
+    for (String l : Files.readAllLines(oursOut.resolve("stages.tsv"))) {
+      String[] o = l.split("\t");
+      ArrayDeque<String[]> same = stock.get(o[2] + "/" + o[3]);
+      String[] s = same == null ? null : same.poll();
+      System.out.printf(
+          "%5s %5s | %s | %s%n",
+          o[0],
+          o[2],
+          s == null ? "-" : String.join(" ", Arrays.copyOfRange(s, 5, s.length)),
+          String.join(" ", Arrays.copyOfRange(o, 5, o.length)));
+    }
   }
 }

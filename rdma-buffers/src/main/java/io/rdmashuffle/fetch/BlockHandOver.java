@@ -17,13 +17,19 @@ import java.util.Set;
  * ({@link Block#verifyBeforeHandOver}). Under the fetcher's lock.
  */
 final class BlockHandOver {
-  /** Handed-over blocks tracked before released ones are dropped from the set. */
-  private static final int PRUNE_AT = 1024;
+  /** Handed-over blocks tracked before released ones are first dropped from the set. */
+  static final int PRUNE_AT = 1024;
 
   /** Blocks ready for the consumer, in the order they became ready. */
   final ArrayDeque<Block> ready = new ArrayDeque<>();
 
   private final Set<Block> open = Collections.newSetFromMap(new IdentityHashMap<>());
+
+  /**
+   * The size of {@link #open} at which released blocks are next dropped: twice what the last prune
+   * left, so a consumer that holds many blocks open costs a prune per doubling, not one per block.
+   */
+  private int pruneAt = PRUNE_AT;
 
   /**
    * The next ready block, checked and tracked as handed over, or null when none is ready.
@@ -36,11 +42,17 @@ final class BlockHandOver {
       return null;
     }
     b.verifyBeforeHandOver();
-    if (open.size() >= PRUNE_AT) {
+    if (open.size() >= pruneAt) {
       open.removeIf(Block::isReleased);
+      pruneAt = Math.max(PRUNE_AT, 2 * open.size());
     }
     open.add(b);
     return b;
+  }
+
+  /** Blocks handed over and tracked (released ones are dropped now and then). */
+  int tracked() {
+    return open.size();
   }
 
   /** Releases every block, ready or handed over. */

@@ -103,7 +103,9 @@ final class LocalFileBlock extends Block {
   }
 
   private final class Stream extends InputStream {
-    private final ByteBuffer buf = ByteBuffer.allocate(BUFFER).limit(0);
+    /** No larger than the block: most blocks of a wide shuffle are a few hundred bytes. */
+    private final ByteBuffer buf = ByteBuffer.allocate((int) Math.min(BUFFER, size())).limit(0);
+
     private long read;
     private boolean verified;
     private boolean closed;
@@ -128,7 +130,7 @@ final class LocalFileBlock extends Block {
         }
         return false;
       }
-      buf.clear().limit((int) Math.min(BUFFER, left));
+      buf.clear().limit((int) Math.min(buf.capacity(), left));
       int n;
       try {
         n = channel().read(buf, start + read);

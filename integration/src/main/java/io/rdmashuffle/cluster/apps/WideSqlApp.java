@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.spark.FetchFailed;
 import org.apache.spark.Success$;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.executor.TaskMetrics;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerStageCompleted;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
@@ -40,8 +41,9 @@ import org.apache.spark.sql.SparkSession;
  *
  * <p>Writes to {@code OUT}: {@code results.txt} (each query's rows, sorted: compare a stock run
  * with ours), {@code plans.txt} (each query's final adaptive plan), {@code stages.tsv} (stage id,
- * attempt, tasks, shuffle bytes written, failure reason if any) and {@code tasks.txt} (tasks ended,
- * tasks failed, fetch failures).
+ * attempt, tasks, shuffle bytes written, failure reason if any, then milliseconds: the stage's wall
+ * time, its tasks' run time, CPU time and fetch wait) and {@code tasks.txt} (tasks ended, tasks
+ * failed, fetch failures).
  *
  * <pre>spark-submit --class io.rdmashuffle.cluster.apps.WideSqlApp JAR OUT EXECUTORS MAPS ROWS
  * </pre>
@@ -79,10 +81,12 @@ public final class WideSqlApp {
                 @Override
                 public void onStageCompleted(SparkListenerStageCompleted e) {
                   StageInfo s = e.stageInfo();
-                  long written =
-                      s.taskMetrics() == null
-                          ? 0
-                          : s.taskMetrics().shuffleWriteMetrics().bytesWritten();
+                  TaskMetrics m = s.taskMetrics();
+                  long written = m == null ? 0 : m.shuffleWriteMetrics().bytesWritten();
+                  long millis =
+                      s.submissionTime().isDefined() && s.completionTime().isDefined()
+                          ? (Long) s.completionTime().get() - (Long) s.submissionTime().get()
+                          : -1;
                   stages.put(
                       String.format("%06d.%03d", s.stageId(), s.attemptNumber()),
                       s.stageId()
@@ -93,7 +97,15 @@ public final class WideSqlApp {
                           + "\t"
                           + written
                           + "\t"
-                          + (s.failureReason().isDefined() ? s.failureReason().get() : "-"));
+                          + (s.failureReason().isDefined() ? s.failureReason().get() : "-")
+                          + "\t"
+                          + millis
+                          + "\t"
+                          + (m == null ? 0 : m.executorRunTime())
+                          + "\t"
+                          + (m == null ? 0 : m.executorCpuTime() / 1_000_000)
+                          + "\t"
+                          + (m == null ? 0 : m.shuffleReadMetrics().fetchWaitTime()));
                 }
               });
       AppData.awaitExecutors(sc, executors);

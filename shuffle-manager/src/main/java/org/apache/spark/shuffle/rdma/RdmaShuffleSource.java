@@ -14,6 +14,7 @@ import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.spark.metrics.source.Source;
 
@@ -26,12 +27,19 @@ import org.apache.spark.metrics.source.Source;
  * io.rdmashuffle.fetch.ReadCounter}.
  */
 final class RdmaShuffleSource implements Source {
+  /**
+   * How long one snapshot of every counter answers the gauges: a sink reads them one by one, and a
+   * snapshot per gauge cost a hundred snapshots per report.
+   */
+  static final long SNAPSHOT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
   private final MetricRegistry registry = new MetricRegistry();
 
   RdmaShuffleSource(RdmaShuffleManager manager) {
+    RecentSnapshot recent = new RecentSnapshot(manager::metricsSnapshot, SNAPSHOT_NANOS);
     // the names of every counter the manager reports; values are read when a sink asks
     for (String name : manager.metricsSnapshot().keySet()) {
-      registry.register(name, (Gauge<Long>) () -> manager.metricsSnapshot().getOrDefault(name, 0L));
+      registry.register(name, (Gauge<Long>) () -> recent.get().getOrDefault(name, 0L));
     }
     registry.register(
         SparkCounter.READ_LATENCY_MICROS.exportName(), new BucketHistogram(manager::readLatency));
@@ -45,6 +53,28 @@ final class RdmaShuffleSource implements Source {
   @Override
   public MetricRegistry metricRegistry() {
     return registry;
+  }
+
+  /** The last snapshot taken, taken again once it is older than its bound. Thread-safe. */
+  static final class RecentSnapshot {
+    private final Supplier<Map<String, Long>> take;
+    private final long maxAgeNanos;
+    private Map<String, Long> last;
+    private long takenAt;
+
+    RecentSnapshot(Supplier<Map<String, Long>> take, long maxAgeNanos) {
+      this.take = take;
+      this.maxAgeNanos = maxAgeNanos;
+    }
+
+    synchronized Map<String, Long> get() {
+      long now = System.nanoTime();
+      if (last == null || now - takenAt > maxAgeNanos) {
+        last = take.get();
+        takenAt = now;
+      }
+      return last;
+    }
   }
 
   /**
