@@ -12,6 +12,7 @@ import io.rdmashuffle.transport.ConnectionPool;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.NoSuchFileException;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.Executor;
@@ -236,6 +237,36 @@ public final class BlockFetcher implements AutoCloseable {
         throw new IllegalStateException(e);
       }
     }
+  }
+
+  /**
+   * The block that follows {@code previous} in its map output (the same output, the next partition
+   * asked for) when it is ready now, else null; never waits. Lets a consumer read a run of blocks
+   * of one map output as one stream, as Spark reads contiguous partitions in a batch.
+   *
+   * @throws BlockFetchException when a block can't be read; the fetcher is unusable afterwards
+   */
+  public Block nextFollowing(Block previous) throws BlockFetchException {
+    lock.lock();
+    try {
+      checkUsable();
+      drainLocked();
+      checkUsable();
+      Block head = blocks.ready.peek();
+      return head != null && follows(previous, head) ? handOver() : null;
+    } finally {
+      unlock();
+    }
+  }
+
+  /** Whether {@code next} is the partition asked for right after {@code previous}'s. */
+  static boolean follows(Block previous, Block next) {
+    BlockSource s = previous.source();
+    if (next.source() != s) {
+      return false;
+    }
+    int i = Arrays.binarySearch(s.partitions(), previous.partition());
+    return i >= 0 && i + 1 < s.partitions().length && s.partitions()[i + 1] == next.partition();
   }
 
   /** Under the lock: the fetcher is open and nothing failed. */

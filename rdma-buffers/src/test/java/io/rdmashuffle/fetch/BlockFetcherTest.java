@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -191,6 +192,56 @@ class BlockFetcherTest {
     assertEquals(1, locates.get(), "only the same-host output is located, the own one is not");
     assertEquals(0L, counters.snapshot().get("blocksRemote"));
     assertEquals(0, server.catalog().registeredOutputs(), "nothing registered for local reads");
+  }
+
+  /**
+   * A consumer can take the blocks that follow each other in one map output as a run (Spark reads
+   * contiguous partitions of a map output as one stream): each run is the next partitions asked for
+   * of one output, in order, and the runs and the blocks handed over alone are every block once.
+   */
+  @Test
+  void theBlocksThatFollowInAMapOutputAreHandedOverAsARun() throws Exception {
+    Path a = commit(30);
+    Path b = commit(31);
+    Path c = commit(32);
+    List<List<Block>> runs = new ArrayList<>();
+    Map<String, byte[]> got = new HashMap<>();
+    try (BlockFetcher f = fetcher(true, 256 * 1024)) {
+      f.add(source(30, true, true));
+      f.add(source(31, true, true));
+      f.add(source(32, false, false));
+      Block first;
+      while ((first = f.next()) != null) {
+        List<Block> run = new ArrayList<>(List.of(first));
+        Block next;
+        while ((next = f.nextFollowing(run.get(run.size() - 1))) != null) {
+          run.add(next);
+        }
+        runs.add(run);
+        for (Block x : run) {
+          try (InputStream in = x.stream()) {
+            assertNull(got.put(x.source().map() + "/" + x.partition(), in.readAllBytes()));
+          }
+        }
+      }
+    }
+    assertAllBlocks(got, 30, a);
+    assertAllBlocks(got, 31, b);
+    assertAllBlocks(got, 32, c);
+    assertEquals(3 * WANTED.length, got.size());
+    for (List<Block> run : runs) {
+      int from = Arrays.binarySearch(WANTED, run.get(0).partition());
+      for (int i = 0; i < run.size(); i++) {
+        assertSame(run.get(0).source(), run.get(i).source(), "one map output per run");
+        assertEquals(WANTED[from + i], run.get(i).partition(), "the partitions in order");
+      }
+    }
+    // this process's own blocks are all ready at once: one run for each of its outputs
+    assertEquals(WANTED.length, runs.get(0).size(), "own output 30: " + runs.get(0));
+    assertEquals(WANTED.length, runs.get(1).size(), "own output 31: " + runs.get(1));
+    assertFalse(
+        BlockFetcher.follows(runs.get(0).get(WANTED.length - 1), runs.get(1).get(0)),
+        "another map output's first block never follows");
   }
 
   /**

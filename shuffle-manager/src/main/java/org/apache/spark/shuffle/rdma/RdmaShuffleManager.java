@@ -208,13 +208,38 @@ public final class RdmaShuffleManager implements ShuffleManager {
     if (startMapIndex != 0 || endMapIndex != Integer.MAX_VALUE) {
       readersOfMapRanges.increment();
     }
+    BaseShuffleHandle<K, ?, C> base = (BaseShuffleHandle<K, ?, C>) handle;
     return new RdmaShuffleReader<>(
-        (BaseShuffleHandle<K, ?, C>) handle,
+        base,
         sources,
         context,
         metrics,
         n,
-        SparkSettings.fetchOptions(conf, n.conf(), executorCores()));
+        SparkSettings.fetchOptions(conf, n.conf(), executorCores()),
+        readsRunsAsOneStream(base, startPartition, endPartition, context));
+  }
+
+  /**
+   * Whether a reader reads each run of contiguous blocks of a map output as one stream, when
+   * Spark's own reader would fetch them in a batch: more than one partition, the batch asked for
+   * (AQE sets the task's property unless {@code spark.sql.adaptive.fetchShuffleBlocksInBatch} is
+   * off), a serializer whose records can be relocated, and streams that concatenate. One
+   * decompressing and deserializing stream per run instead of one per block: at thousands of map
+   * outputs a task's blocks are mostly a few hundred bytes, and each stream costs buffers of tens
+   * of KB.
+   */
+  private boolean readsRunsAsOneStream(
+      BaseShuffleHandle<?, ?, ?> handle,
+      int startPartition,
+      int endPartition,
+      TaskContext context) {
+    return endPartition - startPartition > 1
+        && "true"
+            .equals(
+                context.getLocalProperty(
+                    SortShuffleManager.FETCH_SHUFFLE_BLOCKS_IN_BATCH_ENABLED_KEY()))
+        && handle.dependency().serializer().supportsRelocationOfSerializedObjects()
+        && SparkSettings.concatenatingStreams(conf);
   }
 
   private int executorCores() {

@@ -11,6 +11,9 @@ import io.rdmashuffle.fetch.BlockSource;
 import io.rdmashuffle.fetch.FetchOptions;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.SequenceInputStream;
+import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.spark.Aggregator;
@@ -38,7 +41,9 @@ import scala.collection.Iterator;
  * Reads a reduce task's blocks with a {@link BlockFetcher} (one-sided READs into pooled registered
  * buffers; blocks on this host from their files) and then takes Spark's own path: decryption and
  * decompression by the serializer manager, deserialization, aggregation and sorting ({@code
- * ExternalSorter}), with the task's read metrics filled as Spark's reader fills them.
+ * ExternalSorter}), with the task's read metrics filled as Spark's reader fills them. Where Spark
+ * would fetch a map output's contiguous blocks in a batch, the blocks of it that follow each other
+ * and are ready together are read as one stream, as Spark reads a batch.
  *
  * <p>Failures land on the party at fault. A block that can't be read because of its map output or
  * its owner (lost, unreachable after every retry, bad bytes: a checksum mismatch, or any {@code
@@ -55,19 +60,24 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
   private final SparkNode node;
   private final FetchOptions options;
 
+  /** Whether each run of contiguous blocks of a map output is read as one stream. */
+  private final boolean runsAsOneStream;
+
   RdmaShuffleReader(
       BaseShuffleHandle<K, ?, C> handle,
       List<BlockSource> sources,
       TaskContext context,
       ShuffleReadMetricsReporter metrics,
       SparkNode node,
-      FetchOptions options) {
+      FetchOptions options,
+      boolean runsAsOneStream) {
     this.handle = handle;
     this.sources = sources;
     this.context = context;
     this.metrics = metrics;
     this.node = node;
     this.options = options;
+    this.runsAsOneStream = runsAsOneStream;
   }
 
   @Override
@@ -213,7 +223,7 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
                 shuffleId,
                 ((ReadSources.MapOutputLocation) b.source().tag()).mapId(),
                 b.partition());
-        InputStream raw = b.stream();
+        InputStream raw = runsAsOneStream ? runFrom(b) : b.stream();
         InputStream in;
         try {
           in = serializerManager.wrapStream(id, raw);
@@ -248,6 +258,46 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
       return current.next();
     }
 
+    /**
+     * {@code first} and the blocks of its map output that follow it and are ready now, as one
+     * stream: what Spark's reader gets for a batch of contiguous blocks. Each block's stream is
+     * opened when the one before it ends, and closed (checked against its checksum, released) when
+     * its own end is passed.
+     */
+    private InputStream runFrom(Block first) {
+      List<Block> run = new ArrayList<>();
+      run.add(first);
+      Block next;
+      while ((next = following(run.get(run.size() - 1))) != null) {
+        run.add(next);
+      }
+      if (run.size() == 1) {
+        return first.stream();
+      }
+      return new SequenceInputStream(
+          new Enumeration<InputStream>() {
+            private int i;
+
+            @Override
+            public boolean hasMoreElements() {
+              return i < run.size();
+            }
+
+            @Override
+            public InputStream nextElement() {
+              return run.get(i++).stream();
+            }
+          });
+    }
+
+    private Block following(Block previous) {
+      try {
+        return counted(fetcher.nextFollowing(previous));
+      } catch (BlockFetchException e) {
+        throw sneaky(failure(e));
+      }
+    }
+
     private Block nextBlock() {
       Block b;
       try {
@@ -263,6 +313,11 @@ final class RdmaShuffleReader<K, C> implements ShuffleReader<K, C> {
         metrics.incFetchWaitTime(waited - reportedWaitMillis);
         reportedWaitMillis = waited;
       }
+      return counted(b);
+    }
+
+    /** Counts a block handed over in Spark's read metrics. */
+    private Block counted(Block b) {
       if (b != null) {
         if (b.remote()) {
           metrics.incRemoteBlocksFetched(1);

@@ -226,6 +226,21 @@ final class SparkSettings {
     return ChecksumAlgorithm.fromSparkName(conf.get("spark.shuffle.checksum.algorithm", "ADLER32"));
   }
 
+  /**
+   * Whether the streams of a map output's contiguous blocks can be read as one, as Spark's own
+   * reader decides for a batch fetch: compression off or by a codec whose streams concatenate, and
+   * no I/O encryption (SPARK-34790); the serializer must allow relocation too ({@link
+   * org.apache.spark.serializer.Serializer#supportsRelocationOfSerializedObjects}).
+   */
+  static boolean concatenatingStreams(SparkConf conf) {
+    if (conf.getBoolean("spark.io.encryption.enabled", false)) {
+      return false;
+    }
+    return !conf.getBoolean("spark.shuffle.compress", true)
+        || CONCATENATING_CODECS.contains(
+            conf.get("spark.io.compression.codec", "lz4").trim().toLowerCase(Locale.ROOT));
+  }
+
   static boolean readLocal(RdmaConf conf) {
     return conf.get(SparkConfig.READ_LOCAL);
   }

@@ -71,4 +71,25 @@ class SparkSettingsTest {
     assertNotNull(pinned, "verbs pins the served outputs too");
     assertTrue(pinned.contains("serve.maxPinnedBytes"), pinned);
   }
+
+  @Test
+  void streamsConcatenateWhenSparksBatchFetchWould() {
+    assertTrue(SparkSettings.concatenatingStreams(new SparkConf(false)), "lz4, the default");
+    assertTrue(
+        SparkSettings.concatenatingStreams(
+            new SparkConf(false).set("spark.io.compression.codec", "ZSTD")));
+    assertTrue(
+        SparkSettings.concatenatingStreams(
+            new SparkConf(false)
+                .set("spark.shuffle.compress", "false")
+                .set("spark.io.compression.codec", "com.example.Codec")));
+    assertFalse(
+        SparkSettings.concatenatingStreams(
+            new SparkConf(false).set("spark.io.compression.codec", "com.example.Codec")),
+        "a codec Spark does not know to concatenate");
+    assertFalse(
+        SparkSettings.concatenatingStreams(
+            new SparkConf(false).set("spark.io.encryption.enabled", "true")),
+        "SPARK-34790: not with I/O encryption");
+  }
 }
