@@ -214,13 +214,12 @@ final class SparkSettings {
     if (!conf.getBoolean("spark.shuffle.checksum.enabled", true)) {
       return null;
     }
-    if (conf.getBoolean("spark.io.encryption.enabled", false)) {
+    // re-encrypted, or re-compressed by a merge that can't concatenate
+    if (!concatenatingStreams(conf)) {
       return null;
     }
-    boolean compress = conf.getBoolean("spark.shuffle.compress", true);
-    boolean fastMerge = conf.getBoolean("spark.shuffle.unsafe.fastMergeEnabled", true);
-    String codec = conf.get("spark.io.compression.codec", "lz4").trim().toLowerCase(Locale.ROOT);
-    if (compress && (!fastMerge || !CONCATENATING_CODECS.contains(codec))) {
+    if (conf.getBoolean("spark.shuffle.compress", true)
+        && !conf.getBoolean("spark.shuffle.unsafe.fastMergeEnabled", true)) {
       return null;
     }
     return ChecksumAlgorithm.fromSparkName(conf.get("spark.shuffle.checksum.algorithm", "ADLER32"));

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.fetch.FetchOptions;
+import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
 import org.apache.spark.SparkConf;
 import org.junit.jupiter.api.Test;
 
@@ -91,5 +92,30 @@ class SparkSettingsTest {
         SparkSettings.concatenatingStreams(
             new SparkConf(false).set("spark.io.encryption.enabled", "true")),
         "SPARK-34790: not with I/O encryption");
+  }
+
+  @Test
+  void sparksChecksumsAreTakenOnlyWhereNoWriterRewritesTheBytes() {
+    assertEquals(
+        ChecksumAlgorithm.ADLER32, SparkSettings.exactSparkChecksums(new SparkConf(false)));
+    assertEquals(
+        ChecksumAlgorithm.CRC32C,
+        SparkSettings.exactSparkChecksums(
+            new SparkConf(false)
+                .set("spark.shuffle.compress", "false")
+                .set("spark.io.compression.codec", "com.example.Codec")
+                .set("spark.shuffle.unsafe.fastMergeEnabled", "false")
+                .set("spark.shuffle.checksum.algorithm", "CRC32C")));
+    for (String[] kv :
+        new String[][] {
+          {"spark.shuffle.checksum.enabled", "false"},
+          {"spark.io.encryption.enabled", "true"},
+          {"spark.shuffle.unsafe.fastMergeEnabled", "false"},
+          {"spark.io.compression.codec", "com.example.Codec"}
+        }) {
+      assertNull(
+          SparkSettings.exactSparkChecksums(new SparkConf(false).set(kv[0], kv[1])),
+          kv[0] + "=" + kv[1]);
+    }
   }
 }
