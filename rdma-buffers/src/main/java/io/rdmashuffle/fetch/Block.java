@@ -49,6 +49,21 @@ public abstract class Block {
   /** Gives back the block's memory or file; idempotent, any thread. */
   public abstract void release();
 
+  /** Whether {@link #settle()} ran: see {@link FetchContext#settled}. */
+  private boolean settled;
+
+  /**
+   * Marks the block settled: its bytes are here (or it needs nothing more from its owner), or it
+   * was handed over. Returns true the first time only. Under the fetcher's lock.
+   */
+  boolean settle() {
+    if (settled) {
+      return false;
+    }
+    settled = true;
+    return true;
+  }
+
   /** Whether {@link #release()} ran. */
   abstract boolean isReleased();
 

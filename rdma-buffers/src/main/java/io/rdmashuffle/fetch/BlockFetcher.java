@@ -41,12 +41,13 @@ import java.util.function.BooleanSupplier;
  * </ul>
  *
  * <p>Remote work starts first and never waits for the consumer: locate calls go out when the task
- * starts (and the READ connections they will need are opened meanwhile), and every answer, READ
- * completion and retry is dispatched as it arrives, by whoever drives the fetcher: the consumer
- * when it waits for a block, else the process's driver thread ({@link #wake}). So the READs of
- * remote blocks are in flight while the consumer reads the blocks of this process and host. One
- * lock guards the fetcher's state; the driver only ever tries it, so it never waits for a busy
- * consumer (which looks for events itself when it lets go).
+ * starts (and the READ connections they will need are opened meanwhile), a batch of located map
+ * outputs makes way for the next as soon as its blocks are READ (not when the consumer took them),
+ * and every answer, READ completion and retry is dispatched as it arrives, by whoever drives the
+ * fetcher: the consumer when it waits for a block, else the process's driver thread ({@link
+ * #wake}). So the READs of remote blocks are in flight while the consumer reads the blocks of this
+ * process and host. One lock guards the fetcher's state; the driver only ever tries it, so it never
+ * waits for a busy consumer (which looks for events itself when it lets go).
  *
  * <p>One consumer thread (the task's) calls {@link #next}, reads the streams and closes them;
  * {@link #close()} may come from another thread (a task completion listener) and releases
@@ -124,7 +125,8 @@ public final class BlockFetcher implements AutoCloseable {
             counters,
             options,
             this::pump,
-            new CorruptionDiagnosis(application, locator));
+            new CorruptionDiagnosis(application, locator),
+            this::settled);
     this.locates = new Locates(ctx, locator);
     this.results = new ResultDispatch(locates, counters);
     segments.onEvent(this::wake);
@@ -269,6 +271,11 @@ public final class BlockFetcher implements AutoCloseable {
     return i >= 0 && i + 1 < s.partitions().length && s.partitions()[i + 1] == next.partition();
   }
 
+  /** Under the lock: {@code b} needs nothing more from its owner ({@link FetchContext#settled}). */
+  private void settled(Block b) {
+    locates.settled(b.source());
+  }
+
   /** Under the lock: the fetcher is open and nothing failed. */
   private void checkUsable() throws BlockFetchException {
     if (closed) {
@@ -292,7 +299,7 @@ public final class BlockFetcher implements AutoCloseable {
       return null;
     }
     ledger.handedOver(b.source());
-    locates.handedOver(b.source());
+    ctx.settled(b); // a streamed block's later segments are the consumer's to wait for
     counters.increment(b.remote() ? ReadCounter.BLOCKS_REMOTE : ReadCounter.BLOCKS_LOCAL);
     counters.add(b.remote() ? ReadCounter.BYTES_REMOTE : ReadCounter.BYTES_LOCAL, b.size());
     return b;

@@ -28,6 +28,7 @@ final class FetchContext {
   final FetchOptions options;
   final Pump pump;
   final CorruptionDiagnosis diagnosis;
+  private final java.util.function.Consumer<Block> settled;
 
   FetchContext(
       String application,
@@ -36,7 +37,8 @@ final class FetchContext {
       ReadCounters counters,
       FetchOptions options,
       Pump pump,
-      CorruptionDiagnosis diagnosis) {
+      CorruptionDiagnosis diagnosis,
+      java.util.function.Consumer<Block> settled) {
     this.application = application;
     this.segments = segments;
     this.ready = ready;
@@ -44,6 +46,27 @@ final class FetchContext {
     this.options = options;
     this.pump = pump;
     this.diagnosis = diagnosis;
+    this.settled = settled;
+  }
+
+  /**
+   * {@code b} is ready for the consumer, and its bytes are here (or it needs nothing more from its
+   * owner: read from its file, or empty): it joins the queue and is {@linkplain #settled settled}.
+   */
+  void ready(Block b) {
+    ready.add(b);
+    settled(b);
+  }
+
+  /**
+   * {@code b} needs nothing more from its owner: its bytes are in this task's buffers, or it is
+   * read from its file, or the consumer took it. The batch it was located in may end, and its owner
+   * is told when this reader is done with its map output ({@link Locates#settled}). Once per block.
+   */
+  void settled(Block b) {
+    if (b.settle()) {
+      settled.accept(b);
+    }
   }
 
   BlockChecksum checksum(io.rdmashuffle.mapoutput.PartitionTable table, int partition) {

@@ -24,11 +24,13 @@ import java.util.concurrent.TimeUnit;
  * locator's {@code call.maxAnswerBytes}; a map output wider than one answer is located in parts of
  * its partitions, a call each), keeps at most {@value #ACTIVE_PER_OWNER} batches of an owner being
  * read at once (an owner registers what it is asked for, so asking for everything at once would
- * make it deregister outputs before they are read), plans the READs of each answer, and asks again
- * when an owner could not answer, answered only a prefix of the call (its own bound is lower than
- * planned) or withdrew a registration meanwhile. Answers arrive on transport threads and are handed
- * to the fetcher's driver as signals of the segment fetcher. Driver only (the thread holding the
- * fetcher's lock).
+ * make it deregister outputs before they are read; a batch is done when every block of it has
+ * settled: READ into this task's buffers, or handed over, whichever comes first, so the next batch
+ * is located while the consumer is still busy with the blocks of earlier ones), plans the READs of
+ * each answer, and asks again when an owner could not answer, answered only a prefix of the call
+ * (its own bound is lower than planned) or withdrew a registration meanwhile. Answers arrive on
+ * transport threads and are handed to the fetcher's driver as signals of the segment fetcher.
+ * Driver only (the thread holding the fetcher's lock).
  *
  * <p>This class keeps the owners' queues and their batches; {@link LocatePart} sizes the calls,
  * {@link LocateCalls} sends them and asks again after a wait, {@link AnswerHandler} acts on their
@@ -116,7 +118,7 @@ final class Locates {
     }
   }
 
-  /** Map outputs located together: active until all their blocks were handed over. */
+  /** Map outputs located together: active until all their blocks settled. */
   private final class Batch {
     final OwnerQueue queue;
     int blocks;
@@ -201,11 +203,13 @@ final class Locates {
   }
 
   /**
-   * A block of {@code s} was handed to the consumer: a batch whose blocks are all out ends, and its
-   * owner is told this reader is done with it.
+   * A block of {@code s} settled ({@link FetchContext#settled}: its bytes are here, or the consumer
+   * took it): a batch whose blocks all settled ends and the owner's next one is located, and the
+   * owner is told this reader is done with the map outputs whose blocks all settled. Blocks of a
+   * source this fetcher did not locate (this process's own) are ignored.
    */
-  void handedOver(BlockSource s) {
-    leases.handedOver(s);
+  void settled(BlockSource s) {
+    leases.settled(s);
     Batch b = batchOf.get(s);
     if (b != null && --b.blocks == 0) {
       leases.flush(b.queue.owner);

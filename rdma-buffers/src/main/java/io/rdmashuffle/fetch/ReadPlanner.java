@@ -38,7 +38,7 @@ final class ReadPlanner {
       long length = table.length(p);
       BlockChecksum checksum = ctx.checksum(table, p);
       if (length == 0) {
-        ctx.ready.add(new MemoryBlock(s, p, null, 0, 0, checksum, ctx.counters));
+        ctx.ready(new MemoryBlock(s, p, null, 0, 0, checksum, ctx.counters));
         continue;
       }
       if (run != null && !run.accepts(start, length, segmentSize)) {
@@ -69,7 +69,7 @@ final class ReadPlanner {
       FetchContext ctx, BlockSource s, int from, int to, PartitionTable table, Path file) {
     for (int i = from; i < to; i++) {
       int p = s.partitions()[i];
-      ctx.ready.add(
+      ctx.ready(
           new LocalFileBlock(
               s, p, file, table.start(p), table.length(p), ctx.checksum(table, p), ctx.counters));
     }

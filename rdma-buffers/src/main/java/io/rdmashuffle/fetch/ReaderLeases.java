@@ -19,9 +19,9 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * The leases one {@link Locates}' reader holds at the owners it asks: who the reader is to them
  * (the holder of the leases of what they answer it), which map outputs it may hold a lease on, how
- * many blocks of each are not yet handed over, and the release calls that tell an owner the reader
- * is done with them (in batches of {@value #RELEASE_BATCH}, at once while the reader waits for an
- * answer there). Driver only.
+ * many blocks of each have not settled (READ here, or handed over), and the release calls that tell
+ * an owner the reader is done with them (in batches of {@value #RELEASE_BATCH}, at once while the
+ * reader waits for an answer there). Driver only.
  */
 final class ReaderLeases {
   /** Map outputs released in one call once this many are done. */
@@ -33,8 +33,8 @@ final class ReaderLeases {
   /** Who this fetcher is to its owners: the holder of the leases of what they answer it. */
   private final long reader = newReaderId();
 
-  /** Blocks of each located source not yet handed over; at 0 its lease is released. */
-  private final IdentityHashMap<BlockSource, Integer> unhanded = new IdentityHashMap<>();
+  /** Blocks of each located source not yet settled; at 0 its lease is released. */
+  private final IdentityHashMap<BlockSource, Integer> unsettled = new IdentityHashMap<>();
 
   /** Map outputs this reader is done with, per owner, not yet released. */
   private final Map<Owner, List<BlockSource>> toRelease = new LinkedHashMap<>();
@@ -65,7 +65,7 @@ final class ReaderLeases {
 
   /** {@code s} is to be located (asking for a local path when {@code local}). */
   void located(BlockSource s, boolean local) {
-    unhanded.put(s, s.partitions().length);
+    unsettled.put(s, s.partitions().length);
     if (!local) {
       leased.add(s); // a local path is not leased: nothing to release
     }
@@ -87,11 +87,12 @@ final class ReaderLeases {
   }
 
   /**
-   * A block of {@code s} was handed to the consumer: once all of them are, its owner is told this
-   * reader is done with it (in a batch, or at once while this reader waits for an answer there).
+   * A block of {@code s} settled (its bytes are here, or it was handed over): once all of them
+   * have, its owner is told this reader is done with it (in a batch, or at once while this reader
+   * waits for an answer there).
    */
-  void handedOver(BlockSource s) {
-    Integer left = unhanded.computeIfPresent(s, (k, n) -> n > 1 ? n - 1 : null);
+  void settled(BlockSource s) {
+    Integer left = unsettled.computeIfPresent(s, (k, n) -> n > 1 ? n - 1 : null);
     if (left == null && leased.remove(s)) {
       List<BlockSource> done = toRelease.computeIfAbsent(s.owner(), k -> new ArrayList<>());
       done.add(s);

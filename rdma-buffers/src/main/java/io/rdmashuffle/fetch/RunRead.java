@@ -71,7 +71,7 @@ final class RunRead implements PendingRead {
       for (int i = 0; i < partitions.size(); i++) {
         long start = starts.get(i);
         long end = i + 1 < partitions.size() ? starts.get(i + 1) : to;
-        ctx.ready.add(
+        ctx.ready(
             new MemoryBlock(
                 source,
                 partitions.get(i),

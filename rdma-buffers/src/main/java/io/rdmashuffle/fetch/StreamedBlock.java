@@ -15,11 +15,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A block larger than a segment, READ in segments and streamed: handed to the consumer when its
- * first segment arrives; its stream waits for later ones (naming the one it needs, so it is
- * admitted even when the task's other blocks fill its bounds), gives each segment's buffer back as
- * soon as it is consumed, and checks the checksum when the last byte is consumed (or, when the
- * consumer closes it early, after reading the rest). Reads after a release fail with an {@code
- * IOException}.
+ * first segment arrives, settled ({@link FetchContext#settled}) when its last one has; its stream
+ * waits for later ones (naming the one it needs, so it is admitted even when the task's other
+ * blocks fill its bounds), gives each segment's buffer back as soon as it is consumed, and checks
+ * the checksum when the last byte is consumed (or, when the consumer closes it early, after reading
+ * the rest). Reads after a release fail with an {@code IOException}.
  */
 final class StreamedBlock extends Block {
   private final FetchContext ctx;
@@ -33,6 +33,10 @@ final class StreamedBlock extends Block {
   private final BlockChecksum checksum;
   private int current;
   private boolean delivered;
+
+  /** Segments whose READ ended with their bytes (each once); at all of them the block settled. */
+  private int arrived;
+
   private volatile boolean released;
 
   StreamedBlock(
@@ -89,6 +93,9 @@ final class StreamedBlock extends Block {
 
     @Override
     public void arrived(FetchedSegment segment) {
+      if (++arrived == requests.length) {
+        ctx.settled(StreamedBlock.this); // every byte is here: nothing more from the owner
+      }
       segments.set(index, segment);
       if (released) {
         // a release on another thread may have run meanwhile: exactly one of us gives it back

@@ -275,6 +275,78 @@ class BlockFetcherTest {
     }
   }
 
+  /**
+   * An owner's map outputs are located a few batches at a time; a batch ends when its blocks are
+   * here (READ into this task's buffers), not when the consumer has taken them. So while the
+   * consumer is busy elsewhere (its local blocks, a slow operator) every batch of every owner is
+   * located and READ in turn, and the owner hears at once that this reader is done with each.
+   */
+  @Test
+  void everyBatchIsLocatedAndReleasedWhileTheConsumerTakesNothing() throws Exception {
+    int maps = 3 * Locates.BATCH + 4;
+    int[] small = {0, 2, 3, 5}; // a READ each: the window holds every one of them
+    Map<Long, Path> data = new HashMap<>();
+    for (long m = 0; m < maps; m++) {
+      data.put(m, commit(100 + m));
+    }
+    AtomicInteger asked = new AtomicInteger();
+    AtomicInteger released = new AtomicInteger();
+    Locator counting =
+        new Locator() {
+          @Override
+          public CompletableFuture<LocateAnswer> locate(
+              PeerAddress owner, String app, io.rdmashuffle.mapoutput.LocateRequest r) {
+            asked.addAndGet(r.maps().size());
+            return BlockFetcherTest.this.locate(owner, app, r);
+          }
+
+          @Override
+          public void release(
+              PeerAddress owner, String app, io.rdmashuffle.mapoutput.ReleaseRequest r) {
+            released.addAndGet(r.maps().size());
+            server.locator().release(app, r);
+          }
+        };
+    try (BlockFetcher f =
+        new BlockFetcher(
+            APP,
+            counting,
+            null,
+            client.connections(),
+            client.buffers(),
+            options(false, 16L << 20),
+            counters,
+            client.fetchDriver(),
+            () -> {})) {
+      for (long m = 0; m < maps; m++) {
+        f.add(
+            new BlockSource(
+                new Owner(server.transport().localAddress(), false, false),
+                "1",
+                Long.toString(100 + m),
+                small,
+                null));
+      }
+      f.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while ((asked.get() < maps || released.get() < maps) && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertEquals(maps, asked.get(), "map outputs located before the consumer took a block");
+      assertEquals(maps, released.get(), "map outputs released before the consumer took a block");
+      Map<String, byte[]> got = readAll(f);
+      assertEquals(maps * small.length, got.size());
+      for (long m = 0; m < maps; m++) {
+        for (int p : small) {
+          assertArrayEquals(
+              expected(data.get(m), p), got.get((100 + m) + "/" + p), "map " + m + " part " + p);
+        }
+      }
+    }
+    assertEquals(maps, asked.get(), "each map output located once");
+    assertEquals(0, client.buffers().lentBytes(), "every READ buffer back in the pool");
+  }
+
   @Test
   void aCorruptByteIsAChecksumFailureOfThatMapOutputWhicheverWayItIsRead() throws Exception {
     for (boolean local : new boolean[] {false, true}) {
