@@ -105,6 +105,7 @@ public final class NetworkPathApp {
       p.setProperty("bytes", Long.toString(sum[1]));
       p.setProperty("checksum", Long.toHexString(sum[2]));
       p.setProperty("jobMillis", Long.toString(jobMillis));
+      p.setProperty("mapStageMillis", Long.toString(l.mapStageMillis));
       p.setProperty("reduceStageMillis", Long.toString(l.stageMillis()));
       p.setProperty("reduceStageSubmitted", Long.toString(l.stageSubmittedMillis));
       p.setProperty("reduceTasks", Long.toString(l.tasks));

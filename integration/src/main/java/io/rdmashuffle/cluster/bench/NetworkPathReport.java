@@ -136,8 +136,19 @@ final class NetworkPathReport {
             + " a send outside the sending thread (softirq, the tbf queue's timer) is not in it, on"
             + " either side.");
     line(
-        "* link floor: bytes each host sends (served bytes / hosts) at the link rate, the reduce"
-            + " stage's lower bound when the link is the bottleneck.");
+        "* link floor: bytes each host sends (served bytes / hosts) at %.3f of the tbf rate (what"
+            + " TCP over 1500-byte frames can carry of it, headers and ACKs counted), the reduce"
+            + " stage's lower bound when the link is the bottleneck (`T_link` of"
+            + " `docs/performance.md`).",
+        ReduceStageModel.TCP_PAYLOAD_SHARE);
+    line(
+        "* reduce CPU: the executors' whole CPU (utime+stime of their processes) from the reduce"
+            + " stage's submission to the job's end; CPU floor: that over this machine's %d cores,"
+            + " which every host of the harness shares (`T_cpu`).",
+        Runtime.getRuntime().availableProcessors());
+    line(
+        "* model: the larger of the two floors, the performance model's reduce stage without its"
+            + " round trips; reduce stage / model is how far the measured stage is from it.");
     line("");
   }
 
@@ -149,7 +160,18 @@ final class NetworkPathReport {
     for (Setting s : settings) {
       String l = NetworkPathOptions.label(s.rate());
       row(s, l, "job time (s)", RunResult::jobSeconds, "%.1f");
+      row(s, l, "map stage (s)", RunResult::mapStageSeconds, "%.1f");
       row(s, l, "reduce stage (s)", RunResult::reduceStageSeconds, "%.1f");
+      if (s.rate() != null) {
+        row(
+            s,
+            l,
+            "reduce stage / link floor",
+            r -> r.reduceStageSeconds() / linkFloor(s, r),
+            "%.2f");
+      }
+      row(s, l, "reduce stage / model", r -> r.reduceStageSeconds() / model(s, r), "%.2f");
+      row(s, l, "executors' CPU over the reduce stage (s)", RunResult::reduceCpuSeconds, "%.1f");
       row(s, l, "fetch wait share (%)", r -> 100 * r.fetchWaitShare(), "%.1f");
       row(s, l, "serving CPU per GB (s)", RunResult::servingCpuPerGb, "%.3f");
       row(s, l, "serving CPU per GB, schedstat (s)", RunResult::servingSchedCpuPerGb, "%.3f");
@@ -159,6 +181,23 @@ final class NetworkPathReport {
     line("");
     line("Ratios are of the medians over the rounds.");
     line("");
+  }
+
+  /** {@code T_link} of {@code r}: NaN when the links were not rate-limited. */
+  private double linkFloor(Setting s, RunResult r) {
+    return s.rate() == null
+        ? Double.NaN
+        : ReduceStageModel.linkFloorSeconds(r.remoteBytes(), o.hosts(), s.rate());
+  }
+
+  private static double cpuFloor(RunResult r) {
+    return ReduceStageModel.cpuFloorSeconds(
+        r.reduceCpuSeconds(), Runtime.getRuntime().availableProcessors());
+  }
+
+  private double model(Setting s, RunResult r) {
+    return ReduceStageModel.predictedSeconds(
+        ReduceStageModel.linkFloorSeconds(r.remoteBytes(), o.hosts(), s.rate()), cpuFloor(r));
   }
 
   private void row(
@@ -178,28 +217,28 @@ final class NetworkPathReport {
     line("## Runs: %s", NetworkPathOptions.label(s.rate()));
     line("");
     line(
-        "| round | side | job (s) | reduce stage (s) | link floor (s) | fetch wait | served (GB)"
-            + " | serving CPU (s) | s/GB | sched s/GB | by thread (ticks) | before reduce (ticks)"
-            + " | executors' CPU (s) | load |");
+        "| round | side | job (s) | map stage (s) | reduce stage (s) | link floor (s) | reduce CPU"
+            + " (s) | CPU floor (s) | model (s) | fetch wait | served (GB) | serving CPU (s) | s/GB"
+            + " | sched s/GB | by thread (ticks) | before reduce (ticks) | executors' CPU (s) | load"
+            + " |");
     line(
-        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"
-            + " --- |");
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---:"
+            + " | ---: | --- | ---: | ---: | --- |");
     for (RunResult r : s.runs()) {
-      String floor =
-          s.rate() == null
-              ? "-"
-              : String.format(
-                  Locale.ROOT,
-                  "%.1f",
-                  r.remoteBytes() / (double) o.hosts() * 8 / s.rate().bitsPerSecond());
+      double link = linkFloor(s, r);
+      String floor = Double.isNaN(link) ? "-" : String.format(Locale.ROOT, "%.1f", link);
       line(
-          "| %d | %s | %.1f | %.1f | %s | %.1f %% | %.3f | %.2f | %.3f | %.3f | %s | %d | %.1f"
-              + " | %s |",
+          "| %d | %s | %.1f | %.1f | %.1f | %s | %.1f | %.1f | %.1f | %.1f %% | %.3f | %.2f | %.3f"
+              + " | %.3f | %s | %d | %.1f | %s |",
           r.round(),
           r.side(),
           r.jobSeconds(),
+          r.mapStageSeconds(),
           r.reduceStageSeconds(),
           floor,
+          r.reduceCpuSeconds(),
+          cpuFloor(r),
+          model(s, r),
           100 * r.fetchWaitShare(),
           r.remoteBytes() / 1e9,
           r.servingCpuSeconds(),

@@ -16,17 +16,20 @@ import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.StageInfo;
 
 /**
- * What {@link NetworkPathApp} measures of its one shuffle, on the driver: the reduce stage (the
- * stage with a parent) from its submission to its completion, and the sums over its tasks of their
- * run time, the time they waited for blocks ({@link ShuffleReadMetrics#fetchWaitTime}) and the
- * bytes they read from other executors and from their own. Tells the runner when the reduce stage
- * was submitted ({@link Markers#REDUCE_STARTED}). Fields are guarded by the instance: the listener
- * bus writes, the driver's main thread reads after {@code waitUntilEmpty}.
+ * What {@link NetworkPathApp} measures of its one shuffle, on the driver: the map stage (the first
+ * stage without a parent) and the reduce stage (the stage with a parent) from submission to
+ * completion, and the sums over its tasks of their run time, the time they waited for blocks
+ * ({@link ShuffleReadMetrics#fetchWaitTime}) and the bytes they read from other executors and from
+ * their own. Tells the runner when the reduce stage was submitted ({@link Markers#REDUCE_STARTED}).
+ * Fields are guarded by the instance: the listener bus writes, the driver's main thread reads after
+ * {@code waitUntilEmpty}.
  */
 final class ReduceStageListener extends SparkListener {
   private final Markers markers;
   final Map<String, String> executorHosts = new ConcurrentHashMap<>();
   private int reduceStage = -1;
+  private int mapStage = -1;
+  long mapStageMillis;
   long stageSubmittedMillis;
   long stageCompletedMillis;
   long tasks;
@@ -47,6 +50,9 @@ final class ReduceStageListener extends SparkListener {
 
   @Override
   public synchronized void onStageSubmitted(SparkListenerStageSubmitted e) {
+    if (!isReduce(e.stageInfo()) && mapStage < 0) {
+      mapStage = e.stageInfo().stageId();
+    }
     if (isReduce(e.stageInfo()) && reduceStage < 0) {
       reduceStage = e.stageInfo().stageId();
       markers.put(Markers.REDUCE_STARTED, Long.toString(System.currentTimeMillis()));
@@ -56,6 +62,9 @@ final class ReduceStageListener extends SparkListener {
   @Override
   public synchronized void onStageCompleted(SparkListenerStageCompleted e) {
     StageInfo s = e.stageInfo();
+    if (s.stageId() == mapStage) {
+      mapStageMillis = (Long) s.completionTime().get() - (Long) s.submissionTime().get();
+    }
     if (s.stageId() == reduceStage) {
       stageSubmittedMillis = (Long) s.submissionTime().get();
       stageCompletedMillis = (Long) s.completionTime().get();

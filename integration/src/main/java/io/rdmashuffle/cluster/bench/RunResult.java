@@ -19,6 +19,7 @@ import java.util.Properties;
  * @param side {@code stock} or {@code ours}
  * @param round 1-based round of its setting
  * @param jobMillis the shuffle job, as the driver timed it
+ * @param mapStageMillis the map stage, submission to completion
  * @param reduceStageMillis the reduce stage, submission to completion
  * @param reduceRunMillis the reduce tasks' run time, summed
  * @param fetchWaitMillis the reduce tasks' time waiting for blocks, summed
@@ -35,6 +36,7 @@ record RunResult(
     String side,
     int round,
     long jobMillis,
+    long mapStageMillis,
     long reduceStageMillis,
     long reduceRunMillis,
     long fetchWaitMillis,
@@ -74,6 +76,7 @@ record RunResult(
         side,
         round,
         num(p, "jobMillis"),
+        num(p, "mapStageMillis"),
         num(p, "reduceStageMillis"),
         num(p, "reduceRunMillis"),
         num(p, "fetchWaitMillis"),
@@ -97,6 +100,10 @@ record RunResult(
 
   double jobSeconds() {
     return jobMillis / 1e3;
+  }
+
+  double mapStageSeconds() {
+    return mapStageMillis / 1e3;
   }
 
   double reduceStageSeconds() {
@@ -126,6 +133,15 @@ record RunResult(
 
   double executorCpuSeconds() {
     return (double) cpu.executorTicks() / ThreadCpu.TICKS_PER_SECOND;
+  }
+
+  /**
+   * The executors' CPU seconds from the reduce stage's submission to the job's end; NaN without.
+   */
+  double reduceCpuSeconds() {
+    return cpu.reduceExecutorTicks() < 0
+        ? Double.NaN
+        : (double) cpu.reduceExecutorTicks() / ThreadCpu.TICKS_PER_SECOND;
   }
 
   Map<String, Long> servingByPrefix() {

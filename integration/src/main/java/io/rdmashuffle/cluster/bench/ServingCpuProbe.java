@@ -35,6 +35,7 @@ final class ServingCpuProbe implements Runnable {
   private final List<Map<Long, ThreadCpu.ThreadTime>> mid = new ArrayList<>();
   private final List<Map<Long, ThreadCpu.ThreadTime>> after = new ArrayList<>();
   private long processTicksBefore;
+  private long processTicksMid = -1;
   private long processTicksAfter;
   private volatile Sampled result;
   private volatile String error;
@@ -43,14 +44,15 @@ final class ServingCpuProbe implements Runnable {
    * Serving threads' ticks over the job, by prefix; of those, the ticks spent before the reduce
    * stage was submitted (none expected: blocks are served to reduce tasks only); the serving
    * threads' nanoseconds on a CPU over the job from schedstat (-1 without); the executors' whole
-   * CPU over the job.
+   * CPU over the job, and from the reduce stage's submission to the job's end (-1 without).
    */
   record Sampled(
       List<Long> pids,
       Map<String, Long> servingTicks,
       long servingTicksBeforeReduce,
       long servingNanos,
-      long executorTicks) {
+      long executorTicks,
+      long reduceExecutorTicks) {
     long servingTotal() {
       return servingTicks.values().stream().mapToLong(Long::longValue).sum();
     }
@@ -86,7 +88,7 @@ final class ServingCpuProbe implements Runnable {
       markers.ack(Markers.READY);
       while (!stopped && markers.get(Markers.DONE) == null) {
         if (mid.isEmpty() && markers.get(Markers.REDUCE_STARTED) != null) {
-          sample(mid);
+          processTicksMid = sample(mid);
         }
         Thread.sleep(20);
       }
@@ -144,7 +146,8 @@ final class ServingCpuProbe implements Runnable {
         serving,
         mid.isEmpty() ? -1 : beforeReduce,
         nanos,
-        processTicksAfter - processTicksBefore);
+        processTicksAfter - processTicksBefore,
+        processTicksMid < 0 ? -1 : processTicksAfter - processTicksMid);
   }
 
   /** Stops polling (the driver ended). */
