@@ -22,15 +22,15 @@ import java.util.concurrent.TimeUnit;
  * batches (one call for at most {@value #BATCH} map outputs of an owner, and no more than its
  * answer holds: {@link LocateLayout#plannedEntryBytes} of the union of their partitions within the
  * locator's {@code call.maxAnswerBytes}; a map output wider than one answer is located in parts of
- * its partitions, a call each), keeps at most {@value #ACTIVE_PER_OWNER} batches of an owner being
- * read at once (an owner registers what it is asked for, so asking for everything at once would
- * make it deregister outputs before they are read; a batch is done when every block of it has
- * settled: READ into this task's buffers, or handed over, whichever comes first, so the next batch
- * is located while the consumer is still busy with the blocks of earlier ones), plans the READs of
- * each answer, and asks again when an owner could not answer, answered only a prefix of the call
- * (its own bound is lower than planned) or withdrew a registration meanwhile. Answers arrive on
- * transport threads and are handed to the fetcher's driver as signals of the segment fetcher.
- * Driver only (the thread holding the fetcher's lock).
+ * its partitions, a call each), keeps a few batches of an owner being read at once (an owner
+ * registers and leases what it is asked for, so asking for everything at once would crowd it; see
+ * {@link #activeFor}; a batch is done when every block of it has settled: READ into this task's
+ * buffers, or handed over, whichever comes first, so the next batch is located while the consumer
+ * is still busy with the blocks of earlier ones), plans the READs of each answer, and asks again
+ * when an owner could not answer, answered only a prefix of the call (its own bound is lower than
+ * planned) or withdrew a registration meanwhile. Answers arrive on transport threads and are handed
+ * to the fetcher's driver as signals of the segment fetcher. Driver only (the thread holding the
+ * fetcher's lock).
  *
  * <p>This class keeps the owners' queues and their batches; {@link LocatePart} sizes the calls,
  * {@link LocateCalls} sends them and asks again after a wait, {@link AnswerHandler} acts on their
@@ -38,7 +38,19 @@ import java.util.concurrent.TimeUnit;
  */
 final class Locates {
   static final int BATCH = 32;
-  static final int ACTIVE_PER_OWNER = 2;
+
+  /** Batches of one owner active at once: never fewer (and so while the owner is crowded). */
+  static final int MIN_ACTIVE_PER_OWNER = 2;
+
+  /** Batches of one owner active at once: never more. */
+  static final int MAX_ACTIVE_PER_OWNER = 8;
+
+  /**
+   * Batches active at once across the owners that lease what they answer: {@value} x {@value
+   * #BATCH} map outputs leased by one reader at most, unless it reads from more than {@value} /
+   * {@value #MIN_ACTIVE_PER_OWNER} such owners.
+   */
+  static final int ACTIVE_PER_READER = 16;
 
   private final FetchContext ctx;
   private final long maxAnswerBytes;
@@ -79,12 +91,15 @@ final class Locates {
     final ArrayDeque<LocatePart> waiting = new ArrayDeque<>();
     int active;
 
+    /** Batches that may be active at once: set at {@link #start}, lowered when crowded. */
+    int limit = MIN_ACTIVE_PER_OWNER;
+
     OwnerQueue(Owner owner) {
       this.owner = owner;
     }
 
     void issue() {
-      while (active < ACTIVE_PER_OWNER && !waiting.isEmpty()) {
+      while (active < limit && !waiting.isEmpty()) {
         Batch b = new Batch(this);
         active++;
         if (!waiting.peek().whole()) {
@@ -184,9 +199,36 @@ final class Locates {
 
   /** Issues the first batches of every owner. */
   void start() {
+    int leasing = 0;
+    for (OwnerQueue q : owners.values()) {
+      leasing += local(q.owner) ? 0 : 1;
+    }
+    for (OwnerQueue q : owners.values()) {
+      q.limit = activeFor(local(q.owner), leasing);
+    }
     for (OwnerQueue q : owners.values()) {
       q.issue();
     }
+  }
+
+  /**
+   * Batches of an owner active at once, of a reader that reads from {@code leasing} owners which
+   * lease what they answer. Each batch active is a locate-then-READ round trip in flight, so the
+   * more, the fewer of them follow one another (a reduce task of a wide job locates hundreds of an
+   * owner's map outputs); each also holds up to {@value #BATCH} leases at the owner until its
+   * blocks are READ. So a reader's batches are {@value #ACTIVE_PER_READER} shared among those
+   * owners, from {@value #MIN_ACTIVE_PER_OWNER} to {@value #MAX_ACTIVE_PER_OWNER} each: at a
+   * hundred owners a reader asks each as little as ever, at two or three it overlaps its round
+   * trips. An owner that answers local paths leases nothing: it gets the most. An owner that
+   * answers BUSY gets the fewest from then on ({@link #answered}).
+   */
+  static int activeFor(boolean local, int leasing) {
+    if (local) {
+      return MAX_ACTIVE_PER_OWNER;
+    }
+    return Math.max(
+        MIN_ACTIVE_PER_OWNER,
+        Math.min(MAX_ACTIVE_PER_OWNER, ACTIVE_PER_READER / Math.max(1, leasing)));
   }
 
   /** Whether nothing is waiting to be located and no call is unanswered. */
@@ -269,6 +311,25 @@ final class Locates {
    */
   void answered(Call c) throws BlockFetchException {
     calls.answered(c);
+    if (crowded(c.answer)) {
+      OwnerQueue q = owners.get(c.owner);
+      if (q != null) {
+        q.limit = MIN_ACTIVE_PER_OWNER; // every registration it may hold is leased: ask less
+      }
+    }
     answers.answered(c);
+  }
+
+  /** Whether {@code a} answered BUSY for any map output: its owner has no room for more leases. */
+  private static boolean crowded(LocateAnswer a) {
+    if (a == null) {
+      return false;
+    }
+    for (LocateAnswer.Located e : a.maps()) {
+      if (e.status() == LocateAnswer.Status.BUSY) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -29,7 +29,9 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -345,6 +347,146 @@ class BlockFetcherTest {
     }
     assertEquals(maps, asked.get(), "each map output located once");
     assertEquals(0, client.buffers().lentBytes(), "every READ buffer back in the pool");
+  }
+
+  /** Locate calls held until the test answers them, by the owner or with BUSY. */
+  private final class HeldLocates implements Locator {
+    final Set<String> asked = ConcurrentHashMap.newKeySet();
+    final List<Map.Entry<io.rdmashuffle.mapoutput.LocateRequest, CompletableFuture<LocateAnswer>>>
+        held = new ArrayList<>();
+
+    @Override
+    public synchronized CompletableFuture<LocateAnswer> locate(
+        PeerAddress owner, String app, io.rdmashuffle.mapoutput.LocateRequest r) {
+      asked.addAll(r.maps());
+      CompletableFuture<LocateAnswer> f = new CompletableFuture<>();
+      held.add(Map.entry(r, f));
+      return f;
+    }
+
+    @Override
+    public void release(PeerAddress owner, String app, io.rdmashuffle.mapoutput.ReleaseRequest r) {
+      server.locator().release(app, r);
+    }
+
+    /** Answers the held call {@code i} as the owner does, or BUSY for every map it asks for. */
+    synchronized void answer(int i, boolean busy) {
+      var e = held.get(i);
+      LocateAnswer a = server.locator().answer(APP, e.getKey());
+      if (busy) {
+        a =
+            new LocateAnswer(
+                a.transport(),
+                a.responder(),
+                e.getKey().maps().stream()
+                    .map(
+                        m ->
+                            LocateAnswer.Located.failed(
+                                m, LocateAnswer.Status.BUSY, "every registration is leased"))
+                    .toList());
+      }
+      e.getValue().complete(a);
+    }
+
+    synchronized void answerAll() {
+      for (int i = 0; i < held.size(); i++) {
+        if (!held.get(i).getValue().isDone()) {
+          answer(i, false);
+        }
+      }
+    }
+  }
+
+  /**
+   * A reader of one owner keeps up to {@link Locates#MAX_ACTIVE_PER_OWNER} of its batches in flight
+   * (not two: a wide task's locate-then-READ round trips overlap), and an owner that answers BUSY
+   * gets no more than {@link Locates#MIN_ACTIVE_PER_OWNER} from then on.
+   */
+  @Test
+  void anOwnerGetsSeveralBatchesAtOnceUntilItAnswersBusy() throws Exception {
+    int maps = 10 * Locates.BATCH;
+    int[] small = {0, 2, 3, 5};
+    Map<Long, Path> data = new HashMap<>();
+    for (long m = 0; m < maps; m++) {
+      data.put(m, commit(1000 + m));
+    }
+    HeldLocates locator = new HeldLocates();
+    Thread answering = null;
+    try (BlockFetcher f =
+        new BlockFetcher(
+            APP,
+            locator,
+            null,
+            client.connections(),
+            client.buffers(),
+            options(false, 16L << 20),
+            counters,
+            client.fetchDriver(),
+            () -> {})) {
+      for (long m = 0; m < maps; m++) {
+        f.add(
+            new BlockSource(
+                new Owner(server.transport().localAddress(), false, false),
+                "1",
+                Long.toString(1000 + m),
+                small,
+                null));
+      }
+      f.start();
+      int eight = Locates.MAX_ACTIVE_PER_OWNER * Locates.BATCH;
+      assertEquals(eight, locator.asked.size(), "map outputs located at once from one owner");
+      locator.answer(0, true);
+      for (int i = 1; i < Locates.MAX_ACTIVE_PER_OWNER; i++) {
+        locator.answer(i, false);
+      }
+      // seven batches READ and done, the busy one waiting: one more batch, not two
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (locator.asked.size() < eight + Locates.BATCH && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      Thread.sleep(300);
+      assertEquals(
+          eight + Locates.BATCH,
+          locator.asked.size(),
+          "map outputs located once the owner answered BUSY");
+      answering =
+          new Thread(
+              () -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                  locator.answerAll();
+                  try {
+                    Thread.sleep(5);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              });
+      answering.start();
+      Map<String, byte[]> got = readAll(f);
+      assertEquals(maps * small.length, got.size());
+      for (long m = 0; m < maps; m++) {
+        for (int p : small) {
+          assertArrayEquals(
+              expected(data.get(m), p), got.get((1000 + m) + "/" + p), "map " + m + " part " + p);
+        }
+      }
+    } finally {
+      if (answering != null) {
+        answering.interrupt();
+        answering.join();
+      }
+    }
+    assertEquals(1, counters.snapshot().get("busyAnswers"));
+  }
+
+  @Test
+  void aReaderSharesItsBatchesAmongTheOwnersThatLease() {
+    assertEquals(8, Locates.activeFor(false, 1));
+    assertEquals(8, Locates.activeFor(false, 2));
+    assertEquals(5, Locates.activeFor(false, 3));
+    assertEquals(2, Locates.activeFor(false, 8));
+    assertEquals(2, Locates.activeFor(false, 100), "never fewer than two");
+    assertEquals(8, Locates.activeFor(true, 100), "an owner answering local paths leases nothing");
   }
 
   @Test

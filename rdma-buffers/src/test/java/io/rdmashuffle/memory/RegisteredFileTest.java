@@ -52,17 +52,17 @@ class RegisteredFileTest {
   @Test
   void closeUnmapsAndReleasesTheFileDescriptorOnlyAfterInFlightReads() throws Exception {
     Path p = Patterns.file(dir.resolve("f"), 3 * 65536 + 7, 3);
-    int fds = FileDescriptors.open();
+    int fds = FileDescriptors.openOn(p);
     RegisteredFile rf = RegisteredFile.open(p, 65536, registrar, "app");
-    assertEquals(fds + 1, FileDescriptors.open());
+    assertEquals(fds + 1, FileDescriptors.openOn(p));
     RegisteredRegion piece = rf.pieces().get(1);
     assertTrue(piece.tryRetain(), "a READ being served");
     rf.close();
     assertFalse(piece.isOpen());
-    assertEquals(fds + 1, FileDescriptors.open(), "still open for the in-flight READ");
+    assertEquals(fds + 1, FileDescriptors.openOn(p), "still open for the in-flight READ");
     assertEquals(Patterns.at(65536, 3), piece.memory().buffer().get(0), "mapping still readable");
     piece.release();
-    assertEquals(fds, FileDescriptors.open());
+    assertEquals(fds, FileDescriptors.openOn(p));
     assertThrows(IllegalStateException.class, () -> rf.read(0, ByteBuffer.allocate(1)));
     rf.close();
   }
@@ -70,7 +70,7 @@ class RegisteredFileTest {
   @Test
   void aRetainedFileStaysMappedAfterCloseUntilItsLastRelease() throws Exception {
     Path p = Patterns.file(dir.resolve("held"), 2 * 65536, 6);
-    int fds = FileDescriptors.open();
+    int fds = FileDescriptors.openOn(p);
     RegisteredFile rf = RegisteredFile.open(p, 65536, registrar, "app");
     assertEquals(3, rf.refCnt(), "the owner's reference and one per registered piece");
     assertTrue(rf.tryRetain());
@@ -79,9 +79,9 @@ class RegisteredFileTest {
         0, registrar.accounting().registeredBytes(), "close withdrew and freed the pieces");
     assertEquals(1, rf.refCnt());
     assertFalse(rf.tryRetain(), "no new holder after close");
-    assertEquals(fds + 1, FileDescriptors.open(), "still mapped for its holder");
+    assertEquals(fds + 1, FileDescriptors.openOn(p), "still mapped for its holder");
     assertTrue(rf.release(), "the holder's release unmaps");
-    assertEquals(fds, FileDescriptors.open());
+    assertEquals(fds, FileDescriptors.openOn(p));
     assertThrows(IllegalStateException.class, rf::release);
     assertEquals(0, rf.refCnt());
   }
@@ -89,11 +89,11 @@ class RegisteredFileTest {
   @Test
   void aFailedRegistrationClosesWhatWasBuilt() throws Exception {
     Path p = Patterns.file(dir.resolve("g"), 65536, 4);
-    int fds = FileDescriptors.open();
+    int fds = FileDescriptors.openOn(p);
     registrar.refuse = true;
     assertThrows(
         RegistrationException.class, () -> RegisteredFile.open(p, 65536, registrar, "app"));
-    assertEquals(fds, FileDescriptors.open());
+    assertEquals(fds, FileDescriptors.openOn(p));
   }
 
   @Test
