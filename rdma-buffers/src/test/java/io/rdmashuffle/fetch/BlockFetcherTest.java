@@ -278,6 +278,36 @@ class BlockFetcherTest {
   }
 
   /**
+   * A started reader of {@code maps} remote map outputs from {@code first} on, partitions {@code
+   * partitions} of each, located through {@code locator}.
+   */
+  private BlockFetcher remoteReader(Locator locator, long first, int maps, int[] partitions)
+      throws BlockFetchException {
+    BlockFetcher f =
+        new BlockFetcher(
+            APP,
+            locator,
+            null,
+            client.connections(),
+            client.buffers(),
+            options(false, 16L << 20),
+            counters,
+            client.fetchDriver(),
+            () -> {});
+    for (long m = 0; m < maps; m++) {
+      f.add(
+          new BlockSource(
+              new Owner(server.transport().localAddress(), false, false),
+              "1",
+              Long.toString(first + m),
+              partitions,
+              null));
+    }
+    f.start();
+    return f;
+  }
+
+  /**
    * An owner's map outputs are located a few batches at a time; a batch ends when its blocks are
    * here (READ into this task's buffers), not when the consumer has taken them. So while the
    * consumer is busy elsewhere (its local blocks, a slow operator) every batch of every owner is
@@ -309,27 +339,7 @@ class BlockFetcherTest {
             server.locator().release(app, r);
           }
         };
-    try (BlockFetcher f =
-        new BlockFetcher(
-            APP,
-            counting,
-            null,
-            client.connections(),
-            client.buffers(),
-            options(false, 16L << 20),
-            counters,
-            client.fetchDriver(),
-            () -> {})) {
-      for (long m = 0; m < maps; m++) {
-        f.add(
-            new BlockSource(
-                new Owner(server.transport().localAddress(), false, false),
-                "1",
-                Long.toString(100 + m),
-                small,
-                null));
-      }
-      f.start();
+    try (BlockFetcher f = remoteReader(counting, 100, maps, small)) {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
       while ((asked.get() < maps || released.get() < maps) && System.nanoTime() < deadline) {
         Thread.sleep(5);
@@ -412,27 +422,7 @@ class BlockFetcherTest {
     }
     HeldLocates locator = new HeldLocates();
     Thread answering = null;
-    try (BlockFetcher f =
-        new BlockFetcher(
-            APP,
-            locator,
-            null,
-            client.connections(),
-            client.buffers(),
-            options(false, 16L << 20),
-            counters,
-            client.fetchDriver(),
-            () -> {})) {
-      for (long m = 0; m < maps; m++) {
-        f.add(
-            new BlockSource(
-                new Owner(server.transport().localAddress(), false, false),
-                "1",
-                Long.toString(1000 + m),
-                small,
-                null));
-      }
-      f.start();
+    try (BlockFetcher f = remoteReader(locator, 1000, maps, small)) {
       int eight = Locates.MAX_ACTIVE_PER_OWNER * Locates.BATCH;
       assertEquals(eight, locator.asked.size(), "map outputs located at once from one owner");
       locator.answer(0, true);
