@@ -6,9 +6,6 @@ package io.rdmashuffle.fetch;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.Set;
 
 /**
  * The blocks between a {@link BlockFetcher} and its consumer: those ready to be handed over (the
@@ -23,11 +20,17 @@ final class BlockHandOver {
   /** Blocks ready for the consumer, in the order they became ready. */
   final ArrayDeque<Block> ready = new ArrayDeque<>();
 
-  private final Set<Block> open = Collections.newSetFromMap(new IdentityHashMap<>());
+  /**
+   * Handed-over blocks, in hand-over order, until found released: a consumer releases them mostly
+   * in that order, so those at the head are dropped as each block is handed over, and the rest now
+   * and then.
+   */
+  private final ArrayDeque<Block> open = new ArrayDeque<>();
 
   /**
-   * The size of {@link #open} at which released blocks are next dropped: twice what the last prune
-   * left, so a consumer that holds many blocks open costs a prune per doubling, not one per block.
+   * The size of {@link #open} at which released blocks anywhere in it are next dropped: twice what
+   * the last prune left, so a consumer that holds many blocks open costs a prune per doubling, not
+   * one per block.
    */
   private int pruneAt = PRUNE_AT;
 
@@ -42,11 +45,14 @@ final class BlockHandOver {
       return null;
     }
     b.verifyBeforeHandOver();
+    while (!open.isEmpty() && open.peekFirst().isReleased()) {
+      open.pollFirst();
+    }
     if (open.size() >= pruneAt) {
       open.removeIf(Block::isReleased);
       pruneAt = Math.max(PRUNE_AT, 2 * open.size());
     }
-    open.add(b);
+    open.addLast(b);
     return b;
   }
 

@@ -10,32 +10,44 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A block of a map output on this host (this process's own, or another process's on the same host),
  * read straight from its data file, as Spark's stock shuffle reads host-local blocks: no transport,
  * no registration, and no mapping (a file truncated under a mapping raises SIGBUS; a read of it
- * fails with an {@code IOException}). The file is opened when the block is first read and closed
- * when it is released, so a task holds one open file per block it is reading, not one per map
- * output it will read. The checksum is checked as the bytes are consumed, and at the latest when
- * the stream is closed (the rest is read for it).
+ * fails with an {@code IOException}). The blocks of one map output planned together share their
+ * file ({@link SharedDataFile}): it is opened when the first of them is read and closed when the
+ * last is released, so a task holds one open file per map output it is reading, not one per map
+ * output it will read, and opens it once for all of them. The checksum is checked as the bytes are
+ * consumed, and at the latest when the stream is closed (the rest is read for it).
  */
 final class LocalFileBlock extends Block {
   private static final int BUFFER = 64 * 1024;
 
-  private final Path file;
+  private final SharedDataFile file;
   private final long start;
   private final BlockChecksum checksum;
   private final ReadCounters counters;
-  private final Object lock = new Object();
-  private FileChannel channel;
-  private volatile boolean released;
+  private final AtomicBoolean released = new AtomicBoolean();
 
+  /** A block that is the only one read from {@code file}. */
   LocalFileBlock(
       BlockSource source,
       int partition,
       Path file,
+      long start,
+      long length,
+      BlockChecksum checksum,
+      ReadCounters counters) {
+    this(source, partition, new SharedDataFile(file, 1), start, length, checksum, counters);
+  }
+
+  /** A block read from {@code file}, which it releases once when it is released. */
+  LocalFileBlock(
+      BlockSource source,
+      int partition,
+      SharedDataFile file,
       long start,
       long length,
       BlockChecksum checksum,
@@ -49,7 +61,7 @@ final class LocalFileBlock extends Block {
 
   /** The data file the block is read from. */
   Path file() {
-    return file;
+    return file.path();
   }
 
   /** Where the block starts in its file. */
@@ -58,15 +70,10 @@ final class LocalFileBlock extends Block {
   }
 
   private FileChannel channel() throws IOException {
-    synchronized (lock) {
-      if (released) {
-        throw releasedException();
-      }
-      if (channel == null) {
-        channel = FileChannel.open(file, StandardOpenOption.READ);
-      }
-      return channel;
+    if (released.get()) {
+      throw releasedException();
     }
+    return file.channel();
   }
 
   /**
@@ -84,21 +91,9 @@ final class LocalFileBlock extends Block {
 
   @Override
   public void release() {
-    FileChannel c;
-    synchronized (lock) {
-      if (released) {
-        return;
-      }
-      released = true;
-      c = channel;
-      channel = null;
-    }
-    if (c != null) {
-      try {
-        c.close(); // a read in progress on another thread fails with an IOException
-      } catch (IOException e) {
-        // nothing was written; the descriptor is gone either way
-      }
+    if (released.compareAndSet(false, true)) {
+      // a read in progress on another thread ends in its own buffer; its next one fails
+      file.release();
     }
   }
 
@@ -115,7 +110,7 @@ final class LocalFileBlock extends Block {
       if (closed) {
         throw new IOException("stream closed");
       }
-      if (released) {
+      if (released.get()) {
         // even bytes already buffered here: after a release the stream fails, as every block's
         throw releasedException();
       }
@@ -135,7 +130,7 @@ final class LocalFileBlock extends Block {
       try {
         n = channel().read(buf, start + read);
       } catch (IOException e) {
-        if (released) {
+        if (released.get()) {
           throw releasedException(); // closed under this read: nothing wrong with the file
         }
         throw counters.failure(
@@ -206,6 +201,6 @@ final class LocalFileBlock extends Block {
 
   @Override
   boolean isReleased() {
-    return released;
+    return released.get();
   }
 }

@@ -66,7 +66,8 @@ final class ReadPlanner {
 
   /** Queues {@code s}'s blocks {@code [from, to)} as reads of {@code file} on this host. */
   static void planLocal(
-      FetchContext ctx, BlockSource s, int from, int to, PartitionTable table, Path file) {
+      FetchContext ctx, BlockSource s, int from, int to, PartitionTable table, Path path) {
+    SharedDataFile file = new SharedDataFile(path, to - from);
     for (int i = from; i < to; i++) {
       int p = s.partitions()[i];
       ctx.ready(

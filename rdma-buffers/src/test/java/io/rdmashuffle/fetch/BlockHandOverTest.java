@@ -88,6 +88,24 @@ class BlockHandOverTest {
   }
 
   @Test
+  void blocksReleasedInTheOrderTheyWereHandedOverAreDroppedAtOnce() throws Exception {
+    long[] asked = new long[1];
+    BlockHandOver h = new BlockHandOver();
+    CountingBlock held = null;
+    for (int i = 0; i < 3 * BlockHandOver.PRUNE_AT; i++) {
+      CountingBlock b = new CountingBlock(asked);
+      h.ready.add(b);
+      assertSame(b, h.next());
+      if (held != null) {
+        held.release(); // the consumer holds one block while it reads the next
+      }
+      held = b;
+      assertTrue(h.tracked() <= 2, "tracked: " + h.tracked());
+    }
+    assertTrue(asked[0] < 3L * 3 * BlockHandOver.PRUNE_AT, "released-checks: " + asked[0]);
+  }
+
+  @Test
   void closingReleasesReadyBlocksNeverHandedOver() {
     long[] asked = new long[1];
     BlockHandOver h = new BlockHandOver();

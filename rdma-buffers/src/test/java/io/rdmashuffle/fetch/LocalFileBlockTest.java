@@ -7,6 +7,7 @@ package io.rdmashuffle.fetch;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.rdmashuffle.mapoutput.ChecksumAlgorithm;
+import io.rdmashuffle.testing.FileDescriptors;
 import io.rdmashuffle.transport.PeerAddress;
 import java.io.IOException;
 import java.io.InputStream;
@@ -84,6 +85,41 @@ class LocalFileBlockTest {
     IOException e = assertThrows(IOException.class, in::close);
     BlockFetchException f = assertInstanceOf(BlockFetchException.class, e);
     assertEquals(BlockFetchException.Kind.CHECKSUM, f.kind(), f.toString());
+  }
+
+  /**
+   * The blocks of one map output planned together open its file once, keep it open while any of
+   * them is unreleased, and close it with the last one; a released block's reads fail even while
+   * the others keep the file open.
+   */
+  @Test
+  void blocksOfOneMapOutputShareTheirFileUntilTheLastIsReleased() throws IOException {
+    byte[] bytes = writeFile();
+    Path data = dir.resolve("data");
+    SharedDataFile file = new SharedDataFile(data, 3);
+    BlockChecksum none = BlockChecksum.of(false, ChecksumAlgorithm.NONE, 0, null);
+    LocalFileBlock[] blocks = new LocalFileBlock[3];
+    for (int i = 0; i < 3; i++) {
+      blocks[i] = new LocalFileBlock(source, i, file, 1000L * i, 1000, none, counters);
+    }
+    assertEquals(0, FileDescriptors.openOn(data), "opened when first read");
+    InputStream first = blocks[0].stream();
+    assertEquals(bytes[0] & 0xff, first.read());
+    assertEquals(1, FileDescriptors.openOn(data));
+    InputStream second = blocks[1].stream();
+    assertEquals(bytes[1000] & 0xff, second.read());
+    assertEquals(1, FileDescriptors.openOn(data), "one open file for the map output's blocks");
+    first.close();
+    assertEquals(1, FileDescriptors.openOn(data), "kept open for the blocks not released");
+    assertThrows(IOException.class, first::read, "a released block's stream fails");
+    assertArrayEquals(Arrays.copyOfRange(bytes, 1001, 2000), second.readAllBytes());
+    second.close();
+    try (InputStream third = blocks[2].stream()) {
+      assertArrayEquals(Arrays.copyOfRange(bytes, 2000, 3000), third.readAllBytes());
+    }
+    assertEquals(0, FileDescriptors.openOn(data), "closed with the last block");
+    blocks[2].release();
+    assertEquals(0, FileDescriptors.openOn(data), "a second release changes nothing");
   }
 
   @Test
