@@ -16,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 
 /**
  * What the outcome of one locate call of a {@link Locates} leads to: checks the answer against the
@@ -28,9 +29,13 @@ final class AnswerHandler {
   private final FetchContext ctx;
   private final LocateCalls calls;
 
-  AnswerHandler(FetchContext ctx, LocateCalls calls) {
+  /** Told of an owner that answered BUSY: every registration it may hold is leased. */
+  private final Consumer<Owner> crowded;
+
+  AnswerHandler(FetchContext ctx, LocateCalls calls, Consumer<Owner> crowded) {
     this.ctx = ctx;
     this.calls = calls;
+    this.crowded = crowded;
   }
 
   /**
@@ -71,6 +76,9 @@ final class AnswerHandler {
         case OK -> located(c, p, e, a);
         case DEFERRED -> deferred.add(p);
         case BUSY -> {
+          if (busy.isEmpty()) {
+            crowded.accept(c.owner);
+          }
           busy.add(p);
           busyWhy = e.message();
         }

@@ -75,7 +75,7 @@ final class Locates {
     this.maxAnswerBytes = locator.maxAnswerBytes();
     this.leases = new ReaderLeases(ctx, locator);
     this.calls = new LocateCalls(ctx, locator, leases);
-    this.answers = new AnswerHandler(ctx, calls);
+    this.answers = new AnswerHandler(ctx, calls, this::crowded);
   }
 
   private boolean local(Owner owner) {
@@ -220,7 +220,7 @@ final class Locates {
    * owners, from {@value #MIN_ACTIVE_PER_OWNER} to {@value #MAX_ACTIVE_PER_OWNER} each: at a
    * hundred owners a reader asks each as little as ever, at two or three it overlaps its round
    * trips. An owner that answers local paths leases nothing: it gets the most. An owner that
-   * answers BUSY gets the fewest from then on ({@link #answered}).
+   * answers BUSY gets the fewest from then on (as {@link AnswerHandler} finds it).
    */
   static int activeFor(boolean local, int leasing) {
     if (local) {
@@ -311,25 +311,14 @@ final class Locates {
    */
   void answered(Call c) throws BlockFetchException {
     calls.answered(c);
-    if (crowded(c.answer)) {
-      OwnerQueue q = owners.get(c.owner);
-      if (q != null) {
-        q.limit = MIN_ACTIVE_PER_OWNER; // every registration it may hold is leased: ask less
-      }
-    }
     answers.answered(c);
   }
 
-  /** Whether {@code a} answered BUSY for any map output: its owner has no room for more leases. */
-  private static boolean crowded(LocateAnswer a) {
-    if (a == null) {
-      return false;
+  /** {@code owner} answered BUSY: it has no room for more leases, so it is asked for less. */
+  private void crowded(Owner owner) {
+    OwnerQueue q = owners.get(owner);
+    if (q != null) {
+      q.limit = MIN_ACTIVE_PER_OWNER;
     }
-    for (LocateAnswer.Located e : a.maps()) {
-      if (e.status() == LocateAnswer.Status.BUSY) {
-        return true;
-      }
-    }
-    return false;
   }
 }
