@@ -31,18 +31,6 @@ final class LocalFileBlock extends Block {
   private final ReadCounters counters;
   private final AtomicBoolean released = new AtomicBoolean();
 
-  /** A block that is the only one read from {@code file}. */
-  LocalFileBlock(
-      BlockSource source,
-      int partition,
-      Path file,
-      long start,
-      long length,
-      BlockChecksum checksum,
-      ReadCounters counters) {
-    this(source, partition, new SharedDataFile(file, 1), start, length, checksum, counters);
-  }
-
   /** A block read from {@code file}, which it releases once when it is released. */
   LocalFileBlock(
       BlockSource source,

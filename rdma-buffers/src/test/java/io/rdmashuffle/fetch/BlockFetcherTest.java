@@ -278,6 +278,24 @@ class BlockFetcherTest {
   }
 
   /**
+   * {@code got} holds exactly partitions {@code partitions} of every map output of {@code data}
+   * (committed as map {@code first} + its key), each with its bytes.
+   */
+  private static void assertEveryBlock(
+      Map<String, byte[]> got, Map<Long, Path> data, long first, int[] partitions)
+      throws IOException {
+    assertEquals(data.size() * partitions.length, got.size());
+    for (Map.Entry<Long, Path> d : data.entrySet()) {
+      for (int p : partitions) {
+        assertArrayEquals(
+            expected(d.getValue(), p),
+            got.get((first + d.getKey()) + "/" + p),
+            "map " + d.getKey() + " part " + p);
+      }
+    }
+  }
+
+  /**
    * A started reader of {@code maps} remote map outputs from {@code first} on, partitions {@code
    * partitions} of each, located through {@code locator}.
    */
@@ -346,14 +364,7 @@ class BlockFetcherTest {
       }
       assertEquals(maps, asked.get(), "map outputs located before the consumer took a block");
       assertEquals(maps, released.get(), "map outputs released before the consumer took a block");
-      Map<String, byte[]> got = readAll(f);
-      assertEquals(maps * small.length, got.size());
-      for (long m = 0; m < maps; m++) {
-        for (int p : small) {
-          assertArrayEquals(
-              expected(data.get(m), p), got.get((100 + m) + "/" + p), "map " + m + " part " + p);
-        }
-      }
+      assertEveryBlock(readAll(f), data, 100, small);
     }
     assertEquals(maps, asked.get(), "each map output located once");
     assertEquals(0, client.buffers().lentBytes(), "every READ buffer back in the pool");
@@ -452,14 +463,7 @@ class BlockFetcherTest {
                 }
               });
       answering.start();
-      Map<String, byte[]> got = readAll(f);
-      assertEquals(maps * small.length, got.size());
-      for (long m = 0; m < maps; m++) {
-        for (int p : small) {
-          assertArrayEquals(
-              expected(data.get(m), p), got.get((1000 + m) + "/" + p), "map " + m + " part " + p);
-        }
-      }
+      assertEveryBlock(readAll(f), data, 1000, small);
     } finally {
       if (answering != null) {
         answering.interrupt();

@@ -57,7 +57,8 @@ class LocalFileBlockTest {
             ChecksumAlgorithm.CRC32C,
             (int) c.getValue() + checksumDelta,
             new CorruptionDiagnosis("app", null));
-    return new LocalFileBlock(source, 0, dir.resolve("data"), START, length, check, counters);
+    return new LocalFileBlock(
+        source, 0, new SharedDataFile(dir.resolve("data"), 1), START, length, check, counters);
   }
 
   @ParameterizedTest
@@ -129,7 +130,7 @@ class LocalFileBlockTest {
         new LocalFileBlock(
             source,
             0,
-            dir.resolve("data"),
+            new SharedDataFile(dir.resolve("data"), 1),
             FILE_BYTES - 10,
             20,
             BlockChecksum.of(false, ChecksumAlgorithm.NONE, 0, null),
