@@ -43,6 +43,14 @@ public interface Locator {
   }
 
   /**
+   * The largest request this locator sends ({@code call.maxRequestBytes} of a transport call): a
+   * reader that merges requests keeps them within it. Without a bound of its own, none.
+   */
+  default long maxRequestBytes() {
+    return Long.MAX_VALUE;
+  }
+
+  /**
    * Asks the owner what checksum a partition of one of its map outputs has in its file now (a block
    * read from it did not match its published checksum: {@link CorruptionDiagnosis}).
    *

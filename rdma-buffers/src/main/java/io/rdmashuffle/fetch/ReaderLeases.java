@@ -55,7 +55,8 @@ final class ReaderLeases {
     return reader;
   }
 
-  private static long newReaderId() {
+  /** A reader id: random, never 0 (a reader without leases). */
+  static long newReaderId() {
     long id;
     do {
       id = ThreadLocalRandom.current().nextLong();

@@ -112,11 +112,21 @@ public final class LocateLayout {
 
   // ------------------------------------------------------------------ request
 
+  /** The bytes of a request of shuffle {@code shuffle} before its maps. */
+  public static int requestHeadBytes(String shuffle) {
+    return REQUEST_FIXED_BYTES + 2 + WireFields.utf8(shuffle).length;
+  }
+
+  /** The bytes map {@code map} adds to a request. */
+  public static int requestMapBytes(String map) {
+    return 2 + WireFields.utf8(map).length;
+  }
+
   public static ByteBuffer encode(LocateRequest r) {
     byte[] shuffle = WireFields.utf8(r.shuffle());
     List<byte[]> maps = new ArrayList<>(r.maps().size());
     // at most 1024 names of 255 bytes: an int can't overflow
-    int size = REQUEST_FIXED_BYTES + 2 + shuffle.length;
+    int size = requestHeadBytes(r.shuffle());
     for (String m : r.maps()) {
       byte[] b = WireFields.utf8(m);
       maps.add(b);
@@ -252,7 +262,7 @@ public final class LocateLayout {
   /**
    * What a reader plans for an OK entry of {@code partitions} partitions of {@code map}: raw
    * lengths and checksums, and a descriptor of {@value #PLANNED_DESCRIPTOR_BYTES} bytes or, with
-   * {@code localPaths}, the longest path.
+   * {@code localPaths}, the longest path. It grows by {@link #MAX_PARTITION_BYTES} a partition.
    */
   public static long plannedEntryBytes(String map, long partitions, boolean localPaths) {
     return okEntryBytes(

@@ -8,8 +8,8 @@ import io.rdmashuffle.config.ProcessLimits;
 import io.rdmashuffle.config.RdmaConf;
 import io.rdmashuffle.config.RdmaShuffleConfig;
 import io.rdmashuffle.config.ServerConfig;
+import io.rdmashuffle.fetch.CoalescingLocator;
 import io.rdmashuffle.fetch.FetchDriver;
-import io.rdmashuffle.fetch.Locator;
 import io.rdmashuffle.memory.BufferPool;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.serve.ChecksumService;
@@ -157,6 +157,9 @@ public final class NodeRuntime implements AutoCloseable {
   private final ConnectionPool connections;
   private final FetchDriver fetchDriver;
 
+  /** The locator this process's readers share (their calls per owner bounded and merged). */
+  private final CoalescingLocator owners;
+
   private NodeRuntime(
       Context c, Transport transport, ServingBounds bounds, List<AutoCloseable> built) {
     this.context = c;
@@ -192,6 +195,13 @@ public final class NodeRuntime implements AutoCloseable {
       this.catalog = null;
       this.locator = null;
     }
+    this.owners =
+        new CoalescingLocator(
+            new TransportLocator(
+                transport,
+                conf.get(ServerConfig.CALL_MAX_ANSWER_BYTES),
+                conf.get(ServerConfig.CALL_MAX_REQUEST_BYTES)),
+            conf.get(ServerConfig.CALL_WORKERS));
     if (c.reading) {
       this.buffers =
           new BufferPool(
@@ -304,10 +314,12 @@ public final class NodeRuntime implements AutoCloseable {
 
   /**
    * Asks the process that serves map outputs where to READ them, over a transport call to its
-   * locate service.
+   * locate service: one locator for every reader of this process, which keeps at most {@code
+   * call.workers} calls in flight to an owner and merges those that wait ({@link
+   * CoalescingLocator}).
    */
-  public Locator locatorClient() {
-    return new TransportLocator(transport, context.conf.get(ServerConfig.CALL_MAX_ANSWER_BYTES));
+  public CoalescingLocator locatorClient() {
+    return owners;
   }
 
   /** The READ buffer pool; null when this process does not read. */

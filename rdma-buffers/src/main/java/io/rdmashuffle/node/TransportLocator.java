@@ -25,10 +25,12 @@ import java.util.concurrent.CompletableFuture;
 final class TransportLocator implements Locator {
   private final Transport transport;
   private final long maxAnswerBytes;
+  private final long maxRequestBytes;
 
-  TransportLocator(Transport transport, long maxAnswerBytes) {
+  TransportLocator(Transport transport, long maxAnswerBytes, long maxRequestBytes) {
     this.transport = transport;
     this.maxAnswerBytes = maxAnswerBytes;
+    this.maxRequestBytes = maxRequestBytes;
   }
 
   @Override
@@ -48,6 +50,11 @@ final class TransportLocator implements Locator {
   @Override
   public long maxAnswerBytes() {
     return maxAnswerBytes;
+  }
+
+  @Override
+  public long maxRequestBytes() {
+    return maxRequestBytes;
   }
 
   @Override

@@ -74,7 +74,9 @@ class BlockFetcherTest {
                 "spark.shuffle.rdma.read.timeout", "5s",
                 "spark.shuffle.rdma.memory.pieceSize", "64k",
                 "spark.shuffle.rdma.buffers.chunkSize", "1m",
-                "spark.shuffle.rdma.buffers.maxBytes", "64m"));
+                "spark.shuffle.rdma.buffers.maxBytes", "64m",
+                // one call at a time to an owner: its readers' locate calls wait, and merge
+                "spark.shuffle.rdma.call.workers", "1"));
     processes = new ServerAndReader(conf, published, APP, SECRET);
     server = processes.server;
     client = processes.client;
@@ -368,6 +370,43 @@ class BlockFetcherTest {
     }
     assertEquals(maps, asked.get(), "each map output located once");
     assertEquals(0, client.buffers().lentBytes(), "every READ buffer back in the pool");
+  }
+
+  /**
+   * The readers of one process share their locate calls: beyond the owner's call workers (one here)
+   * those that wait go out merged, each reader still READs exactly its own blocks, and every lease
+   * the owner granted is released once the readers are done.
+   */
+  @Test
+  void readersOfOneProcessShareTheirLocateCallsAndEndEveryLease() throws Exception {
+    int maps = 4 * Locates.BATCH;
+    Map<Long, Path> data = new HashMap<>();
+    for (long m = 0; m < maps; m++) {
+      data.put(m, commit(3000 + m));
+    }
+    int[][] wanted = {{0, 2}, {3, 4}, {5, 6, 8}};
+    List<BlockFetcher> readers = new ArrayList<>();
+    try {
+      for (int[] w : wanted) {
+        readers.add(remoteReader(client.locatorClient(), 3000, maps, w));
+      }
+      for (int i = 0; i < wanted.length; i++) {
+        assertEveryBlock(readAll(readers.get(i)), data, 3000, wanted[i]);
+      }
+    } finally {
+      for (BlockFetcher f : readers) {
+        f.close();
+      }
+    }
+    var served = server.catalog().metrics();
+    assertTrue(
+        served.located() < (long) wanted.length * maps,
+        served.located() + " map outputs located for " + wanted.length * maps + " asked");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (served.releases() < served.located() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertEquals(served.located(), served.releases(), "every lease granted, released");
   }
 
   /** Locate calls held until the test answers them, by the owner or with BUSY. */

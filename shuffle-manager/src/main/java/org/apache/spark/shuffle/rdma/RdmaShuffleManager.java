@@ -320,6 +320,9 @@ public final class RdmaShuffleManager implements ShuffleManager {
     m.putAll((n == null ? new ReadCounters() : n.counters()).snapshot());
     m.put(SparkCounter.READERS.exportName(), readers.sum());
     m.put(SparkCounter.READERS_OF_MAP_RANGES.exportName(), readersOfMapRanges.sum());
+    m.put(
+        SparkCounter.LOCATE_CALLS.exportName(),
+        n == null ? 0L : n.runtime().locatorClient().calls());
     m.putAll(fallbacks.snapshot());
     m.put(SparkCounter.FALLBACKS.exportName(), fallbacks.total());
     return m;

@@ -24,6 +24,11 @@ public enum SparkCounter implements CounterDescriptor {
   READERS(404, "readers", "Shuffle readers created (one per reduce task and shuffle)"),
   READERS_OF_MAP_RANGES(
       405, "readersOfMapRanges", "Shuffle readers of a range of maps (adaptive execution)"),
+  LOCATE_CALLS(
+      406,
+      "locateCalls",
+      "Locate calls this process sent to owners: its tasks' locates, those that waited for one"
+          + " owner merged"),
   FALLBACKS_DISABLED(
       410,
       "fallbacks.disabled",
