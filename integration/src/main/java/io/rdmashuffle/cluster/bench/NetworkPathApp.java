@@ -23,18 +23,26 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 
 /**
- * The network-path benchmark's Spark application: one shuffle of incompressible data. Map tasks
- * generate random records (seeded per map task, so every run shuffles the same bytes), {@code
- * repartition} moves them to the reduce tasks, which count them and sum their CRC32C values (an
- * order-free checksum that the runner compares between the stock shuffle and ours). Waits for its
- * executors, then meets the runner at the job's boundaries ({@link Markers}) so the runner can
- * sample the executors' threads, and writes {@code result.properties} to {@code OUT}.
+ * The network-path benchmark's Spark application: one shuffle. Map tasks generate random records,
+ * or with COMPRESSIBLE=true records of words drawn from a small vocabulary (seeded per map task, so
+ * every run shuffles the same bytes), {@code repartition} moves them to the reduce tasks, which
+ * count them and sum their CRC32C values (an order-free checksum that the runner compares between
+ * the stock shuffle and ours). Waits for its executors, then meets the runner at the job's
+ * boundaries ({@link Markers}) so the runner can sample the executors' threads, and writes {@code
+ * result.properties} to {@code OUT}.
  *
  * <pre>spark-submit --class io.rdmashuffle.cluster.bench.NetworkPathApp JAR OUT EXECUTORS
- *     BYTES RECORD_BYTES MAP_TASKS REDUCE_TASKS</pre>
+ *     BYTES RECORD_BYTES MAP_TASKS REDUCE_TASKS [COMPRESSIBLE]</pre>
  */
 public final class NetworkPathApp {
   static final String RESULT = "result.properties";
+
+  /**
+   * Words of a compressible record: 8-byte words drawn from this many, so lz4 finds matches (about
+   * a third of the bytes after compression, measured by the runs' remote bytes).
+   */
+  static final int VOCABULARY = 64;
+
   private static final long ACK_SECONDS = 120;
 
   private NetworkPathApp() {}
@@ -46,6 +54,7 @@ public final class NetworkPathApp {
     int recordBytes = Integer.parseInt(args[3]);
     int maps = Integer.parseInt(args[4]);
     int reduces = Integer.parseInt(args[5]);
+    boolean compressible = args.length > 6 && Boolean.parseBoolean(args[6]);
     long recordsPerMap = bytes / maps / recordBytes;
     Files.createDirectories(out);
     Markers markers = new Markers(out);
@@ -59,7 +68,11 @@ public final class NetworkPathApp {
       long t0 = System.nanoTime();
       List<long[]> parts =
           sc.parallelize(IntStream.range(0, maps).boxed().collect(Collectors.toList()), maps)
-              .flatMap(seed -> new RandomRecords(seed, recordsPerMap, recordBytes))
+              .flatMap(
+                  seed ->
+                      compressible
+                          ? new RandomRecords(seed, recordsPerMap, recordBytes, VOCABULARY)
+                          : new RandomRecords(seed, recordsPerMap, recordBytes))
               .repartition(reduces)
               .mapPartitions(NetworkPathApp::digest)
               .collect();
@@ -123,17 +136,29 @@ public final class NetworkPathApp {
   }
 
   /**
-   * {@code count} records of {@code size} random bytes, from a generator seeded with {@code seed}.
+   * {@code count} records of {@code size} bytes from a generator seeded with {@code seed}: random
+   * bytes, or 8-byte words drawn from a vocabulary of random words (compressible).
    */
   public static final class RandomRecords implements Iterator<byte[]> {
     private final SplittableRandom random;
     private final int size;
+    private final long[] words;
     private long left;
 
     public RandomRecords(long seed, long count, int size) {
+      this(seed, count, size, 0);
+    }
+
+    /** With {@code vocabulary} > 0, each 8-byte word is one of that many random words. */
+    public RandomRecords(long seed, long count, int size, int vocabulary) {
       this.random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 1);
       this.left = count;
       this.size = size;
+      this.words = random.longs(vocabulary).toArray();
+    }
+
+    private long word() {
+      return words.length == 0 ? random.nextLong() : words[random.nextInt(words.length)];
     }
 
     @Override
@@ -150,7 +175,7 @@ public final class NetworkPathApp {
       byte[] r = new byte[size];
       ByteBuffer b = ByteBuffer.wrap(r);
       while (b.remaining() >= Long.BYTES) {
-        b.putLong(random.nextLong());
+        b.putLong(word());
       }
       while (b.hasRemaining()) {
         b.put((byte) random.nextInt());

@@ -147,15 +147,16 @@ public final class NetworkPathBenchmark {
             .conf("spark.executor.memory", "1g")
             .conf("spark.ui.enabled", "false")
             // random bytes do not compress: compressing them would only spend CPU
-            .conf("spark.shuffle.compress", "false")
-            .conf("spark.shuffle.spill.compress", "false")
+            .conf("spark.shuffle.compress", Boolean.toString(o.compress()))
+            .conf("spark.shuffle.spill.compress", Boolean.toString(o.compress()))
             .args(
                 dir.toString(),
                 Integer.toString(o.hosts()),
                 Long.toString(o.bytes()),
                 Integer.toString(o.recordBytes()),
                 Integer.toString(o.maps()),
-                Integer.toString(o.reduces()));
+                Integer.toString(o.reduces()),
+                Boolean.toString(o.compress()));
     if (side.equals("ours")) {
       app.withRdmaShuffle().conf("spark.shuffle.rdma.transport", "tcp");
     }

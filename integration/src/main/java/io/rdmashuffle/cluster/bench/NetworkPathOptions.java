@@ -22,6 +22,8 @@ import java.util.Locale;
  * @param recordBytes size of one record
  * @param maps map tasks
  * @param reduces reduce tasks
+ * @param compress compressible records, shuffled compressed (Spark's default codec); else random
+ *     ones, uncompressed
  * @param timeoutSeconds one application at most
  * @param waitClusterSeconds how long to wait while another harness cluster runs here
  * @param out the markdown result file
@@ -34,6 +36,7 @@ record NetworkPathOptions(
     int recordBytes,
     int maps,
     int reduces,
+    boolean compress,
     long timeoutSeconds,
     long waitClusterSeconds,
     Path out) {
@@ -41,12 +44,14 @@ record NetworkPathOptions(
   static final String USAGE =
       """
       usage: bin/rdma-shuffle bench network-path [--hosts 2] [--rates 150mbit,none] [--rounds 5]
-                 [--bytes 768m] [--record 32k] [--maps 8] [--reduces 8] [--timeout 300]
-                 [--wait-cluster 1200] [--out FILE]
+                 [--bytes 768m] [--record 32k] [--maps 8] [--reduces 8] [--compress]
+                 [--timeout 300] [--wait-cluster 1200] [--out FILE]
         The stock shuffle against our tcp transport on the cluster harness (hosts as network
         namespaces, one Spark executor per host), once per link setting (a tbf rate per host
         link, or none), rounds alternating which side starts: job and reduce-stage time,
-        fetch-wait share, serving threads' CPU per GB served. Needs root. --timeout: one
+        fetch-wait share, serving threads' CPU per GB served. --compress: records that compress
+        (words of a small vocabulary), shuffled with spark.shuffle.compress=true (lz4); without
+        it random records, uncompressed. Needs root. --timeout: one
         application at most (s); --wait-cluster: how long to wait while another harness cluster
         runs here (s). Results in integration/results/network-path-DATE.md (or --out).
       """;
@@ -64,6 +69,7 @@ record NetworkPathOptions(
     int record = a.option("record", 32 << 10, v -> Math.toIntExact(size(v)));
     int maps = a.intOption("maps", 8);
     int reduces = a.intOption("reduces", 8);
+    boolean compress = a.flag("compress");
     long timeout = a.option("timeout", 300L, Long::parseLong);
     long waitCluster = a.option("wait-cluster", 1200L, Long::parseLong);
     Path out =
@@ -83,7 +89,7 @@ record NetworkPathOptions(
               + " and one record of at least 8 bytes per map task");
     }
     return new NetworkPathOptions(
-        hosts, rates, rounds, bytes, record, maps, reduces, timeout, waitCluster, out);
+        hosts, rates, rounds, bytes, record, maps, reduces, compress, timeout, waitCluster, out);
   }
 
   /** {@code 300mbit,none}: {@code none} is an unlimited link. */

@@ -44,8 +44,16 @@ final class NetworkPathReport {
     line("");
     line(
         "`integration/bin/bench-network-path --hosts %d --rates %s --rounds %d --bytes %d"
-            + " --record %d --maps %d --reduces %d` (%.1f min in all)",
-        o.hosts(), rates(), o.rounds(), o.bytes(), o.recordBytes(), o.maps(), o.reduces(), minutes);
+            + " --record %d --maps %d --reduces %d%s` (%.1f min in all)",
+        o.hosts(),
+        rates(),
+        o.rounds(),
+        o.bytes(),
+        o.recordBytes(),
+        o.maps(),
+        o.reduces(),
+        o.compress() ? " --compress" : "",
+        minutes);
     line("");
     line("## Machine");
     line("");
@@ -90,10 +98,17 @@ final class NetworkPathReport {
             + " cores, 1g); the driver in the root namespace. A fresh cluster per link setting.",
         o.hosts());
     line(
-        "* Application: `NetworkPathApp`, %d map tasks generate %.0f MiB of random (incompressible)"
-            + " %d-byte records, `repartition(%d)`, the reduce tasks count them and sum their CRC32C;"
-            + " `spark.shuffle.compress=false`, Java serializer.",
-        o.maps(), o.shuffledBytes() / 1048576.0, o.recordBytes(), o.reduces());
+        "* Application: `NetworkPathApp`, %d map tasks generate %.0f MiB of %s %d-byte records,"
+            + " `repartition(%d)`, the reduce tasks count them and sum their CRC32C;"
+            + " `spark.shuffle.compress=%s`, Java serializer.",
+        o.maps(),
+        o.shuffledBytes() / 1048576.0,
+        o.compress()
+            ? "compressible (8-byte words of a " + NetworkPathApp.VOCABULARY + "-word vocabulary)"
+            : "random (incompressible)",
+        o.recordBytes(),
+        o.reduces(),
+        o.compress() ? "true (lz4)" : "false");
     line(
         "* stock: Spark's sort shuffle, blocks served by Netty (`NettyBlockTransferService`)."
             + " ours: `withRdmaShuffle()` + `spark.shuffle.rdma.transport=tcp`.");

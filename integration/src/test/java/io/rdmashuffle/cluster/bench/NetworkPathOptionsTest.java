@@ -4,9 +4,12 @@
  */
 package io.rdmashuffle.cluster.bench;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +26,29 @@ class NetworkPathOptionsTest {
     assertNull(o.rates().get(1));
     assertEquals(349, o.recordsPerMap()); // 1048576 / 3 / 1000, whole records
     assertEquals(349L * 3 * 1000, o.shuffledBytes());
+    assertFalse(o.compress());
+    assertTrue(NetworkPathOptions.parse("--compress").compress());
+  }
+
+  /** The compressed workload's records compress; the random ones don't, and stay as they were. */
+  @Test
+  void compressibleRecordsCompressAndRandomOnesDoNot() {
+    byte[] words =
+        new NetworkPathApp.RandomRecords(3, 1, 32 << 10, NetworkPathApp.VOCABULARY).next();
+    byte[] random = new NetworkPathApp.RandomRecords(3, 1, 32 << 10).next();
+    assertTrue(deflated(words) < words.length / 2, "compressible: " + deflated(words));
+    assertTrue(deflated(random) > random.length * 0.99, "random: " + deflated(random));
+    assertArrayEquals(random, new NetworkPathApp.RandomRecords(3, 1, 32 << 10, 0).next());
+  }
+
+  private static int deflated(byte[] b) {
+    java.util.zip.Deflater d = new java.util.zip.Deflater(java.util.zip.Deflater.BEST_SPEED);
+    d.setInput(b);
+    d.finish();
+    byte[] out = new byte[b.length * 2];
+    int n = d.deflate(out);
+    d.end();
+    return n;
   }
 
   @Test
