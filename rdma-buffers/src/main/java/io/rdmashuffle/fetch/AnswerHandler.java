@@ -49,6 +49,12 @@ final class AnswerHandler {
           c.failure instanceof CompletionException && c.failure.getCause() != null
               ? c.failure.getCause()
               : c.failure;
+      if (t instanceof CallRefusedException r && r.isBusy()) {
+        // every call worker of the owner busy and its queue full: nobody's fault, a BUSY answer
+        crowded.accept(c.owner);
+        calls.busy(c, c.parts, "its call workers and their queue are full: " + r.reason());
+        return;
+      }
       if (t instanceof CallRefusedException r
           && r.status() == CallRefusedException.TOO_LARGE
           && askForLess(c, c.parts.size() > 1)) {

@@ -409,6 +409,39 @@ class BlockFetcherTest {
     assertEquals(served.located(), served.releases(), "every lease granted, released");
   }
 
+  /**
+   * An owner whose call workers and queue are full refuses a locate call as busy: nobody's fault,
+   * so the reader asks again with the backoff and patience of a BUSY answer, not the few attempts
+   * of a broken transport, and no map output is blamed.
+   */
+  @Test
+  void anOwnerWhoseCallQueueIsFullIsAskedAgainWithoutBlamingItsOutputs() throws Exception {
+    int maps = 4;
+    int[] wanted = {0, 2, 4};
+    Map<Long, Path> data = new HashMap<>();
+    for (long m = 0; m < maps; m++) {
+      data.put(m, commit(4000 + m));
+    }
+    AtomicInteger refused = new AtomicInteger();
+    int refusals = options(false, 0).maxRetries() + 2; // more than a transport failure may have
+    Locator queueFull =
+        (owner, app, r) -> {
+          if (refused.incrementAndGet() <= refusals) {
+            return CompletableFuture.failedFuture(
+                new io.rdmashuffle.transport.CallRefusedException(
+                    io.rdmashuffle.transport.CallRefusedException.BUSY,
+                    "every call worker is busy and the queue is full",
+                    owner));
+          }
+          return locate(owner, app, r);
+        };
+    try (BlockFetcher f = remoteReader(queueFull, 4000, maps, wanted)) {
+      assertEveryBlock(readAll(f), data, 4000, wanted);
+    }
+    assertTrue(refused.get() > refusals, "asked again after " + refusals + " refusals");
+    assertEquals(0, counters.value(ReadCounter.FETCH_FAILURES_TRANSPORT));
+  }
+
   /** Locate calls held until the test answers them, by the owner or with BUSY. */
   private final class HeldLocates implements Locator {
     final Set<String> asked = ConcurrentHashMap.newKeySet();
