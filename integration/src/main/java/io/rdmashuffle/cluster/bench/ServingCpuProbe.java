@@ -102,6 +102,23 @@ final class ServingCpuProbe implements Runnable {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
       error = e.toString();
+      try {
+        ackWhatComes(); // the driver must not wait for a sample that will not come
+      } catch (InterruptedException i) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Acks the driver's markers as they come, until stopped: the run is reported as failed. */
+  private void ackWhatComes() throws InterruptedException {
+    while (!stopped) {
+      for (String m : List.of(Markers.READY, Markers.DONE)) {
+        if (markers.get(m) != null && markers.get(m + ".ack") == null) {
+          markers.ack(m);
+        }
+      }
+      Thread.sleep(20);
     }
   }
 

@@ -111,6 +111,11 @@ final class ThreadCpu {
               new ThreadTime(stat.comm(), stat.ticks(), nanos));
         } catch (NoSuchFileException ended) {
           // the thread ended between the listing and the read
+        } catch (IOException ended) {
+          // the thread ended while its files were read: "No such process" (ESRCH)
+          if (Files.exists(t)) {
+            throw ended;
+          }
         }
       }
     } catch (IOException e) {
