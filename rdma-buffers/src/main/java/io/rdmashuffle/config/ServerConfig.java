@@ -160,8 +160,9 @@ public final class ServerConfig {
               "Threads that answer calls (never the I/O threads); started when needed, ended"
                   + " after a minute idle. The MapReduce NodeManager service answers its locate"
                   + " requests (HTTP, on the shuffle port) with as many threads. A Spark executor"
-                  + " keeps as many locate calls in flight to one owner (more would only wait in"
-                  + " its queue); its tasks' locates that wait meanwhile go out merged.")
+                  + " keeps twice as many locate calls in flight to one owner (enough to keep its"
+                  + " workers busy while answers travel); its tasks' locates that wait meanwhile go"
+                  + " out merged.")
           .side(ConfigEntry.Side.SERVING)
           .build();
 

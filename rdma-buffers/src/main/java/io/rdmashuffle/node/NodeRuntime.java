@@ -201,7 +201,7 @@ public final class NodeRuntime implements AutoCloseable {
                 transport,
                 conf.get(ServerConfig.CALL_MAX_ANSWER_BYTES),
                 conf.get(ServerConfig.CALL_MAX_REQUEST_BYTES)),
-            conf.get(ServerConfig.CALL_WORKERS));
+            CoalescingLocator.callsPerOwner(conf.get(ServerConfig.CALL_WORKERS)));
     if (c.reading) {
       this.buffers =
           new BufferPool(
@@ -314,7 +314,7 @@ public final class NodeRuntime implements AutoCloseable {
 
   /**
    * Asks the process that serves map outputs where to READ them, over a transport call to its
-   * locate service: one locator for every reader of this process, which keeps at most {@code
+   * locate service: one locator for every reader of this process, which keeps at most twice {@code
    * call.workers} calls in flight to an owner and merges those that wait ({@link
    * CoalescingLocator}).
    */
