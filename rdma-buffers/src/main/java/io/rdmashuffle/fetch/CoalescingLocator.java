@@ -307,7 +307,8 @@ public final class CoalescingLocator implements Locator {
           it.remove();
         }
       }
-      c.reader = c.callers.size() == 1 ? c.callers.get(0).request.reader() : newLeaseId();
+      c.reader =
+          c.callers.size() == 1 ? c.callers.get(0).request.reader() : ReaderLeases.newReaderId();
       if (!c.local) {
         hold(c);
       }
@@ -318,10 +319,6 @@ public final class CoalescingLocator implements Locator {
       lines.remove(peer);
     }
     return ready;
-  }
-
-  private static long newLeaseId() {
-    return ReaderLeases.newReaderId();
   }
 
   /** Notes who needs the leases {@code c} holds: each of its callers, for the maps it asked. */
