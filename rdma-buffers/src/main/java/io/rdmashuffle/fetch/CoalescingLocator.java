@@ -122,20 +122,11 @@ public final class CoalescingLocator implements Locator {
     Asked(LocateRequest request) {
       this.request = request;
       this.answerBytes =
-          plannedAnswerBytes(
+          LocateLayout.plannedAnswerBytes(
               request.maps(),
               request.endPartition() - request.startPartition(),
               request.localPaths());
     }
-  }
-
-  /** The answer planned for {@code maps} over {@code span} partitions. */
-  private static long plannedAnswerBytes(Iterable<String> maps, int span, boolean local) {
-    long bytes = LocateLayout.MAX_ANSWER_HEADER_BYTES;
-    for (String m : maps) {
-      bytes += LocateLayout.plannedEntryBytes(m, span, local);
-    }
-    return bytes;
   }
 
   /** One call to an owner: the requests it carries, and what it asks for. */

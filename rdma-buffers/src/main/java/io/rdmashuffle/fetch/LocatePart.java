@@ -38,21 +38,19 @@ record LocatePart(BlockSource source, int from, int to) {
 
   /** The answer a call of {@code parts} (and {@code more}, when not null) is planned to take. */
   static long plannedBytes(List<LocatePart> parts, LocatePart more, boolean local) {
-    int start = more == null ? Integer.MAX_VALUE : more.first();
-    int end = more == null ? 0 : more.end();
-    for (LocatePart p : parts) {
+    List<LocatePart> all = new ArrayList<>(parts);
+    if (more != null) {
+      all.add(more);
+    }
+    int start = Integer.MAX_VALUE;
+    int end = 0;
+    List<String> maps = new ArrayList<>(all.size());
+    for (LocatePart p : all) {
       start = Math.min(start, p.first());
       end = Math.max(end, p.end());
+      maps.add(p.source().map());
     }
-    long partitions = (long) end - start;
-    long bytes = LocateLayout.MAX_ANSWER_HEADER_BYTES;
-    for (LocatePart p : parts) {
-      bytes += LocateLayout.plannedEntryBytes(p.source().map(), partitions, local);
-    }
-    if (more != null) {
-      bytes += LocateLayout.plannedEntryBytes(more.source().map(), partitions, local);
-    }
-    return bytes;
+    return LocateLayout.plannedAnswerBytes(maps, (long) end - start, local);
   }
 
   /**

@@ -260,6 +260,19 @@ public final class LocateLayout {
   }
 
   /**
+   * What a reader plans for an answer locating {@code maps} over {@code partitions} partitions: the
+   * longest header and each map's {@link #plannedEntryBytes}.
+   */
+  public static long plannedAnswerBytes(
+      Iterable<String> maps, long partitions, boolean localPaths) {
+    long bytes = MAX_ANSWER_HEADER_BYTES;
+    for (String m : maps) {
+      bytes += plannedEntryBytes(m, partitions, localPaths);
+    }
+    return bytes;
+  }
+
+  /**
    * What a reader plans for an OK entry of {@code partitions} partitions of {@code map}: raw
    * lengths and checksums, and a descriptor of {@value #PLANNED_DESCRIPTOR_BYTES} bytes or, with
    * {@code localPaths}, the longest path. It grows by {@link #MAX_PARTITION_BYTES} a partition.
