@@ -290,9 +290,9 @@ public final class CoalescingLocator implements Locator {
   private List<Call> drain(Peer peer, Line line) {
     List<Call> ready = new ArrayList<>();
     while (line.inFlight < callsPerOwner && !line.waiting.isEmpty()) {
-      Call c = new Call(peer, line.waiting.poll());
-      for (Iterator<Asked> it = line.waiting.iterator();
-          it.hasNext() && !c.callers.get(0).alone; ) {
+      Asked first = line.waiting.poll();
+      Call c = new Call(peer, first);
+      for (Iterator<Asked> it = line.waiting.iterator(); !first.alone && it.hasNext(); ) {
         Asked next = it.next();
         if (!next.alone && c.join(next)) {
           it.remove();
