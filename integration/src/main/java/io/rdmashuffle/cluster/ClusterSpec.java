@@ -78,12 +78,17 @@ public record ClusterSpec(
     private boolean ourShuffleService = true;
     private final Map<String, String> yarnSite = new LinkedHashMap<>();
     private final Map<String, String> mapredSite = new LinkedHashMap<>();
-    private int workerCores = 2;
-    private String workerMemory = "1g";
+    private int workerCores = DEFAULT_WORKER_CORES;
+    private String workerMemory = DEFAULT_WORKER_MEMORY;
     private int nodeManagerMemoryMb = 1536;
     private int nodeManagerVcores = 4;
     private String nodeManagerHeap = "192m";
     private boolean multiUser;
+
+    /** What each Spark Worker offers unless told: two cores, 1 GiB. */
+    public static final int DEFAULT_WORKER_CORES = 2;
+
+    public static final String DEFAULT_WORKER_MEMORY = "1g";
 
     private Builder(String name) {
       this.name = name;

@@ -31,8 +31,10 @@ public final class ClusterCommand {
       """
       usage: bin/rdma-shuffle cluster COMMAND
         up [--hosts 3] [--rate 300mbit] [--engines spark,yarn|spark|yarn|none]
+           [--worker-cores 2] [--worker-memory 1g]
            [--stock-shuffle-service] [--multi-user] [--subnet 198.18.100]
-                               start a cluster and leave it running; --multi-user:
+                               start a cluster and leave it running; --worker-*:
+                               what each Spark Worker offers; --multi-user:
                                NodeManagers as yarn, containers as their job's user
                                (rs-alice, rs-bob) through LinuxContainerExecutor
         status                 hosts, addresses, links, qdiscs, processes
@@ -96,6 +98,12 @@ public final class ClusterCommand {
       b.rate(rate);
     }
     String engines = a.option("engines", "spark,yarn");
+    int workerCores = a.intOption("worker-cores", ClusterSpec.Builder.DEFAULT_WORKER_CORES);
+    String workerMemory = a.option("worker-memory", ClusterSpec.Builder.DEFAULT_WORKER_MEMORY);
+    if (workerCores < 1 || !workerMemory.matches("[0-9]+[mg]")) {
+      throw new Cli.UsageError("--worker-cores takes a count, --worker-memory a size like 2g");
+    }
+    b.workers(workerCores, workerMemory);
     if (a.flag("stock-shuffle-service")) {
       b.stockShuffleService();
     }
