@@ -34,13 +34,14 @@ class FeaturesIT {
 
   /**
    * Speculation on; the old fetch protocol (a map output's id is its map index: a map run again
-   * writes the files of its first run, which Spark keeps); Spark's checksums in CRC32; one shuffle
-   * of 2000 map outputs; several spills per map task, through the sort writer (map-side combine)
-   * and the serialized writer; and maps run again on the same executor after a fetch failure, whose
-   * outputs are published anew (their new meta files must survive the withdrawal of the old ones).
+   * writes the files of its first run, which Spark keeps); Spark's checksums in Adler32 (chosen:
+   * unset, rdma-shuffle has Spark write CRC32); one shuffle of 2000 map outputs; several spills per
+   * map task, through the sort writer (map-side combine) and the serialized writer; and maps run
+   * again on the same executor after a fetch failure, whose outputs are published anew (their new
+   * meta files must survive the withdrawal of the old ones).
    */
   @Test
-  void speculationOldFetchProtocolCrc32ManyMapOutputsSpillsAndAMapRunAgain() throws Exception {
+  void speculationOldFetchProtocolAdler32ManyMapOutputsSpillsAndAMapRunAgain() throws Exception {
     Path work = ItCluster.workDir("features");
     SparkSession s =
         Differential.start(
@@ -51,7 +52,7 @@ class FeaturesIT {
                 .set("spark.speculation.quantile", "0.5")
                 .set("spark.speculation.multiplier", "2")
                 .set("spark.shuffle.useOldFetchProtocol", "true")
-                .set("spark.shuffle.checksum.algorithm", "CRC32")
+                .set("spark.shuffle.checksum.algorithm", "ADLER32")
                 .set(
                     "spark.shuffle.spill.numElementsForceSpillThreshold",
                     Integer.toString(SPILL_EVERY))

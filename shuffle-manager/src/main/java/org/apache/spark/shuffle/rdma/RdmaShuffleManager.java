@@ -110,6 +110,8 @@ public final class RdmaShuffleManager implements ShuffleManager {
               + " service off (with dynamic allocation, use"
               + " spark.dynamicAllocation.shuffleTracking.enabled).");
     }
+    // Spark's writers read it when a map task starts, after this
+    SparkSettings.chooseWriteChecksum(conf);
     this.exactSparkChecksums = SparkSettings.exactSparkChecksums(conf);
     this.disabledBecause = SparkSettings.disabledBecause(conf, settings);
     this.sort = new SortShuffleManager(conf);

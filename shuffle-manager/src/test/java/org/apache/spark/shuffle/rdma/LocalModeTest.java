@@ -114,6 +114,22 @@ class LocalModeTest {
       assertTrue(m.get("blocksLocal") > 0, m.toString());
       assertEquals(0L, m.get("fallbacks"), m.toString());
       assertEquals(0L, m.get("checksumMismatches"), m.toString());
+      // Spark's writers computed CRC32, the checksum the manager chooses when the application
+      // chose none (Spark names its checksum files after their algorithm)
+      List<String> checksumFiles = new ArrayList<>();
+      for (java.io.File dir : SparkEnv.get().blockManager().diskBlockManager().localDirs()) {
+        try (java.util.stream.Stream<java.nio.file.Path> files =
+            java.nio.file.Files.walk(dir.toPath())) {
+          files
+              .map(f -> f.getFileName().toString())
+              .filter(f -> f.contains(".checksum"))
+              .forEach(checksumFiles::add);
+        }
+      }
+      assertFalse(checksumFiles.isEmpty(), "no checksum file");
+      assertTrue(
+          checksumFiles.stream().allMatch(f -> f.endsWith(".checksum.CRC32")),
+          checksumFiles.toString());
 
       // the metrics source every sink sees
       scala.collection.Seq<org.apache.spark.metrics.source.Source> sources =

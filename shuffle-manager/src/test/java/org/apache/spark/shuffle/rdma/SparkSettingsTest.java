@@ -118,4 +118,15 @@ class SparkSettingsTest {
           kv[0] + "=" + kv[1]);
     }
   }
+
+  @Test
+  void sparkWritesCrc32ChecksumsUnlessTheApplicationChoseAnAlgorithm() {
+    SparkConf unset = new SparkConf(false);
+    SparkSettings.chooseWriteChecksum(unset);
+    assertEquals("CRC32", unset.get("spark.shuffle.checksum.algorithm"));
+    assertEquals(ChecksumAlgorithm.CRC32, SparkSettings.exactSparkChecksums(unset));
+    SparkConf chosen = new SparkConf(false).set("spark.shuffle.checksum.algorithm", "ADLER32");
+    SparkSettings.chooseWriteChecksum(chosen);
+    assertEquals("ADLER32", chosen.get("spark.shuffle.checksum.algorithm"));
+  }
 }
