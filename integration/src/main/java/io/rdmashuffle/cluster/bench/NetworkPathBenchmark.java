@@ -160,6 +160,7 @@ public final class NetworkPathBenchmark {
     if (side.equals("ours")) {
       app.withRdmaShuffle().conf("spark.shuffle.rdma.transport", "tcp");
     }
+    o.sideConf(side).forEach(app::conf);
     String load = loadAverage();
     ServingCpuProbe probe = new ServingCpuProbe(dir, o.hosts());
     Thread t = new Thread(probe, "serving-cpu-probe");

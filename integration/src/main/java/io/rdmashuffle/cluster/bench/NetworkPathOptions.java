@@ -9,8 +9,11 @@ import io.rdmashuffle.tools.Cli;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The network-path benchmark's options.
@@ -26,6 +29,8 @@ import java.util.Locale;
  *     ones, uncompressed
  * @param timeoutSeconds one application at most
  * @param waitClusterSeconds how long to wait while another harness cluster runs here
+ * @param stockConf Spark settings of the stock side's applications only, in order
+ * @param oursConf Spark settings of our side's applications only, in order
  * @param out the markdown result file
  */
 record NetworkPathOptions(
@@ -39,19 +44,23 @@ record NetworkPathOptions(
     boolean compress,
     long timeoutSeconds,
     long waitClusterSeconds,
+    Map<String, String> stockConf,
+    Map<String, String> oursConf,
     Path out) {
 
   static final String USAGE =
       """
       usage: bin/rdma-shuffle bench network-path [--hosts 2] [--rates 150mbit,none] [--rounds 5]
                  [--bytes 768m] [--record 32k] [--maps 8] [--reduces 8] [--compress]
+                 [--stock-conf K=V]... [--ours-conf K=V]...
                  [--timeout 300] [--wait-cluster 1200] [--out FILE]
         The stock shuffle against our tcp transport on the cluster harness (hosts as network
         namespaces, one Spark executor per host), once per link setting (a tbf rate per host
         link, or none), rounds alternating which side starts: job and reduce-stage time,
         fetch-wait share, serving threads' CPU per GB served. --compress: records that compress
         (words of a small vocabulary), shuffled with spark.shuffle.compress=true (lz4); without
-        it random records, uncompressed. Needs root. --timeout: one
+        it random records, uncompressed. --stock-conf, --ours-conf: a Spark setting for one
+        side's applications only (repeatable). Needs root. --timeout: one
         application at most (s); --wait-cluster: how long to wait while another harness cluster
         runs here (s). Results in integration/results/network-path-DATE.md (or --out).
       """;
@@ -72,6 +81,8 @@ record NetworkPathOptions(
     boolean compress = a.flag("compress");
     long timeout = a.option("timeout", 300L, Long::parseLong);
     long waitCluster = a.option("wait-cluster", 1200L, Long::parseLong);
+    Map<String, String> stockConf = settings("stock-conf", a.all("stock-conf"));
+    Map<String, String> oursConf = settings("ours-conf", a.all("ours-conf"));
     Path out =
         a.option(
             "out",
@@ -89,7 +100,37 @@ record NetworkPathOptions(
               + " and one record of at least 8 bytes per map task");
     }
     return new NetworkPathOptions(
-        hosts, rates, rounds, bytes, record, maps, reduces, compress, timeout, waitCluster, out);
+        hosts,
+        rates,
+        rounds,
+        bytes,
+        record,
+        maps,
+        reduces,
+        compress,
+        timeout,
+        waitCluster,
+        stockConf,
+        oursConf,
+        out);
+  }
+
+  /** {@code K=V} values of {@code --name}, in order; a later value of a key wins. */
+  static Map<String, String> settings(String name, List<String> values) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (String v : values) {
+      int eq = v.indexOf('=');
+      if (eq < 1 || !v.startsWith("spark.")) {
+        throw new Cli.UsageError("--" + name + " " + v + ": a Spark setting, spark.KEY=VALUE");
+      }
+      m.put(v.substring(0, eq), v.substring(eq + 1));
+    }
+    return Collections.unmodifiableMap(m);
+  }
+
+  /** The settings of one side's applications only ({@code stock} or {@code ours}). */
+  Map<String, String> sideConf(String side) {
+    return side.equals("ours") ? oursConf : stockConf;
   }
 
   /** {@code 300mbit,none}: {@code none} is an unlimited link. */

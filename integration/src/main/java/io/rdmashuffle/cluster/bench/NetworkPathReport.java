@@ -8,6 +8,7 @@ import io.rdmashuffle.bench.Machine;
 import io.rdmashuffle.cluster.bench.NetworkPathBenchmark.Setting;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
 /** The network-path benchmark's markdown result file. */
@@ -44,7 +45,7 @@ final class NetworkPathReport {
     line("");
     line(
         "`integration/bin/bench-network-path --hosts %d --rates %s --rounds %d --bytes %d"
-            + " --record %d --maps %d --reduces %d%s` (%.1f min in all)",
+            + " --record %d --maps %d --reduces %d%s%s%s` (%.1f min in all)",
         o.hosts(),
         rates(),
         o.rounds(),
@@ -53,6 +54,8 @@ final class NetworkPathReport {
         o.maps(),
         o.reduces(),
         o.compress() ? " --compress" : "",
+        flags("stock-conf", o.stockConf()),
+        flags("ours-conf", o.oursConf()),
         minutes);
     line("");
     line("## Machine");
@@ -84,6 +87,19 @@ final class NetworkPathReport {
     return md.toString();
   }
 
+  private static String flags(String name, Map<String, String> conf) {
+    StringBuilder b = new StringBuilder();
+    conf.forEach(
+        (k, v) -> b.append(" --").append(name).append(' ').append(k).append('=').append(v));
+    return b.toString();
+  }
+
+  private static String settingsOf(Map<String, String> conf) {
+    StringBuilder b = new StringBuilder();
+    conf.forEach((k, v) -> b.append(" + `").append(k).append('=').append(v).append('`'));
+    return b.toString();
+  }
+
   private String rates() {
     return String.join(
         ",", settings.stream().map(s -> s.rate() == null ? "none" : s.rate().toString()).toList());
@@ -110,8 +126,9 @@ final class NetworkPathReport {
         o.reduces(),
         o.compress() ? "true (lz4)" : "false");
     line(
-        "* stock: Spark's sort shuffle, blocks served by Netty (`NettyBlockTransferService`)."
-            + " ours: `withRdmaShuffle()` + `spark.shuffle.rdma.transport=tcp`.");
+        "* stock: Spark's sort shuffle, blocks served by Netty (`NettyBlockTransferService`)%s."
+            + " ours: `withRdmaShuffle()` + `spark.shuffle.rdma.transport=tcp`%s.",
+        settingsOf(o.stockConf()), settingsOf(o.oursConf()));
     line(
         "* Rounds: %d per setting, both sides per round, alternating which runs first"
             + " (stock, ours | ours, stock | ...).",

@@ -30,6 +30,29 @@ class NetworkPathOptionsTest {
     assertTrue(NetworkPathOptions.parse("--compress").compress());
   }
 
+  @Test
+  void settingsForOneSideOnly() {
+    NetworkPathOptions o =
+        NetworkPathOptions.parse(
+            "--stock-conf",
+            "spark.shuffle.checksum.algorithm=CRC32",
+            "--ours-conf",
+            "spark.shuffle.rdma.read.local=false",
+            "--stock-conf",
+            "spark.reducer.maxSizeInFlight=96m");
+    assertEquals(
+        java.util.Map.of(
+            "spark.shuffle.checksum.algorithm", "CRC32", "spark.reducer.maxSizeInFlight", "96m"),
+        o.sideConf("stock"));
+    assertEquals(java.util.Map.of("spark.shuffle.rdma.read.local", "false"), o.sideConf("ours"));
+    assertTrue(NetworkPathOptions.parse().sideConf("stock").isEmpty());
+    assertThrows(
+        IllegalArgumentException.class, () -> NetworkPathOptions.parse("--stock-conf", "nokey"));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> NetworkPathOptions.parse("--ours-conf", "hadoop.x=1"));
+  }
+
   /** The compressed workload's records compress; the random ones don't, and stay as they were. */
   @Test
   void compressibleRecordsCompressAndRandomOnesDoNot() {
