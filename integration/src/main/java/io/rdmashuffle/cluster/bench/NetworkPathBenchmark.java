@@ -171,7 +171,14 @@ public final class NetworkPathBenchmark {
     t.join(10_000);
     if (!out.ok()) {
       throw new IllegalStateException(
-          name + " failed (exit " + out.exitCode() + "), log " + out.log() + ":\n" + out.tail());
+          name
+              + " failed (exit "
+              + out.exitCode()
+              + "), log "
+              + out.log()
+              + (probe.error() == null ? "" : ", CPU probe: " + probe.error())
+              + ":\n"
+              + out.tail());
     }
     if (probe.error() != null) {
       throw new IllegalStateException(name + ": " + probe.error());

@@ -100,7 +100,8 @@ final class ServingCpuProbe implements Runnable {
       result = summarize();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // an Error too: a probe thread that dies silently leaves the driver waiting for its ack
       error = e.toString();
       try {
         ackWhatComes(); // the driver must not wait for a sample that will not come
