@@ -53,7 +53,10 @@ final class RunDescription {
     h.put(
         "host-local reads",
         o.conf().getOrDefault("spark.shuffle.readHostLocalDisk", "true (Spark default)")
-            + "; on one machine the stock shuffle reads host-local blocks from disk, never the network");
+            + (o.master().startsWith("local")
+                ? "; on one machine the stock shuffle reads host-local blocks from disk, never the"
+                    + " network"
+                : ""));
     h.put("started", started.toString());
     h.put("finished", Instant.now().toString());
     h.put("command", "Tpcds compare " + o.command());
