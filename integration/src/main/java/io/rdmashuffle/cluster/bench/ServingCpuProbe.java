@@ -81,7 +81,7 @@ final class ServingCpuProbe implements Runnable {
                 + executors
                 + ": "
                 + pids;
-        markers.ack(Markers.READY); // let the driver go on; the run is reported as failed
+        ackWhatComes(); // let the driver go on, to its end; the run is reported as failed
         return;
       }
       processTicksBefore = sample(before);
@@ -182,9 +182,13 @@ final class ServingCpuProbe implements Runnable {
     return error != null ? error : result == null ? "the job's end was never sampled" : null;
   }
 
-  /** Processes whose command line runs an executor of application {@code appId}. */
+  /**
+   * Processes whose command line runs an executor of application {@code appId}, less those whose
+   * parent is one of them: a process an executor forks has its command line until it executes
+   * another program (two such were once counted as executors, and the run failed).
+   */
   static List<Long> executorPids(String appId) {
-    List<Long> found = new ArrayList<>();
+    Map<Long, Long> parents = new TreeMap<>();
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
       for (Path p : ds) {
         String cmd;
@@ -199,12 +203,30 @@ final class ServingCpuProbe implements Runnable {
         if (cmd.split(" ", 2)[0].endsWith("/java")
             && cmd.contains(EXECUTOR_CLASS)
             && cmd.contains(" --app-id " + appId + " ")) {
-          found.add(Long.parseLong(p.getFileName().toString()));
+          try {
+            parents.put(
+                Long.parseLong(p.getFileName().toString()),
+                ThreadCpu.parentPid(Files.readString(p.resolve("stat"))));
+          } catch (IOException ended) {
+            // ended meanwhile: not an executor of this run's job
+          }
         }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    return withoutChildren(parents);
+  }
+
+  /** The processes (by pid, their parent's pid) whose parent is not among them, in order. */
+  static List<Long> withoutChildren(Map<Long, Long> parents) {
+    List<Long> found = new ArrayList<>();
+    parents.forEach(
+        (pid, parent) -> {
+          if (!parents.containsKey(parent)) {
+            found.add(pid);
+          }
+        });
     found.sort(null);
     return found;
   }

@@ -75,6 +75,18 @@ final class ThreadCpu {
     return new ThreadTime(stat.substring(open + 1, close), utime + stime);
   }
 
+  /**
+   * The parent's pid from a {@code stat} line: field 4, after the name's last ')' and the state.
+   */
+  static long parentPid(String stat) {
+    int close = stat.lastIndexOf(')');
+    String[] rest = close < 0 ? new String[0] : stat.substring(close + 1).trim().split(" +");
+    if (rest.length < 2 || !rest[1].matches("\\d+")) {
+      throw new IllegalArgumentException("not a /proc stat line: " + stat);
+    }
+    return Long.parseLong(rest[1]);
+  }
+
   /** The first field of a {@code schedstat} line: nanoseconds spent on a CPU. */
   static long parseSchedstat(String line) {
     String[] f = line.trim().split(" +");

@@ -42,6 +42,24 @@ class ThreadCpuTest {
   }
 
   @Test
+  void theParentIsTheFourthField() {
+    assertEquals(1, ThreadCpu.parentPid(stat(4321, "java (x) S 9", 1, 2)));
+    assertEquals(4640, ThreadCpu.parentPid("4641 (java) R 4640 4600 4600 0 -1 0"));
+    assertThrows(IllegalArgumentException.class, () -> ThreadCpu.parentPid("4641 (java) R"));
+  }
+
+  /** A process an executor forks carries the executor's command line until it runs another. */
+  @Test
+  void anExecutorsForkedChildIsNotAnotherExecutor() {
+    assertEquals(
+        java.util.List.of(4640L, 4667L, 4669L, 4835L),
+        ServingCpuProbe.withoutChildren(
+            new java.util.TreeMap<>(
+                java.util.Map.of(
+                    4640L, 900L, 4641L, 4640L, 4667L, 901L, 4669L, 902L, 4835L, 903L))));
+  }
+
+  @Test
   void rejectsWhatIsNotAStatLine() {
     assertThrows(IllegalArgumentException.class, () -> ThreadCpu.parse("no parentheses 1 2 3"));
     assertThrows(IllegalArgumentException.class, () -> ThreadCpu.parse("1 (x) S 1 2 3"));
