@@ -185,7 +185,7 @@ final class ServingCpuProbe implements Runnable {
   /**
    * Processes whose command line runs an executor of application {@code appId}, less those whose
    * parent is one of them: a process an executor forks has its command line until it executes
-   * another program (two such were once counted as executors, and the run failed).
+   * another program (one such was once counted as a fifth executor of four, and the run failed).
    */
   static List<Long> executorPids(String appId) {
     Map<Long, Long> parents = new TreeMap<>();
