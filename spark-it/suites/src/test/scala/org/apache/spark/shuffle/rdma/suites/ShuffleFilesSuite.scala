@@ -18,8 +18,9 @@ import org.apache.spark.shuffle.sort.SortShuffleManager
 /**
  * Ours of SortShuffleSuite's "SortShuffleManager properly cleans up files ..." (excluded: they
  * assert exactly the sort shuffle's three file names): a map output's files are Spark's three plus,
- * with our manager, its meta file `<data file>.rdma-meta`, and removing the shuffle removes every
- * one of them. Runs on both sides; the stock control expects Spark's three.
+ * with our manager, its meta file `<data file>.rdma-meta` (and Spark's checksum file is CRC32's),
+ * and removing the shuffle removes every one of them. Runs on both sides; the stock control expects
+ * Spark's three.
  */
 class ShuffleFilesSuite extends SparkFunSuite with LocalSparkContext {
 
@@ -40,8 +41,11 @@ class ShuffleFilesSuite extends SparkFunSuite with LocalSparkContext {
       val before = allFiles(dir)
       shuffled.count()
       val created = allFiles(dir) -- before
+      // our manager has Spark's writers compute CRC32 unless the application chose an algorithm
+      val checksum =
+        if (ManagerUnderTest.side == "ours") "CRC32" else conf.get(SHUFFLE_CHECKSUM_ALGORITHM)
       val spark = Set("shuffle_0_0_0.data", "shuffle_0_0_0.index",
-        s"shuffle_0_0_0.checksum.${conf.get(SHUFFLE_CHECKSUM_ALGORITHM)}")
+        s"shuffle_0_0_0.checksum.$checksum")
       val expected =
         if (ManagerUnderTest.side == "ours") spark + "shuffle_0_0_0.data.rdma-meta" else spark
       assert(created.map(_.getName) === expected)
