@@ -122,7 +122,6 @@ public final class ChecksumBenchmark {
 
   private static long once(
       ChecksumAlgorithm algorithm, long bytes, byte[] heap, int chunk, ByteBuffer direct) {
-    long sink = 0;
     Checksum c = algorithm.newChecksum();
     if (direct == null) {
       for (long done = 0; done < bytes; done += chunk) {
@@ -133,7 +132,6 @@ public final class ChecksumBenchmark {
         c.update(direct.duplicate().clear());
       }
     }
-    sink += c.getValue();
-    return sink;
+    return c.getValue();
   }
 }

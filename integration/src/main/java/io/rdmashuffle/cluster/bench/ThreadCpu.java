@@ -65,8 +65,7 @@ final class ThreadCpu {
     if (open < 0 || close < open) {
       throw new IllegalArgumentException("not a /proc stat line: " + stat);
     }
-    String[] rest = stat.substring(close + 1).trim().split(" +");
-    // rest[0] is field 3 (state): field n is rest[n - 3]
+    String[] rest = fieldsAfterName(stat, close);
     if (rest.length < 13) {
       throw new IllegalArgumentException("too few fields in /proc stat line: " + stat);
     }
@@ -80,11 +79,19 @@ final class ThreadCpu {
    */
   static long parentPid(String stat) {
     int close = stat.lastIndexOf(')');
-    String[] rest = close < 0 ? new String[0] : stat.substring(close + 1).trim().split(" +");
+    String[] rest = close < 0 ? new String[0] : fieldsAfterName(stat, close);
     if (rest.length < 2 || !rest[1].matches("\\d+")) {
       throw new IllegalArgumentException("not a /proc stat line: " + stat);
     }
     return Long.parseLong(rest[1]);
+  }
+
+  /**
+   * The fields of a {@code stat} line after the name, which ends at {@code close}, its last ')':
+   * element 0 is field 3 (the state), field n is element n - 3.
+   */
+  private static String[] fieldsAfterName(String stat, int close) {
+    return stat.substring(close + 1).trim().split(" +");
   }
 
   /** The first field of a {@code schedstat} line: nanoseconds spent on a CPU. */
