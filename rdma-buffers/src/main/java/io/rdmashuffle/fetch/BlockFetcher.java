@@ -164,7 +164,7 @@ public final class BlockFetcher implements AutoCloseable {
         connections.prepare(o.address(), application);
       }
     } finally {
-      lock.unlock();
+      unlock();
     }
   }
 
@@ -192,7 +192,7 @@ public final class BlockFetcher implements AutoCloseable {
     try {
       startLocked();
     } finally {
-      lock.unlock();
+      unlock(); // an answer that came meanwhile found the driver locked out: it is driven now
     }
   }
 
@@ -379,7 +379,11 @@ public final class BlockFetcher implements AutoCloseable {
     }
   }
 
-  /** Lets go of the lock; events that came meanwhile and nobody saw are driven now. */
+  /**
+   * Lets go of the lock; events that came meanwhile and nobody saw are driven now. Every holder but
+   * {@link #close()} lets go through here: the driver only tries the lock, so an event that arrives
+   * while another holds it is that holder's to hand on.
+   */
   private void unlock() {
     lock.unlock();
     if (!closed && segments.hasEvents() && !lock.isLocked()) {

@@ -33,7 +33,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -303,6 +305,13 @@ class BlockFetcherTest {
    */
   private BlockFetcher remoteReader(Locator locator, long first, int maps, int[] partitions)
       throws BlockFetchException {
+    return remoteReader(locator, client.fetchDriver(), first, maps, partitions);
+  }
+
+  /** As {@link #remoteReader(Locator, long, int, int[])}, driven by {@code driver}. */
+  private BlockFetcher remoteReader(
+      Locator locator, Executor driver, long first, int maps, int[] partitions)
+      throws BlockFetchException {
     BlockFetcher f =
         new BlockFetcher(
             APP,
@@ -312,7 +321,7 @@ class BlockFetcherTest {
             client.buffers(),
             options(false, 16L << 20),
             counters,
-            client.fetchDriver(),
+            driver,
             () -> {});
     for (long m = 0; m < maps; m++) {
       f.add(
@@ -369,6 +378,65 @@ class BlockFetcherTest {
       assertEveryBlock(readAll(f), data, 100, small);
     }
     assertEquals(maps, asked.get(), "each map output located once");
+    assertEquals(0, client.buffers().lentBytes(), "every READ buffer back in the pool");
+  }
+
+  /**
+   * An answer that arrives while the reader is still starting (the owner answered at once, as a
+   * call within this process can) finds the driver locked out by the starting thread: the start
+   * hands it on when it lets go, so its READs go out and its leases end while the consumer takes
+   * nothing. (Lost before: all of a reader's answers came in while it started, under load, and
+   * nothing moved until the consumer asked for a block.)
+   */
+  @Test
+  void anAnswerThatArrivesWhileTheReaderStartsIsDrivenWithoutTheConsumer() throws Exception {
+    int maps = Locates.BATCH;
+    int[] small = {0, 2, 3, 5};
+    Map<Long, Path> data = new HashMap<>();
+    for (long m = 0; m < maps; m++) {
+      data.put(m, commit(5000 + m));
+    }
+    AtomicInteger released = new AtomicInteger();
+    Locator atOnce =
+        new Locator() {
+          @Override
+          public CompletableFuture<LocateAnswer> locate(
+              PeerAddress owner, String app, io.rdmashuffle.mapoutput.LocateRequest r) {
+            return CompletableFuture.completedFuture(server.locator().answer(app, r));
+          }
+
+          @Override
+          public void release(
+              PeerAddress owner, String app, io.rdmashuffle.mapoutput.ReleaseRequest r) {
+            released.addAndGet(r.maps().size());
+            server.locator().release(app, r);
+          }
+        };
+    // the first drive runs, and ends, while the starting thread still holds the reader
+    AtomicBoolean first = new AtomicBoolean(true);
+    Executor driver =
+        task -> {
+          if (!first.getAndSet(false)) {
+            client.fetchDriver().execute(task);
+            return;
+          }
+          Thread t = new Thread(task, "first-drive");
+          t.start();
+          try {
+            t.join();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        };
+    try (BlockFetcher f = remoteReader(atOnce, driver, 5000, maps, small)) {
+      assertFalse(first.get(), "the answer came while the reader started");
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (released.get() < maps && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertEquals(maps, released.get(), "map outputs READ and released before any block taken");
+      assertEveryBlock(readAll(f), data, 5000, small);
+    }
     assertEquals(0, client.buffers().lentBytes(), "every READ buffer back in the pool");
   }
 
