@@ -367,6 +367,11 @@ public final class OutputCatalog implements AutoCloseable {
     return registered.size();
   }
 
+  /** Locates waiting for room now (tests). */
+  synchronized int waitingLocates() {
+    return registration.waitingLocates();
+  }
+
   /** Deregisters everything and forgets every application. Idempotent. */
   @Override
   public void close() {

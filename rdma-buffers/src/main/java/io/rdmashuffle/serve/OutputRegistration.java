@@ -333,6 +333,11 @@ final class OutputRegistration {
     return again;
   }
 
+  /** Under the catalog's lock: locates waiting for room now (tests). */
+  int waitingLocates() {
+    return waiting.waiting();
+  }
+
   private Registered evictOne() {
     synchronized (lock) {
       return registered.evictOne(System.nanoTime());

@@ -144,6 +144,11 @@ final class WaitingLine {
     }
   }
 
+  /** Locates waiting in the line now (tests). */
+  int waiting() {
+    return waiting.size();
+  }
+
   /** Readers remembered as turned away (tests). */
   int remembered() {
     return turnedAway.size();

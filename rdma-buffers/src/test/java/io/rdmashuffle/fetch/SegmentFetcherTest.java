@@ -131,7 +131,7 @@ class SegmentFetcherTest {
   void theConsumerLetsTheChannelHelpUntilAResultIsThereBeforeItBlocks() throws Exception {
     java.util.concurrent.atomic.AtomicInteger helps =
         new java.util.concurrent.atomic.AtomicInteger();
-    java.util.concurrent.atomic.AtomicInteger helpedToTheEnd =
+    java.util.concurrent.atomic.AtomicInteger issuedByHelp =
         new java.util.concurrent.atomic.AtomicInteger();
     io.rdmashuffle.transport.Transport helping =
         (io.rdmashuffle.transport.Transport)
@@ -142,7 +142,7 @@ class SegmentFetcherTest {
                   Object result = method.invoke(client, args);
                   return method.getName().equals("connect")
                       ? new HelpingChannel(
-                          (io.rdmashuffle.transport.ReadChannel) result, helps, helpedToTheEnd)
+                          (io.rdmashuffle.transport.ReadChannel) result, helps, issuedByHelp)
                       : result;
                 });
     connections.close();
@@ -155,8 +155,11 @@ class SegmentFetcherTest {
         ((FetchedSegment) res).release();
       }
     }
-    assertEquals(5, helps.get(), "the consumer asked its channel for help before blocking");
-    assertEquals(5, helpedToTheEnd.get(), "each help ended with a result there");
+    // the channel posts only when asked for help: every READ went out from a help, and a help
+    // may end before its READ did (the wait is bounded), so the consumer asks again
+    assertEquals(
+        5, issuedByHelp.get(), "every READ was issued by a help before the consumer blocked");
+    assertTrue(helps.get() >= 5, "the consumer asked its channel for help: " + helps.get());
   }
 
   /**
@@ -167,15 +170,15 @@ class SegmentFetcherTest {
     private final io.rdmashuffle.transport.ReadChannel in;
     private final List<io.rdmashuffle.transport.ReadOp> held = new ArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger helps;
-    private final java.util.concurrent.atomic.AtomicInteger helpedToTheEnd;
+    private final java.util.concurrent.atomic.AtomicInteger issuedByHelp;
 
     HelpingChannel(
         io.rdmashuffle.transport.ReadChannel in,
         java.util.concurrent.atomic.AtomicInteger helps,
-        java.util.concurrent.atomic.AtomicInteger helpedToTheEnd) {
+        java.util.concurrent.atomic.AtomicInteger issuedByHelp) {
       this.in = in;
       this.helps = helps;
-      this.helpedToTheEnd = helpedToTheEnd;
+      this.issuedByHelp = issuedByHelp;
     }
 
     @Override
@@ -186,16 +189,13 @@ class SegmentFetcherTest {
         ops = new ArrayList<>(held);
         held.clear();
       }
+      issuedByHelp.addAndGet(ops.size());
       in.postAll(ops);
       long until = System.nanoTime() + Math.min(maxNanos, TimeUnit.SECONDS.toNanos(5));
       while (!ready.getAsBoolean() && System.nanoTime() - until < 0) {
         Thread.onSpinWait();
       }
-      if (ready.getAsBoolean()) {
-        helpedToTheEnd.incrementAndGet();
-        return true;
-      }
-      return false;
+      return ready.getAsBoolean();
     }
 
     @Override

@@ -83,6 +83,15 @@ class LeasesTest {
     return catalog.locate(id, 0, 2, false, reader, System.nanoTime() + waitNanos);
   }
 
+  /** Waits until {@code n} locates wait for room (no sleeping on a guess). */
+  private void awaitWaiting(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + 20 * SECOND;
+    while (catalog.waitingLocates() != n) {
+      assertTrue(System.nanoTime() - deadline < 0, n + " locates waiting in time");
+      TimeUnit.MILLISECONDS.sleep(5);
+    }
+  }
+
   private void release(OutputId id, long reader) {
     catalog.release(id.application(), new ReleaseRequest(reader, id.shuffle(), List.of(id.map())));
   }
@@ -132,17 +141,17 @@ class LeasesTest {
     assertTrue(locate(a, 1, 0).ok());
     assertTrue(locate(b, 1, 0).ok());
     CompletableFuture<Located> first =
-        CompletableFuture.supplyAsync(() -> locate(c, 2, 10 * SECOND));
-    TimeUnit.MILLISECONDS.sleep(200);
+        CompletableFuture.supplyAsync(() -> locate(c, 2, 30 * SECOND));
+    awaitWaiting(1);
     CompletableFuture<Located> second =
-        CompletableFuture.supplyAsync(() -> locate(d, 3, 10 * SECOND));
-    TimeUnit.MILLISECONDS.sleep(200);
+        CompletableFuture.supplyAsync(() -> locate(d, 3, 30 * SECOND));
+    awaitWaiting(2);
     release(a, 1);
-    assertTrue(first.get(5, TimeUnit.SECONDS).ok(), "the first to wait gets the first room");
+    assertTrue(first.get(20, TimeUnit.SECONDS).ok(), "the first to wait gets the first room");
     TimeUnit.MILLISECONDS.sleep(200);
     assertFalse(second.isDone(), "the second waits for the next room");
     release(b, 1);
-    assertTrue(second.get(5, TimeUnit.SECONDS).ok());
+    assertTrue(second.get(20, TimeUnit.SECONDS).ok());
   }
 
   @Test
@@ -153,12 +162,13 @@ class LeasesTest {
     OutputId c = commit(APP, 3);
     assertTrue(locate(a, 1, 0).ok());
     CompletableFuture<Located> waiting =
-        CompletableFuture.supplyAsync(() -> locate(b, 2, 2 * SECOND));
-    TimeUnit.MILLISECONDS.sleep(200);
+        CompletableFuture.supplyAsync(() -> locate(b, 2, 3 * SECOND));
+    awaitWaiting(1);
     long t0 = System.nanoTime();
-    assertEquals(Status.BUSY, locate(c, 3, 10 * SECOND).status());
-    assertTrue(System.nanoTime() - t0 < 2 * SECOND, "answered at once, not after waiting");
-    assertEquals(Status.BUSY, waiting.get(5, TimeUnit.SECONDS).status());
+    // c is younger than b, which holds the line's one place: busy at once, not after 30 s
+    assertEquals(Status.BUSY, locate(c, 3, 30 * SECOND).status());
+    assertTrue(System.nanoTime() - t0 < 20 * SECOND, "answered at once, not after waiting");
+    assertEquals(Status.BUSY, waiting.get(20, TimeUnit.SECONDS).status());
   }
 
   /**

@@ -38,6 +38,34 @@ class WaitingLineTest {
     }
   }
 
+  /** Waits until {@code n} locates wait in {@code line} (no sleeping on a guess). */
+  private void awaitWaiting(WaitingLine line, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + 20 * SECOND;
+    while (true) {
+      synchronized (lock) {
+        if (line.waiting() == n) {
+          return;
+        }
+      }
+      assertTrue(System.nanoTime() - deadline < 0, n + " waiters in the line in time");
+      TimeUnit.MILLISECONDS.sleep(5);
+    }
+  }
+
+  /** Waits until {@code n} readers were served. */
+  private static void awaitServed(List<Long> served, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + 20 * SECOND;
+    while (true) {
+      synchronized (served) {
+        if (served.size() >= n) {
+          return;
+        }
+      }
+      assertTrue(System.nanoTime() - deadline < 0, n + " readers served in time");
+      TimeUnit.MILLISECONDS.sleep(5);
+    }
+  }
+
   private void makeRoom() {
     synchronized (lock) {
       free++;
@@ -56,24 +84,27 @@ class WaitingLineTest {
     // now they and a newcomer ask again, youngest first
     List<Long> served = new ArrayList<>();
     List<CompletableFuture<Boolean>> asks = new ArrayList<>();
-    for (long r : new long[] {9, 3, 2, 1}) {
+    long[] readers = {9, 3, 2, 1};
+    for (int i = 0; i < readers.length; i++) {
+      long r = readers[i];
       asks.add(
           CompletableFuture.supplyAsync(
               () -> {
-                boolean ok = reserve(line, r, 10 * SECOND);
+                boolean ok = reserve(line, r, 30 * SECOND);
                 synchronized (served) {
                   served.add(r);
                 }
                 return ok;
               }));
-      TimeUnit.MILLISECONDS.sleep(100);
+      awaitWaiting(line, i + 1);
     }
+    // one room at a time, each taken before the next is made: the order is the line's alone
     for (int i = 0; i < 4; i++) {
       makeRoom();
-      TimeUnit.MILLISECONDS.sleep(150);
+      awaitServed(served, i + 1);
     }
     for (CompletableFuture<Boolean> a : asks) {
-      assertTrue(a.get(5, TimeUnit.SECONDS));
+      assertTrue(a.get(20, TimeUnit.SECONDS));
     }
     assertEquals(List.of(1L, 2L, 3L, 9L), served, "oldest busy answer first, the newcomer last");
     assertEquals(0, line.remembered(), "a reader served is forgotten");
@@ -84,14 +115,14 @@ class WaitingLineTest {
     WaitingLine line = new WaitingLine(lock, 1, metrics);
     assertFalse(reserve(line, 1, SECOND / 20), "reader 1 is turned away first: the oldest");
     CompletableFuture<Boolean> newcomer =
-        CompletableFuture.supplyAsync(() -> reserve(line, 2, 10 * SECOND));
-    TimeUnit.MILLISECONDS.sleep(100); // the newcomer holds the only place in the line
+        CompletableFuture.supplyAsync(() -> reserve(line, 2, 30 * SECOND));
+    awaitWaiting(line, 1); // the newcomer holds the only place in the line
     CompletableFuture<Boolean> older =
-        CompletableFuture.supplyAsync(() -> reserve(line, 1, 10 * SECOND));
-    assertFalse(newcomer.get(5, TimeUnit.SECONDS), "the youngest waiter is answered busy at once");
+        CompletableFuture.supplyAsync(() -> reserve(line, 1, 30 * SECOND));
+    assertFalse(newcomer.get(20, TimeUnit.SECONDS), "the youngest waiter is answered busy at once");
     assertEquals(1, metrics.value(ServingCounter.DISPLACED));
     makeRoom();
-    assertTrue(older.get(5, TimeUnit.SECONDS));
+    assertTrue(older.get(20, TimeUnit.SECONDS));
     assertEquals(1, metrics.value(ServingCounter.DISPLACED));
   }
 

@@ -263,7 +263,8 @@ class RdmaFetcherTest {
     busy.createContext(
         MapOutputsRequest.PATH,
         x -> {
-          x.getResponseHeaders().add("Retry-After", "400");
+          // a minute: the penalty must still hold when the test looks, however slow the machine
+          x.getResponseHeaders().add("Retry-After", "60000");
           x.sendResponseHeaders(429, -1);
           x.close();
         });
@@ -479,7 +480,7 @@ class RdmaFetcherTest {
         retrySettings(
             "mapreduce.reduce.shuffle.fetch.retry.enabled", "true",
             "mapreduce.reduce.shuffle.fetch.retry.interval-ms", "50",
-            "mapreduce.reduce.shuffle.fetch.retry.timeout-ms", "400");
+            "mapreduce.reduce.shuffle.fetch.retry.timeout-ms", "1000");
     MapOutputsClient refused = locateClient();
     AtomicInteger asked = new AtomicInteger();
     RdmaFetcher<Object, Object> f =
@@ -506,7 +507,7 @@ class RdmaFetcherTest {
         "copyFailed " + map(0) + " read=false connect=true",
         failures().get(0),
         String.valueOf(scheduler.events));
-    assertTrue(millis >= 400, "reported after " + millis + " ms, before the retry timeout");
+    assertTrue(millis >= 1000, "reported after " + millis + " ms, before the retry timeout");
     assertTrue(asked.get() > 2, "asked " + asked.get() + " times");
   }
 
@@ -582,6 +583,8 @@ class RdmaFetcherTest {
                 List.of(
                     LocateAnswer.Located.failed(
                         asked.get(0).toString(), LocateAnswer.Status.BUSY, "leased (test)")));
+    // a penalty of a minute: it must still hold when the test looks, however slow the machine
+    retry = retrySettings("mapreduce.reduce.shuffle.fetch.retry.interval-ms", "60000");
     RdmaFetcher<Object, Object> f = fetcher(Map.of(), s -> busy, true);
     MapHost host = host("node-b:13562", map(0));
 

@@ -526,19 +526,33 @@ class RdmaShuffleHandlerTest {
       for (int i = 0; i < 6; i++) {
         // unsigned: the queue bound holds before anything is authenticated
         calls.add(callers.submit(() -> ask(JOB_A, 0, null, m0)));
-        Thread.sleep(100);
       }
-      // one answering, two waiting: the rest are told to come back at once
-      int busy = 0;
-      for (java.util.concurrent.Future<MapOutputsCall> f : calls.subList(3, 6)) {
-        MapOutputsCall c = f.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      // one answering, two waiting: the other three, whichever came last, are told to come back
+      // at once, while the three held stay unanswered
+      List<java.util.concurrent.Future<MapOutputsCall>> answered = new ArrayList<>();
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+      while (answered.size() < 3 && System.nanoTime() - deadline < 0) {
+        answered.clear();
+        for (java.util.concurrent.Future<MapOutputsCall> f : calls) {
+          if (f.isDone()) {
+            answered.add(f);
+          }
+        }
+        Thread.sleep(10);
+      }
+      assertEquals(3, answered.size(), "calls answered while the queue is full");
+      for (java.util.concurrent.Future<MapOutputsCall> f : answered) {
+        MapOutputsCall c = f.get();
         assertEquals(429, c.status(), c.text());
-        busy++;
       }
-      assertEquals(3, busy);
+      Thread.sleep(200);
+      assertEquals(
+          3, calls.stream().filter(f -> f.isDone()).count(), "the three held are not answered");
       release.countDown();
-      for (java.util.concurrent.Future<MapOutputsCall> f : calls.subList(0, 3)) {
-        assertEquals(401, f.get(30, java.util.concurrent.TimeUnit.SECONDS).status());
+      for (java.util.concurrent.Future<MapOutputsCall> f : calls) {
+        if (!answered.contains(f)) {
+          assertEquals(401, f.get(30, java.util.concurrent.TimeUnit.SECONDS).status());
+        }
       }
     } finally {
       release.countDown();

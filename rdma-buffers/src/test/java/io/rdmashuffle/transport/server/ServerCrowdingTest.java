@@ -243,7 +243,14 @@ class ServerCrowdingTest {
     assertFalse(open(half, 5000), "a connection with half a HELLO was kept");
     long ms = (System.nanoTime() - t0) / 1_000_000;
     assertTrue(ms < 3000, "closed after " + ms + " ms; the first-message deadline is 300 ms");
-    assertTrue(served(caller(), server, "127.0.0.1"), "a caller that speaks is served");
+    // a caller starved past the 300 ms deadline on a loaded machine is closed like the silent
+    // ones: one of a few attempts is served
+    ConnectionServer speaking = caller();
+    boolean served = false;
+    for (int attempt = 0; attempt < 5 && !served; attempt++) {
+      served = served(speaking, server, "127.0.0.1");
+    }
+    assertTrue(served, "a caller that speaks is served");
   }
 
   /** 8 addresses of one /24 are one source for the handshake bound. */

@@ -47,6 +47,16 @@ final class FakeCompletionQueue implements CompletionQueue {
     }
   }
 
+  /** How often a thread entered {@link #await} so far. */
+  int awaits() {
+    lock.lock();
+    try {
+      return awaits;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   int pending() {
     lock.lock();
     try {

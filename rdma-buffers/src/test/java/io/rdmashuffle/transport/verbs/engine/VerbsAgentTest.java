@@ -487,11 +487,15 @@ class VerbsAgentTest {
     VerbsAgentRunner runner = new VerbsAgentRunner(agent, cq, metrics, "test-agent");
     runner.start();
     try {
-      Thread.sleep(100); // let it reach its blocking wait
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (cq.awaits() == 0 && System.nanoTime() - deadline < 0) {
+        Thread.sleep(5); // until it is in its blocking wait
+      }
+      assertTrue(cq.awaits() > 0, "the agent blocked on the completion queue");
       CountDownLatch ran = new CountDownLatch(1);
       agent.submit(ran::countDown);
       assertTrue(ran.await(10, TimeUnit.SECONDS));
-      assertTrue(cq.awaits > 0, "it was blocked in await, and the wake-up ended the wait");
+      // it was blocked in await (untilWoken: no timeout ends it), so only the wake-up ended it
     } finally {
       assertTrue(runner.stop());
     }
