@@ -150,6 +150,8 @@ public final class ConnectionServer implements AutoCloseable {
     }
     this.acceptor = new Acceptor(this, listener, errors);
     acceptor.start();
+    // now, while the process starts, not in the first connection a task waits for
+    Handshake.warmUp();
     LOG.debug("connection server listening on {} with {} I/O threads", address, loops.length);
   }
 
