@@ -97,6 +97,35 @@ class BlockFetcherTest {
     return CompletableFuture.supplyAsync(() -> server.locator().answer(app, r));
   }
 
+  /** Map outputs {@code first} to {@code first + maps - 1} committed, by index from 0. */
+  private Map<Long, Path> commitMaps(long first, int maps) throws IOException {
+    Map<Long, Path> data = new HashMap<>();
+    for (long m = 0; m < maps; m++) {
+      data.put(m, commit(first + m));
+    }
+    return data;
+  }
+
+  /**
+   * Locates through {@code locate}; releases reach the server and are counted in {@code released}.
+   */
+  private Locator releasesCounted(AtomicInteger released, Locator locate) {
+    return new Locator() {
+      @Override
+      public CompletableFuture<LocateAnswer> locate(
+          PeerAddress owner, String app, io.rdmashuffle.mapoutput.LocateRequest r) {
+        return locate.locate(owner, app, r);
+      }
+
+      @Override
+      public void release(
+          PeerAddress owner, String app, io.rdmashuffle.mapoutput.ReleaseRequest r) {
+        released.addAndGet(r.maps().size());
+        server.locator().release(app, r);
+      }
+    };
+  }
+
   /** A committed map output {@code map} of shuffle 1 on the server. */
   private Path commit(long map) throws IOException {
     long total = 0;
@@ -346,28 +375,16 @@ class BlockFetcherTest {
   void everyBatchIsLocatedAndReleasedWhileTheConsumerTakesNothing() throws Exception {
     int maps = 3 * Locates.BATCH + 4;
     int[] small = {0, 2, 3, 5}; // a READ each: the window holds every one of them
-    Map<Long, Path> data = new HashMap<>();
-    for (long m = 0; m < maps; m++) {
-      data.put(m, commit(100 + m));
-    }
+    Map<Long, Path> data = commitMaps(100, maps);
     AtomicInteger asked = new AtomicInteger();
     AtomicInteger released = new AtomicInteger();
     Locator counting =
-        new Locator() {
-          @Override
-          public CompletableFuture<LocateAnswer> locate(
-              PeerAddress owner, String app, io.rdmashuffle.mapoutput.LocateRequest r) {
-            asked.addAndGet(r.maps().size());
-            return BlockFetcherTest.this.locate(owner, app, r);
-          }
-
-          @Override
-          public void release(
-              PeerAddress owner, String app, io.rdmashuffle.mapoutput.ReleaseRequest r) {
-            released.addAndGet(r.maps().size());
-            server.locator().release(app, r);
-          }
-        };
+        releasesCounted(
+            released,
+            (owner, app, r) -> {
+              asked.addAndGet(r.maps().size());
+              return locate(owner, app, r);
+            });
     try (BlockFetcher f = remoteReader(counting, 100, maps, small)) {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
       while ((asked.get() < maps || released.get() < maps) && System.nanoTime() < deadline) {
@@ -392,26 +409,12 @@ class BlockFetcherTest {
   void anAnswerThatArrivesWhileTheReaderStartsIsDrivenWithoutTheConsumer() throws Exception {
     int maps = Locates.BATCH;
     int[] small = {0, 2, 3, 5};
-    Map<Long, Path> data = new HashMap<>();
-    for (long m = 0; m < maps; m++) {
-      data.put(m, commit(5000 + m));
-    }
+    Map<Long, Path> data = commitMaps(5000, maps);
     AtomicInteger released = new AtomicInteger();
     Locator atOnce =
-        new Locator() {
-          @Override
-          public CompletableFuture<LocateAnswer> locate(
-              PeerAddress owner, String app, io.rdmashuffle.mapoutput.LocateRequest r) {
-            return CompletableFuture.completedFuture(server.locator().answer(app, r));
-          }
-
-          @Override
-          public void release(
-              PeerAddress owner, String app, io.rdmashuffle.mapoutput.ReleaseRequest r) {
-            released.addAndGet(r.maps().size());
-            server.locator().release(app, r);
-          }
-        };
+        releasesCounted(
+            released,
+            (owner, app, r) -> CompletableFuture.completedFuture(server.locator().answer(app, r)));
     // the first drive runs, and ends, while the starting thread still holds the reader
     AtomicBoolean first = new AtomicBoolean(true);
     Executor driver =
@@ -448,10 +451,7 @@ class BlockFetcherTest {
   @Test
   void readersOfOneProcessShareTheirLocateCallsAndEndEveryLease() throws Exception {
     int maps = 4 * Locates.BATCH;
-    Map<Long, Path> data = new HashMap<>();
-    for (long m = 0; m < maps; m++) {
-      data.put(m, commit(3000 + m));
-    }
+    Map<Long, Path> data = commitMaps(3000, maps);
     int[][] wanted = {{0, 2}, {3, 4}, {5, 6, 8}};
     List<BlockFetcher> readers = new ArrayList<>();
     try {
@@ -486,10 +486,7 @@ class BlockFetcherTest {
   void anOwnerWhoseCallQueueIsFullIsAskedAgainWithoutBlamingItsOutputs() throws Exception {
     int maps = 4;
     int[] wanted = {0, 2, 4};
-    Map<Long, Path> data = new HashMap<>();
-    for (long m = 0; m < maps; m++) {
-      data.put(m, commit(4000 + m));
-    }
+    Map<Long, Path> data = commitMaps(4000, maps);
     AtomicInteger refused = new AtomicInteger();
     int refusals = options(false, 0).maxRetries() + 2; // more than a transport failure may have
     Locator queueFull =
@@ -567,10 +564,7 @@ class BlockFetcherTest {
   void anOwnerGetsSeveralBatchesAtOnceUntilItAnswersBusy() throws Exception {
     int maps = 10 * Locates.BATCH;
     int[] small = {0, 2, 3, 5};
-    Map<Long, Path> data = new HashMap<>();
-    for (long m = 0; m < maps; m++) {
-      data.put(m, commit(1000 + m));
-    }
+    Map<Long, Path> data = commitMaps(1000, maps);
     HeldLocates locator = new HeldLocates();
     Thread answering = null;
     try (BlockFetcher f = remoteReader(locator, 1000, maps, small)) {
