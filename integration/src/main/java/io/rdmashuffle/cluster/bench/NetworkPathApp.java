@@ -122,6 +122,8 @@ public final class NetworkPathApp {
       p.setProperty("reduceStageMillis", Long.toString(l.stageMillis()));
       p.setProperty("reduceStageSubmitted", Long.toString(l.stageSubmittedMillis));
       p.setProperty("reduceTasks", Long.toString(l.tasks));
+      p.setProperty("reduceFirstLaunch", Long.toString(l.firstLaunchMillis()));
+      p.setProperty("reduceLastLaunch", Long.toString(l.lastLaunchMillis()));
       p.setProperty("failedReduceTasks", Long.toString(l.failedTasks));
       p.setProperty("reduceRunMillis", Long.toString(l.runMillis));
       p.setProperty("fetchWaitMillis", Long.toString(l.fetchWaitMillis));

@@ -36,6 +36,9 @@ public final class NetworkPathBenchmark {
   static final String CLUSTER_NAME = "network-path";
   private static final String BUSY = "a harness cluster is running";
 
+  /** Each run's {@link StageTimeline} samples, in its directory. */
+  static final String TIMELINE = "timeline.csv";
+
   private NetworkPathBenchmark() {}
 
   /** One link setting and its runs. */
@@ -162,7 +165,11 @@ public final class NetworkPathBenchmark {
     }
     o.sideConf(side).forEach(app::conf);
     String load = loadAverage();
-    ServingCpuProbe probe = new ServingCpuProbe(dir, o.hosts());
+    List<Path> links =
+        c.network().plan().indexes().stream()
+            .map(i -> Path.of("/sys/class/net", c.network().plan().rootLink(i)))
+            .toList();
+    ServingCpuProbe probe = new ServingCpuProbe(dir, o.hosts(), links);
     Thread t = new Thread(probe, "serving-cpu-probe");
     t.setDaemon(true);
     t.start();
@@ -186,6 +193,9 @@ public final class NetworkPathBenchmark {
     RunResult r =
         RunResult.read(
             side, round, dir.resolve(NetworkPathApp.RESULT), probe.result(), out.seconds(), load);
+    if (r.cpu().links() != null) {
+      Files.writeString(dir.resolve(TIMELINE), r.cpu().links().csv(r.reduceStageSubmitted()));
+    }
     if (r.records() != o.recordsPerMap() * o.maps()) {
       throw new IllegalStateException(
           name

@@ -174,6 +174,25 @@ final class NetworkPathReport {
             + " `docs/performance.md`).",
         ReduceStageModel.TCP_PAYLOAD_SHARE);
     line(
+        "* link balance: the bytes the busiest host link carried in either direction over the"
+            + " reduce stage over the mean host's, read from the bridge side of each host's veth: 1.00"
+            + " when the traffic was spread evenly, as the link floor assumes (the floor is too low"
+            + " by this factor otherwise).");
+    line(
+        "* tasks launched: seconds from the reduce stage's submission to its first and its last"
+            + " task's launch (the driver's `TaskInfo.launchTime`): the scheduler's share of the"
+            + " start-up, the same for both sides.");
+    line(
+        "* links busy from, to the end: the links' byte counters are sampled every %d ms from the"
+            + " reduce stage's submission; \"from\" is the seconds until the first interval in which"
+            + " the hosts received at least %.0f %% of what their links could carry, \"to the end\""
+            + " the seconds the stage went on after the start of the last such interval: the"
+            + " stage's start-up and its tail, when the links were mostly idle. The executors' CPU"
+            + " until the links were busy is their utime+stime over that start-up, as a share of"
+            + " this machine's cores (1.00: the start-up was CPU-bound). Each run's samples are in"
+            + " `timeline.csv` of its directory.",
+        ServingCpuProbe.LINK_SAMPLE_MILLIS, 100 * StageTimeline.BUSY);
+    line(
         "* reduce CPU: the executors' whole CPU (utime+stime of their processes) from the reduce"
             + " stage's submission to the job's end; CPU floor: that over this machine's %d cores,"
             + " which every host of the harness shares (`T_cpu`).",
@@ -200,6 +219,18 @@ final class NetworkPathReport {
             l,
             "reduce stage / link floor",
             r -> r.reduceStageSeconds() / linkFloor(s, r),
+            "%.2f");
+      }
+      if (s.rate() != null) {
+        row(s, l, "link balance (busiest / mean)", RunResult::linkBalance, "%.2f");
+        row(s, l, "reduce tasks all launched after (s)", RunResult::lastLaunchSeconds, "%.2f");
+        row(s, l, "links busy from (s)", r -> r.linkStartSeconds(s.rate()), "%.2f");
+        row(s, l, "links busy to the end (s)", r -> r.linkTailSeconds(s.rate()), "%.2f");
+        row(
+            s,
+            l,
+            "executors' CPU until the links were busy (share of the cores)",
+            r -> r.startCpuShare(s.rate()),
             "%.2f");
       }
       row(s, l, "reduce stage / model", r -> r.reduceStageSeconds() / model(s, r), "%.2f");
@@ -245,23 +276,29 @@ final class NetworkPathReport {
         Medians.format(Medians.ratio(ours, stock)));
   }
 
+  private static String orDash(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
+  }
+
   private void rounds(Setting s) {
     line("## Runs: %s", NetworkPathOptions.label(s.rate()));
     line("");
     line(
         "| round | side | job (s) | map stage (s) | reduce stage (s) | link floor (s) | reduce CPU"
             + " (s) | CPU floor (s) | model (s) | fetch wait | served (GB) | serving CPU (s) | s/GB"
-            + " | sched s/GB | by thread (ticks) | before reduce (ticks) | executors' CPU (s) | load"
-            + " |");
+            + " | sched s/GB | by thread (ticks) | before reduce (ticks) | executors' CPU (s)"
+            + " | busiest link (MB) | link balance | tasks launched (s) | links busy from (s)"
+            + " | to the end (s)"
+            + " | per host in/out (MB) | load |");
     line(
         "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---:"
-            + " | ---: | --- | ---: | ---: | --- |");
+            + " | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |");
     for (RunResult r : s.runs()) {
       double link = linkFloor(s, r);
       String floor = Double.isNaN(link) ? "-" : String.format(Locale.ROOT, "%.1f", link);
       line(
           "| %d | %s | %.1f | %.1f | %.1f | %s | %.1f | %.1f | %.1f | %.1f %% | %.3f | %.2f | %.3f"
-              + " | %.3f | %s | %d | %.1f | %s |",
+              + " | %.3f | %s | %d | %.1f | %.1f | %s | %.2f-%.2f | %s | %s | %s | %s |",
           r.round(),
           r.side(),
           r.jobSeconds(),
@@ -279,6 +316,13 @@ final class NetworkPathReport {
           r.servingByPrefix().toString().replace("|", "/"),
           r.cpu().servingTicksBeforeReduce(),
           r.executorCpuSeconds(),
+          r.busiestLinkMegabytes(),
+          orDash(r.linkBalance()),
+          r.reduceFirstLaunch() / 1e3,
+          r.reduceLastLaunch() / 1e3,
+          orDash(r.linkStartSeconds(s.rate())),
+          orDash(r.linkTailSeconds(s.rate())),
+          r.cpu().links() == null ? "-" : r.cpu().links().perHostMegabytes(),
           r.load());
     }
     line("");

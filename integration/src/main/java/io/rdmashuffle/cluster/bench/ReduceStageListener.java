@@ -4,6 +4,8 @@
  */
 package io.rdmashuffle.cluster.bench;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.executor.ShuffleReadMetrics;
@@ -39,6 +41,9 @@ final class ReduceStageListener extends SparkListener {
   long remoteBytes;
   long localBytes;
   long remoteBlocks;
+
+  /** Wall-clock millis of the reduce tasks' launches (driver), in the order they ended. */
+  final List<Long> launches = new ArrayList<>();
 
   ReduceStageListener(Markers markers) {
     this.markers = markers;
@@ -83,6 +88,7 @@ final class ReduceStageListener extends SparkListener {
       return;
     }
     tasks++;
+    launches.add(e.taskInfo().launchTime());
     if (e.taskInfo().failed()) {
       failedTasks++;
     }
@@ -100,5 +106,19 @@ final class ReduceStageListener extends SparkListener {
 
   synchronized long stageMillis() {
     return stageCompletedMillis - stageSubmittedMillis;
+  }
+
+  /** Millis from the reduce stage's submission to its first task's launch (-1 without tasks). */
+  synchronized long firstLaunchMillis() {
+    return launches.isEmpty()
+        ? -1
+        : launches.stream().mapToLong(Long::longValue).min().getAsLong() - stageSubmittedMillis;
+  }
+
+  /** Millis from the reduce stage's submission to its last task's launch (-1 without tasks). */
+  synchronized long lastLaunchMillis() {
+    return launches.isEmpty()
+        ? -1
+        : launches.stream().mapToLong(Long::longValue).max().getAsLong() - stageSubmittedMillis;
   }
 }

@@ -4,6 +4,7 @@
  */
 package io.rdmashuffle.cluster.bench;
 
+import io.rdmashuffle.cluster.net.Rate;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -21,6 +22,9 @@ import java.util.Properties;
  * @param jobMillis the shuffle job, as the driver timed it
  * @param mapStageMillis the map stage, submission to completion
  * @param reduceStageMillis the reduce stage, submission to completion
+ * @param reduceStageSubmitted the reduce stage's submission, wall-clock millis of the driver
+ * @param reduceFirstLaunch millis from the reduce stage's submission to its first task's launch
+ * @param reduceLastLaunch millis from the reduce stage's submission to its last task's launch
  * @param reduceRunMillis the reduce tasks' run time, summed
  * @param fetchWaitMillis the reduce tasks' time waiting for blocks, summed
  * @param remoteBytes bytes the reduce tasks read from other executors: the bytes served
@@ -38,6 +42,9 @@ record RunResult(
     long jobMillis,
     long mapStageMillis,
     long reduceStageMillis,
+    long reduceStageSubmitted,
+    long reduceFirstLaunch,
+    long reduceLastLaunch,
     long reduceRunMillis,
     long fetchWaitMillis,
     long remoteBytes,
@@ -78,6 +85,9 @@ record RunResult(
         num(p, "jobMillis"),
         num(p, "mapStageMillis"),
         num(p, "reduceStageMillis"),
+        num(p, "reduceStageSubmitted"),
+        num(p, "reduceFirstLaunch"),
+        num(p, "reduceLastLaunch"),
         num(p, "reduceRunMillis"),
         num(p, "fetchWaitMillis"),
         num(p, "remoteBytes"),
@@ -142,6 +152,55 @@ record RunResult(
     return cpu.reduceExecutorTicks() < 0
         ? Double.NaN
         : (double) cpu.reduceExecutorTicks() / ThreadCpu.TICKS_PER_SECOND;
+  }
+
+  /**
+   * The share of this machine's cores the executors used until the links were first half busy
+   * ({@link StageTimeline#cpuShareBefore}); NaN without a rate, samples or a busy interval.
+   */
+  double startCpuShare(Rate rate) {
+    return rate == null || cpu.links() == null
+        ? Double.NaN
+        : cpu.links().cpuShareBefore(rate, Runtime.getRuntime().availableProcessors());
+  }
+
+  /** Seconds from the reduce stage's submission to its last task's launch. */
+  double lastLaunchSeconds() {
+    return reduceLastLaunch / 1e3;
+  }
+
+  /** The busiest link's bytes over the mean host's ({@link StageTimeline#balance}); NaN without. */
+  double linkBalance() {
+    return cpu.links() == null ? Double.NaN : cpu.links().balance();
+  }
+
+  /** The busiest link's bytes over the reduce stage, MB; NaN without link samples. */
+  double busiestLinkMegabytes() {
+    return cpu.links() == null ? Double.NaN : cpu.links().busiestBytes() / 1e6;
+  }
+
+  /**
+   * Seconds from the reduce stage's submission until the links were first at least half busy
+   * ({@link StageTimeline#start}); NaN without a rate, link samples or a busy interval.
+   */
+  double linkStartSeconds(Rate rate) {
+    if (rate == null || cpu.links() == null) {
+      return Double.NaN;
+    }
+    long m = cpu.links().start(reduceStageSubmitted, rate);
+    return m < 0 ? Double.NaN : m / 1e3;
+  }
+
+  /**
+   * Seconds the reduce stage went on after the links were last at least half busy ({@link
+   * StageTimeline#tail}); NaN without a rate, link samples or a busy interval.
+   */
+  double linkTailSeconds(Rate rate) {
+    if (rate == null || cpu.links() == null) {
+      return Double.NaN;
+    }
+    long m = cpu.links().tail(reduceStageSubmitted + reduceStageMillis, rate);
+    return m < 0 ? Double.NaN : m / 1e3;
   }
 
   Map<String, Long> servingByPrefix() {

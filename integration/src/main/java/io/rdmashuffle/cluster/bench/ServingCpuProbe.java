@@ -26,9 +26,11 @@ import java.util.TreeMap;
  */
 final class ServingCpuProbe implements Runnable {
   private static final String EXECUTOR_CLASS = "CoarseGrainedExecutorBackend";
+  static final long LINK_SAMPLE_MILLIS = 100;
 
   private final Markers markers;
   private final int executors;
+  private final StageTimeline.Recorder links;
   private volatile boolean stopped;
   private List<Long> pids = List.of();
   private final List<Map<Long, ThreadCpu.ThreadTime>> before = new ArrayList<>();
@@ -44,7 +46,8 @@ final class ServingCpuProbe implements Runnable {
    * Serving threads' ticks over the job, by prefix; of those, the ticks spent before the reduce
    * stage was submitted (none expected: blocks are served to reduce tasks only); the serving
    * threads' nanoseconds on a CPU over the job from schedstat (-1 without); the executors' whole
-   * CPU over the job, and from the reduce stage's submission to the job's end (-1 without).
+   * CPU over the job, and from the reduce stage's submission to the job's end (-1 without); the
+   * hosts' links from the reduce stage's submission to the job's end (null without).
    */
   record Sampled(
       List<Long> pids,
@@ -52,15 +55,21 @@ final class ServingCpuProbe implements Runnable {
       long servingTicksBeforeReduce,
       long servingNanos,
       long executorTicks,
-      long reduceExecutorTicks) {
+      long reduceExecutorTicks,
+      StageTimeline links) {
     long servingTotal() {
       return servingTicks.values().stream().mapToLong(Long::longValue).sum();
     }
   }
 
-  ServingCpuProbe(Path runDir, int executors) {
+  /**
+   * @param links the {@code /sys/class/net} directories of the hosts' links (bridge side), sampled
+   *     every {@link #LINK_SAMPLE_MILLIS} from the reduce stage's submission to the job's end
+   */
+  ServingCpuProbe(Path runDir, int executors, List<Path> links) {
     this.markers = new Markers(runDir);
     this.executors = executors;
+    this.links = new StageTimeline.Recorder(links);
   }
 
   @Override
@@ -89,6 +98,10 @@ final class ServingCpuProbe implements Runnable {
       while (!stopped && markers.get(Markers.DONE) == null) {
         if (mid.isEmpty() && markers.get(Markers.REDUCE_STARTED) != null) {
           processTicksMid = sample(mid);
+          links.sample(processTicksMid);
+        } else if (links.started()
+            && System.currentTimeMillis() - links.lastMillis() >= LINK_SAMPLE_MILLIS) {
+          links.sample(processTicks());
         }
         Thread.sleep(20);
       }
@@ -96,6 +109,7 @@ final class ServingCpuProbe implements Runnable {
         return;
       }
       processTicksAfter = sample(after);
+      links.sample(processTicksAfter);
       markers.ack(Markers.DONE);
       result = summarize();
     } catch (InterruptedException e) {
@@ -134,6 +148,15 @@ final class ServingCpuProbe implements Runnable {
     return null;
   }
 
+  /** The executors' CPU ticks so far, summed. */
+  private long processTicks() {
+    long ticks = 0;
+    for (long pid : pids) {
+      ticks += ThreadCpu.processTicks(pid);
+    }
+    return ticks;
+  }
+
   private long sample(List<Map<Long, ThreadCpu.ThreadTime>> into) {
     long ticks = 0;
     for (long pid : pids) {
@@ -165,7 +188,8 @@ final class ServingCpuProbe implements Runnable {
         mid.isEmpty() ? -1 : beforeReduce,
         nanos,
         processTicksAfter - processTicksBefore,
-        processTicksMid < 0 ? -1 : processTicksAfter - processTicksMid);
+        processTicksMid < 0 ? -1 : processTicksAfter - processTicksMid,
+        links.started() ? links.timeline() : null);
   }
 
   /** Stops polling (the driver ended). */
