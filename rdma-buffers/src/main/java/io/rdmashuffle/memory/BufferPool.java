@@ -102,35 +102,6 @@ public final class BufferPool implements AutoCloseable {
   }
 
   /**
-   * Registers idle chunks while another whole chunk fits in {@code bytes} and the pool's bound, so
-   * the buffers lent first are carved from memory already touched and registered. A fresh pool
-   * otherwise allocates (the JDK zeroes it: every page faulted in), and with verbs registers, a
-   * chunk at a time inside its first READs: at the start of a process's first reduce stage, when
-   * its tasks and compilers leave the least CPU to spare. Chunks stay registered, as any chunk the
-   * pool made does, until another size needs room under the bound. One chunk at a time under the
-   * lock.
-   *
-   * @return the chunks registered now
-   * @throws RegistrationException when the transport refuses to register more memory (the chunks
-   *     registered before stay)
-   */
-  public int prefill(long bytes) throws RegistrationException {
-    int added = 0;
-    while (true) {
-      lock.lock();
-      try {
-        if (closed || registeredBytes + chunkSize > Math.min(bytes, maxBytes)) {
-          return added;
-        }
-        idle.addLast(newChunk(chunkSize));
-        added++;
-      } finally {
-        lock.unlock();
-      }
-    }
-  }
-
-  /**
    * Lends a buffer of at least {@code size} bytes, or returns null when that would take the pool's
    * registered memory beyond its bound (back-pressure).
    *

@@ -6,8 +6,7 @@
  * The composition root of a process: {@link io.rdmashuffle.node.NodeRuntime} brings up transport,
  * serving side and reading side in one place; {@link io.rdmashuffle.node.TransportSelector} holds
  * the list of transports and makes the connection server; {@link io.rdmashuffle.node.ServingBounds}
- * derives the serving bounds from the host; {@link io.rdmashuffle.node.ClassWarmUp} loads the
- * reading and serving paths' classes while a process starts.
+ * derives the serving bounds from the host.
  *
  * <p>May import: io.rdmashuffle.config, io.rdmashuffle.fetch, io.rdmashuffle.mapoutput,
  * io.rdmashuffle.memory, io.rdmashuffle.metrics, io.rdmashuffle.serve, io.rdmashuffle.transport,

@@ -61,27 +61,6 @@ class BufferPoolTest {
   }
 
   @Test
-  void aPrefilledPoolLendsFromChunksRegisteredBefore() throws Exception {
-    pool = new BufferPool(registrar, 4 * KIB, MIB, 8 * MIB, true);
-    // whole chunks only: 3.5 MiB asked is 3 chunks
-    assertEquals(3, pool.prefill(3 * MIB + MIB / 2));
-    assertEquals(3 * MIB, pool.registeredBytes());
-    assertEquals(3, registrar.registrations.get());
-    assertEquals(0, pool.prefill(3 * MIB), "nothing more to register");
-    List<PooledBuffer> bs = new ArrayList<>();
-    for (int size : new int[] {4 * KIB, 64 * KIB, MIB}) {
-      bs.add(pool.tryAllocate(size)); // three size classes: a chunk each
-    }
-    assertEquals(3, registrar.registrations.get(), "the first buffers come from the prefill");
-    assertEquals(3, pool.chunks());
-    bs.forEach(PooledBuffer::release);
-    // never beyond the pool's bound
-    assertEquals(5, pool.prefill(64 * MIB));
-    assertEquals(8 * MIB, pool.registeredBytes());
-    assertEquals(8, pool.chunks());
-  }
-
-  @Test
   void sizesRoundUpToPowerOfTwoClassesAndBufferMemoryIsDisjoint() throws Exception {
     pool = new BufferPool(registrar, 4 * KIB, MIB, 16 * MIB, true);
     PooledBuffer a = pool.tryAllocate(1);

@@ -5,10 +5,6 @@
 package org.apache.spark.shuffle.rdma;
 
 import io.rdmashuffle.config.RdmaConf;
-import io.rdmashuffle.memory.BufferPool;
-import io.rdmashuffle.memory.RegistrationException;
-import io.rdmashuffle.node.ClassWarmUp;
-import java.util.List;
 import java.util.function.IntSupplier;
 import org.apache.spark.SparkConf;
 import org.apache.spark.SparkEnv;
@@ -25,12 +21,6 @@ final class ProcessNode {
   private static final Logger LOG = LoggerFactory.getLogger(RdmaShuffleManager.class);
 
   private static final long EAGER_START_WAIT_NANOS = 120_000_000_000L;
-
-  /** This adapter's classes a reduce task uses, for {@link ClassWarmUp}. */
-  static final List<String> ADAPTER_READING_PATHS =
-      List.of(
-          "org/apache/spark/shuffle/rdma/RdmaShuffleReader",
-          "org/apache/spark/shuffle/rdma/ReadSources");
 
   private final SparkConf conf;
   private final RdmaConf settings;
@@ -119,51 +109,13 @@ final class ProcessNode {
                   return;
                 }
               }
-              SparkNode n = ready() ? start() : null;
-              if (n != null) {
-                warmUp(n);
+              if (ready()) {
+                start();
               }
             },
             "rdma-shuffle-start");
     t.setDaemon(true);
     t.start();
-  }
-
-  /**
-   * Readies what the executor's first reduce tasks would otherwise set up while every task of the
-   * stage starts at once and the JIT compilers are busy, on the eager start's thread: loads and
-   * links the classes of the reading and serving paths ({@link ClassWarmUp}), and registers the
-   * READ buffers of the tasks' windows ({@link BufferPool#prefill}: each READ window of the
-   * executor's tasks at once, within {@code buffers.maxBytes}). Measured on the cluster harness:
-   * without them the fetch driver's thread spent 33-45 ticks across 4 executors in the stage's
-   * first 2.2 s (5-12 with them), faulting in the pool's first chunks, which the JDK zeroes, and
-   * the links ran half full 0.2-0.4 s after the stock shuffle's (1.03x its start-up with them).
-   */
-  private void warmUp(SparkNode n) {
-    ClassWarmUp.Outcome core = ClassWarmUp.readingAndServing();
-    ClassWarmUp.Outcome adapter =
-        ClassWarmUp.load(RdmaShuffleReader.class, ADAPTER_READING_PATHS, List.of());
-    long t0 = System.nanoTime();
-    BufferPool pool = n.runtime().buffers();
-    long windows =
-        (long) cores.getAsInt()
-            * SparkSettings.fetchOptions(conf, n.runtime().conf(), cores.getAsInt())
-                .maxBytesInFlight();
-    int chunks;
-    try {
-      chunks = pool == null ? 0 : pool.prefill(windows);
-    } catch (RegistrationException e) {
-      chunks = 0;
-      LOG.warn("could not register READ buffers ahead: the first READs register them", e);
-    }
-    LOG.info(
-        "ready ahead of the first reduce task: {} classes of the reading and serving paths loaded in"
-            + " {} ms ({} skipped), {} READ buffer chunks registered in {} ms",
-        core.linked() + adapter.linked(),
-        (core.nanos() + adapter.nanos()) / 1_000_000,
-        core.skipped() + adapter.skipped(),
-        chunks,
-        (System.nanoTime() - t0) / 1_000_000);
   }
 
   /** Whether Spark's environment has what the node's start needs (its block manager's id). */
