@@ -229,7 +229,7 @@ public final class BufferPool implements AutoCloseable {
   }
 
   private Chunk newChunk(int length) throws RegistrationException {
-    java.nio.ByteBuffer memory = DirectMemory.allocateUnzeroed(length);
+    java.nio.ByteBuffer memory = DirectMemory.allocate(length);
     RegisteredRegion region;
     try {
       region =

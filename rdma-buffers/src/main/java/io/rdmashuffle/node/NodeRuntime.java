@@ -11,7 +11,6 @@ import io.rdmashuffle.config.ServerConfig;
 import io.rdmashuffle.fetch.CoalescingLocator;
 import io.rdmashuffle.fetch.FetchDriver;
 import io.rdmashuffle.memory.BufferPool;
-import io.rdmashuffle.memory.DirectMemory;
 import io.rdmashuffle.metrics.TransportMetrics;
 import io.rdmashuffle.serve.ChecksumService;
 import io.rdmashuffle.serve.LocateService;
@@ -280,14 +279,6 @@ public final class NodeRuntime implements AutoCloseable {
               : c.served != null ? "serves" : "reads",
           t.kind().name().toLowerCase(Locale.ROOT),
           t.localAddress());
-      if (c.reading) {
-        LOG.info(
-            DirectMemory.allocatesUnzeroed()
-                ? "READ buffers: direct memory touched only when written"
-                : "READ buffers: direct memory zeroed by the JDK when allocated (open java.nio to"
-                    + " this code, as Spark does, to have it touched only when written: --add-opens"
-                    + "=java.base/java.nio=ALL-UNNAMED)");
-      }
       return r;
     } catch (RuntimeException e) {
       closeAll(built, e);

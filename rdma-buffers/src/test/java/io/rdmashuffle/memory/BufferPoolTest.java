@@ -233,39 +233,4 @@ class BufferPoolTest {
       ex.shutdownNow();
     }
   }
-
-  /**
-   * A chunk's memory is touched when a READ writes into it, not when the pool carves it: a READ
-   * need not wait for the pool to zero a chunk, and a slot's tail beyond its segment is never
-   * touched (on a virtual machine whose freed pages go back to the host, first touch is the dear
-   * part of a fresh executor's first reduce stage).
-   */
-  @Test
-  void aNewChunkIsNotTouchedUntilWrittenAndFreedOnClose() throws Exception {
-    assertTrue(
-        DirectMemory.allocatesUnzeroed(),
-        "this JVM opens java.nio (as Spark's executors do): the pool's chunks must be unzeroed");
-    int chunk = 64 * MIB;
-    pool = new BufferPool(registrar, 4 * KIB, chunk, chunk, true);
-    long before = residentBytes();
-    PooledBuffer b = pool.allocate(MIB, 1, TimeUnit.SECONDS);
-    long grown = residentBytes() - before;
-    for (int k = 0; k < MIB; k += 4096) {
-      b.buffer().put(k, (byte) 7);
-    }
-    assertEquals(7, b.buffer().get(MIB - 4096));
-    b.release();
-    assertTrue(grown < chunk / 4, "a new 64 MiB chunk made " + grown + " bytes resident");
-    long unzeroed = DirectMemory.unzeroedBytes();
-    assertTrue(unzeroed >= chunk, unzeroed + " unzeroed bytes held with the chunk");
-    pool.close();
-    pool = null;
-    assertEquals(unzeroed - chunk, DirectMemory.unzeroedBytes(), "the chunk is freed on close");
-  }
-
-  private static long residentBytes() throws java.io.IOException {
-    String[] statm =
-        java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/statm")).split(" ");
-    return Long.parseLong(statm[1]) * 4096;
-  }
 }
