@@ -39,6 +39,8 @@ public final class NetworkPathBenchmark {
   /** Each run's {@link StageTimeline} samples, in its directory. */
   static final String TIMELINE = "timeline.csv";
 
+  static final String THREADS = "threads.csv";
+
   private NetworkPathBenchmark() {}
 
   /** One link setting and its runs. */
@@ -196,6 +198,7 @@ public final class NetworkPathBenchmark {
     if (r.cpu().links() != null) {
       Files.writeString(dir.resolve(TIMELINE), r.cpu().links().csv(r.reduceStageSubmitted()));
     }
+    Files.writeString(dir.resolve(THREADS), r.cpu().threadsCsv());
     if (r.records() != o.recordsPerMap() * o.maps()) {
       throw new IllegalStateException(
           name

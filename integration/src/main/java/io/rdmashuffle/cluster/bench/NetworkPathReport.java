@@ -6,9 +6,13 @@ package io.rdmashuffle.cluster.bench;
 
 import io.rdmashuffle.bench.Machine;
 import io.rdmashuffle.cluster.bench.NetworkPathBenchmark.Setting;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.ToDoubleFunction;
 
 /** The network-path benchmark's markdown result file. */
@@ -75,6 +79,7 @@ final class NetworkPathReport {
     line("");
     settingsSection();
     summary();
+    threads();
     for (Setting s : settings) {
       rounds(s);
     }
@@ -244,6 +249,85 @@ final class NetworkPathReport {
     line("");
     line("Ratios are of the medians over the rounds.");
     line("");
+  }
+
+  /** Threads below this median in every column are left out of {@link #threads}. */
+  static final double THREAD_TICKS_SHOWN = 5;
+
+  /**
+   * The executors' CPU by thread, before the reduce stage (the job's start to its submission: the
+   * map stage) and over it, medians over the rounds (a thread absent from a run counts 0): where
+   * one side's extra CPU goes.
+   */
+  private void threads() {
+    line("## Executors' CPU by thread (ticks of 10 ms, all executors, medians over the rounds)");
+    line("");
+    line(
+        "Every thread of the executors, by name with its numbers as `#` (`comm`: the first 15"
+            + " bytes of the Java name), from `/proc/<executor>/task/*/stat` at the job's start, the"
+            + " reduce stage's submission and the job's end; \"%s\" is what the processes used"
+            + " beyond their live threads. Threads below %.0f ticks in every column are left out;"
+            + " the totals count them. Each run's figures are in `threads.csv` of its directory.",
+        ThreadCpu.ENDED, THREAD_TICKS_SHOWN);
+    line("");
+    line(
+        "| setting | thread | before the reduce stage: stock | ours | ours - stock | over the"
+            + " reduce stage: stock | ours | ours - stock |");
+    line("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (Setting s : settings) {
+      String l = NetworkPathOptions.label(s.rate());
+      Set<String> names = new TreeSet<>();
+      for (RunResult r : s.runs()) {
+        names.addAll(r.cpu().threadsBeforeReduce().keySet());
+        names.addAll(r.cpu().threadsOverReduce().keySet());
+      }
+      List<double[]> rows = new ArrayList<>();
+      List<String> shown = new ArrayList<>();
+      for (String n : names) {
+        double[] v = {
+          threadMedian(s, "stock", n, true),
+          threadMedian(s, "ours", n, true),
+          threadMedian(s, "stock", n, false),
+          threadMedian(s, "ours", n, false)
+        };
+        if (Arrays.stream(v).max().orElse(0) >= THREAD_TICKS_SHOWN) {
+          rows.add(v);
+          shown.add(n);
+        }
+      }
+      for (int i = 0; i < rows.size(); i++) {
+        double[] v = rows.get(i);
+        line(
+            "| %s | `%s` | %.0f | %.0f | %+.0f | %.0f | %.0f | %+.0f |",
+            l, shown.get(i), v[0], v[1], v[1] - v[0], v[2], v[3], v[3] - v[2]);
+      }
+      double[] t = {
+        threadTotal(s, "stock", true),
+        threadTotal(s, "ours", true),
+        threadTotal(s, "stock", false),
+        threadTotal(s, "ours", false)
+      };
+      line(
+          "| %s | all | %.0f | %.0f | %+.0f | %.0f | %.0f | %+.0f |",
+          l, t[0], t[1], t[1] - t[0], t[2], t[3], t[3] - t[2]);
+    }
+    line("");
+  }
+
+  private static double threadMedian(Setting s, String side, String name, boolean beforeReduce) {
+    return Medians.median(
+        s.side(side),
+        r ->
+            (beforeReduce ? r.cpu().threadsBeforeReduce() : r.cpu().threadsOverReduce())
+                .getOrDefault(name, 0L));
+  }
+
+  private static double threadTotal(Setting s, String side, boolean beforeReduce) {
+    return Medians.median(
+        s.side(side),
+        r ->
+            (beforeReduce ? r.cpu().threadsBeforeReduce() : r.cpu().threadsOverReduce())
+                .values().stream().mapToLong(Long::longValue).sum());
   }
 
   /** {@code T_link} of {@code r}: NaN when the links were not rate-limited. */

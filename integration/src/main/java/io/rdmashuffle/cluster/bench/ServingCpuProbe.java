@@ -36,6 +36,9 @@ final class ServingCpuProbe implements Runnable {
   private final List<Map<Long, ThreadCpu.ThreadTime>> before = new ArrayList<>();
   private final List<Map<Long, ThreadCpu.ThreadTime>> mid = new ArrayList<>();
   private final List<Map<Long, ThreadCpu.ThreadTime>> after = new ArrayList<>();
+  private final List<Long> processBefore = new ArrayList<>();
+  private final List<Long> processMid = new ArrayList<>();
+  private final List<Long> processAfter = new ArrayList<>();
   private long processTicksBefore;
   private long processTicksMid = -1;
   private long processTicksAfter;
@@ -47,7 +50,9 @@ final class ServingCpuProbe implements Runnable {
    * stage was submitted (none expected: blocks are served to reduce tasks only); the serving
    * threads' nanoseconds on a CPU over the job from schedstat (-1 without); the executors' whole
    * CPU over the job, and from the reduce stage's submission to the job's end (-1 without); the
-   * hosts' links from the reduce stage's submission to the job's end (null without).
+   * hosts' links from the reduce stage's submission to the job's end (null without); every thread's
+   * ticks by {@link ThreadCpu#group} from the job's start to the reduce stage's submission and from
+   * there to the job's end, summed over the executors (empty without).
    */
   record Sampled(
       List<Long> pids,
@@ -56,7 +61,19 @@ final class ServingCpuProbe implements Runnable {
       long servingNanos,
       long executorTicks,
       long reduceExecutorTicks,
-      StageTimeline links) {
+      StageTimeline links,
+      Map<String, Long> threadsBeforeReduce,
+      Map<String, Long> threadsOverReduce) {
+    /** The executors' threads' ticks per stage: {@code stage,thread,ticks} lines. */
+    String threadsCsv() {
+      StringBuilder csv = new StringBuilder("stage,thread,ticks\n");
+      threadsBeforeReduce.forEach(
+          (k, v) -> csv.append("map,").append(k).append(',').append(v).append('\n'));
+      threadsOverReduce.forEach(
+          (k, v) -> csv.append("reduce,").append(k).append(',').append(v).append('\n'));
+      return csv.toString();
+    }
+
     long servingTotal() {
       return servingTicks.values().stream().mapToLong(Long::longValue).sum();
     }
@@ -93,11 +110,11 @@ final class ServingCpuProbe implements Runnable {
         ackWhatComes(); // let the driver go on, to its end; the run is reported as failed
         return;
       }
-      processTicksBefore = sample(before);
+      processTicksBefore = sample(before, processBefore);
       markers.ack(Markers.READY);
       while (!stopped && markers.get(Markers.DONE) == null) {
         if (mid.isEmpty() && markers.get(Markers.REDUCE_STARTED) != null) {
-          processTicksMid = sample(mid);
+          processTicksMid = sample(mid, processMid);
           links.sample(processTicksMid);
         } else if (links.started()
             && System.currentTimeMillis() - links.lastMillis() >= LINK_SAMPLE_MILLIS) {
@@ -108,7 +125,7 @@ final class ServingCpuProbe implements Runnable {
       if (stopped) {
         return;
       }
-      processTicksAfter = sample(after);
+      processTicksAfter = sample(after, processAfter);
       links.sample(processTicksAfter);
       markers.ack(Markers.DONE);
       result = summarize();
@@ -157,17 +174,21 @@ final class ServingCpuProbe implements Runnable {
     return ticks;
   }
 
-  private long sample(List<Map<Long, ThreadCpu.ThreadTime>> into) {
+  private long sample(List<Map<Long, ThreadCpu.ThreadTime>> into, List<Long> processTicks) {
     long ticks = 0;
     for (long pid : pids) {
       into.add(ThreadCpu.sample(pid));
-      ticks += ThreadCpu.processTicks(pid);
+      long t = ThreadCpu.processTicks(pid);
+      processTicks.add(t);
+      ticks += t;
     }
     return ticks;
   }
 
   private Sampled summarize() {
     Map<String, Long> serving = new TreeMap<>();
+    Map<String, Long> threadsBeforeReduce = new TreeMap<>();
+    Map<String, Long> threadsOverReduce = new TreeMap<>();
     long beforeReduce = 0;
     long nanos = 0;
     for (int i = 0; i < pids.size(); i++) {
@@ -176,6 +197,10 @@ final class ServingCpuProbe implements Runnable {
       ThreadCpu.servingTicks(before.get(i), after.get(i))
           .forEach((k, v) -> serving.merge(k, v, Long::sum));
       if (!mid.isEmpty()) {
+        ThreadCpu.ticksByName(before.get(i), mid.get(i), processMid.get(i) - processBefore.get(i))
+            .forEach((k, v) -> threadsBeforeReduce.merge(k, v, Long::sum));
+        ThreadCpu.ticksByName(mid.get(i), after.get(i), processAfter.get(i) - processMid.get(i))
+            .forEach((k, v) -> threadsOverReduce.merge(k, v, Long::sum));
         beforeReduce +=
             ThreadCpu.servingTicks(before.get(i), mid.get(i)).values().stream()
                 .mapToLong(Long::longValue)
@@ -189,7 +214,9 @@ final class ServingCpuProbe implements Runnable {
         nanos,
         processTicksAfter - processTicksBefore,
         processTicksMid < 0 ? -1 : processTicksAfter - processTicksMid,
-        links.started() ? links.timeline() : null);
+        links.started() ? links.timeline() : null,
+        threadsBeforeReduce,
+        threadsOverReduce);
   }
 
   /** Stops polling (the driver ended). */

@@ -184,6 +184,43 @@ final class ThreadCpu {
     return sum;
   }
 
+  /** What {@link #ticksByName} calls the ticks of threads that ended between the two samples. */
+  static final String ENDED = "(threads that ended)";
+
+  /**
+   * A thread's name with its numbers replaced by {@code #}, so that the threads of one pool add up:
+   * {@code rdma-io-40123-1} and {@code rdma-io-40123-2} are both {@code rdma-io-#-#} (and a comma
+   * is a semicolon, for CSV).
+   */
+  static String group(String comm) {
+    return comm.replaceAll("[0-9]+", "#").replace(',', ';');
+  }
+
+  /**
+   * Ticks every thread used between two samples of one process, by {@link #group}, and, under
+   * {@link #ENDED}, what the process used beyond its live threads: the threads that started and
+   * ended in between, and the last interval of those that ended ({@code processTicks}, the
+   * process's own count between the same samples, includes them).
+   */
+  static Map<String, Long> ticksByName(
+      Map<Long, ThreadTime> before, Map<Long, ThreadTime> after, long processTicks) {
+    Map<String, Long> byName = new TreeMap<>();
+    long live = 0;
+    for (Map.Entry<Long, ThreadTime> e : after.entrySet()) {
+      ThreadTime a = e.getValue();
+      ThreadTime b = before.get(e.getKey());
+      long used = a.ticks() - (b != null && b.comm().equals(a.comm()) ? b.ticks() : 0);
+      live += used;
+      if (used > 0) {
+        byName.merge(group(a.comm()), used, Long::sum);
+      }
+    }
+    if (processTicks > live) {
+      byName.put(ENDED, processTicks - live);
+    }
+    return byName;
+  }
+
   /** Ticks of the whole process so far, its ended threads included ({@code /proc/<pid>/stat}). */
   static long processTicks(long pid) {
     try {

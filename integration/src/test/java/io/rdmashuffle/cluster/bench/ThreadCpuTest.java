@@ -135,4 +135,39 @@ class ThreadCpuTest {
     assertTrue(self.values().stream().anyMatch(t -> t.cpuNanos() > 0), "schedstat: " + self);
     assertTrue(ThreadCpu.processTicks(ProcessHandle.current().pid()) > 0);
   }
+
+  @Test
+  void everyThreadIsCountedByItsNameWithoutNumbersAndEndedThreadsApart() {
+    Map<Long, ThreadTime> before =
+        Map.of(
+            1L, new ThreadTime("rdma-io-4012-1", 10),
+            2L, new ThreadTime("rdma-io-4012-2", 20),
+            3L, new ThreadTime("Executor task l", 100),
+            4L, new ThreadTime("short-lived", 7));
+    Map<Long, ThreadTime> after =
+        Map.of(
+            1L, new ThreadTime("rdma-io-4012-1", 15),
+            2L, new ThreadTime("rdma-io-4012-2", 23),
+            3L, new ThreadTime("Executor task l", 160),
+            5L, new ThreadTime("C2 CompilerThre", 40),
+            6L, new ThreadTime("idle", 0));
+    // the process used 5 + 3 + 60 + 40 = 108 in its live threads, and 12 more in one that ended
+    assertEquals(
+        Map.of(
+            "rdma-io-#-#",
+            8L,
+            "Executor task l",
+            60L,
+            "C# CompilerThre",
+            40L,
+            ThreadCpu.ENDED,
+            12L),
+        ThreadCpu.ticksByName(before, after, 120),
+        "a thread that used nothing is left out");
+    assertEquals(
+        Map.of("Executor task l", 60L),
+        ThreadCpu.ticksByName(Map.of(3L, before.get(3L)), Map.of(3L, after.get(3L)), 60),
+        "nothing ended: no such entry");
+    assertEquals("a;b #", ThreadCpu.group("a,b 12"));
+  }
 }
