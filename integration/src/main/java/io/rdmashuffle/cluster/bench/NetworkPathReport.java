@@ -211,8 +211,8 @@ final class NetworkPathReport {
   private void summary() {
     line("## Medians and ratios ours/stock");
     line("");
-    line("| setting | metric | stock | ours | ours/stock |");
-    line("| --- | --- | ---: | ---: | ---: |");
+    line("| setting | metric | stock | ours | ours/stock | per round: median (range) |");
+    line("| --- | --- | ---: | ---: | ---: | ---: |");
     for (Setting s : settings) {
       String l = NetworkPathOptions.label(s.rate());
       row(s, l, "job time (s)", RunResult::jobSeconds, "%.1f");
@@ -247,7 +247,10 @@ final class NetworkPathReport {
       row(s, l, "executors' CPU over the job (s)", RunResult::executorCpuSeconds, "%.1f");
     }
     line("");
-    line("Ratios are of the medians over the rounds.");
+    line(
+        "Ratios are of the medians over the rounds. Per round: ours over stock within each round"
+            + " (the two sides ran back to back), their median and range; a range that spans 1.00"
+            + " says the rounds disagree on which side was faster.");
     line("");
   }
 
@@ -352,12 +355,14 @@ final class NetworkPathReport {
     double stock = Medians.median(s.side("stock"), f);
     double ours = Medians.median(s.side("ours"), f);
     line(
-        "| %s | %s | " + number + " | " + number + " | %s |",
+        "| %s | %s | " + number + " | " + number + " | %s | %s |",
         label,
         metric,
         stock,
         ours,
-        Medians.format(Medians.ratio(ours, stock)));
+        Medians.format(Medians.ratio(ours, stock)),
+        Medians.formatSpread(
+            Medians.pairedRatios(s.side("stock"), s.side("ours"), RunResult::round, f)));
   }
 
   private static String orDash(double v) {
