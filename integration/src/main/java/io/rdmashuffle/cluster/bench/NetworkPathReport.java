@@ -281,8 +281,8 @@ final class NetworkPathReport {
       String l = NetworkPathOptions.label(s.rate());
       Set<String> names = new TreeSet<>();
       for (RunResult r : s.runs()) {
-        names.addAll(r.cpu().threadsBeforeReduce().keySet());
-        names.addAll(r.cpu().threadsOverReduce().keySet());
+        names.addAll(r.cpu().threads(true).keySet());
+        names.addAll(r.cpu().threads(false).keySet());
       }
       List<double[]> rows = new ArrayList<>();
       List<String> shown = new ArrayList<>();
@@ -318,19 +318,13 @@ final class NetworkPathReport {
   }
 
   private static double threadMedian(Setting s, String side, String name, boolean beforeReduce) {
-    return Medians.median(
-        s.side(side),
-        r ->
-            (beforeReduce ? r.cpu().threadsBeforeReduce() : r.cpu().threadsOverReduce())
-                .getOrDefault(name, 0L));
+    return Medians.median(s.side(side), r -> r.cpu().threads(beforeReduce).getOrDefault(name, 0L));
   }
 
   private static double threadTotal(Setting s, String side, boolean beforeReduce) {
     return Medians.median(
         s.side(side),
-        r ->
-            (beforeReduce ? r.cpu().threadsBeforeReduce() : r.cpu().threadsOverReduce())
-                .values().stream().mapToLong(Long::longValue).sum());
+        r -> r.cpu().threads(beforeReduce).values().stream().mapToLong(Long::longValue).sum());
   }
 
   /** {@code T_link} of {@code r}: NaN when the links were not rate-limited. */

@@ -39,9 +39,6 @@ final class ServingCpuProbe implements Runnable {
   private final List<Long> processBefore = new ArrayList<>();
   private final List<Long> processMid = new ArrayList<>();
   private final List<Long> processAfter = new ArrayList<>();
-  private long processTicksBefore;
-  private long processTicksMid = -1;
-  private long processTicksAfter;
   private volatile Sampled result;
   private volatile String error;
 
@@ -64,6 +61,11 @@ final class ServingCpuProbe implements Runnable {
       StageTimeline links,
       Map<String, Long> threadsBeforeReduce,
       Map<String, Long> threadsOverReduce) {
+    /** The executors' threads' ticks before the reduce stage, or over it. */
+    Map<String, Long> threads(boolean beforeReduce) {
+      return beforeReduce ? threadsBeforeReduce : threadsOverReduce;
+    }
+
     /** The executors' threads' ticks per stage: {@code stage,thread,ticks} lines. */
     String threadsCsv() {
       StringBuilder csv = new StringBuilder("stage,thread,ticks\n");
@@ -110,12 +112,11 @@ final class ServingCpuProbe implements Runnable {
         ackWhatComes(); // let the driver go on, to its end; the run is reported as failed
         return;
       }
-      processTicksBefore = sample(before, processBefore);
+      sample(before, processBefore);
       markers.ack(Markers.READY);
       while (!stopped && markers.get(Markers.DONE) == null) {
         if (mid.isEmpty() && markers.get(Markers.REDUCE_STARTED) != null) {
-          processTicksMid = sample(mid, processMid);
-          links.sample(processTicksMid);
+          links.sample(sample(mid, processMid));
         } else if (links.started()
             && System.currentTimeMillis() - links.lastMillis() >= LINK_SAMPLE_MILLIS) {
           links.sample(processTicks());
@@ -125,8 +126,7 @@ final class ServingCpuProbe implements Runnable {
       if (stopped) {
         return;
       }
-      processTicksAfter = sample(after, processAfter);
-      links.sample(processTicksAfter);
+      links.sample(sample(after, processAfter));
       markers.ack(Markers.DONE);
       result = summarize();
     } catch (InterruptedException e) {
@@ -174,6 +174,7 @@ final class ServingCpuProbe implements Runnable {
     return ticks;
   }
 
+  /** Samples every executor's threads into {@code into} and its own ticks; returns their sum. */
   private long sample(List<Map<Long, ThreadCpu.ThreadTime>> into, List<Long> processTicks) {
     long ticks = 0;
     for (long pid : pids) {
@@ -212,11 +213,15 @@ final class ServingCpuProbe implements Runnable {
         serving,
         mid.isEmpty() ? -1 : beforeReduce,
         nanos,
-        processTicksAfter - processTicksBefore,
-        processTicksMid < 0 ? -1 : processTicksAfter - processTicksMid,
+        sum(processAfter) - sum(processBefore),
+        processMid.isEmpty() ? -1 : sum(processAfter) - sum(processMid),
         links.started() ? links.timeline() : null,
         threadsBeforeReduce,
         threadsOverReduce);
+  }
+
+  private static long sum(List<Long> ticks) {
+    return ticks.stream().mapToLong(Long::longValue).sum();
   }
 
   /** Stops polling (the driver ended). */

@@ -156,11 +156,18 @@ final class ThreadCpu {
       if (prefix == null) {
         continue;
       }
-      ThreadTime b = before.get(e.getKey());
-      long base = b != null && b.comm().equals(e.getValue().comm()) ? b.ticks() : 0;
-      byPrefix.merge(prefix, e.getValue().ticks() - base, Long::sum);
+      byPrefix.merge(prefix, ticksSince(before, e.getKey(), e.getValue()), Long::sum);
     }
     return byPrefix;
+  }
+
+  /**
+   * Ticks thread {@code tid} used since {@code before}: all of them when it was not there, or was
+   * another thread (its id reused under another name).
+   */
+  private static long ticksSince(Map<Long, ThreadTime> before, long tid, ThreadTime now) {
+    ThreadTime b = before.get(tid);
+    return now.ticks() - (b != null && b.comm().equals(now.comm()) ? b.ticks() : 0);
   }
 
   /**
@@ -207,12 +214,10 @@ final class ThreadCpu {
     Map<String, Long> byName = new TreeMap<>();
     long live = 0;
     for (Map.Entry<Long, ThreadTime> e : after.entrySet()) {
-      ThreadTime a = e.getValue();
-      ThreadTime b = before.get(e.getKey());
-      long used = a.ticks() - (b != null && b.comm().equals(a.comm()) ? b.ticks() : 0);
+      long used = ticksSince(before, e.getKey(), e.getValue());
       live += used;
       if (used > 0) {
-        byName.merge(group(a.comm()), used, Long::sum);
+        byName.merge(group(e.getValue().comm()), used, Long::sum);
       }
     }
     if (processTicks > live) {
