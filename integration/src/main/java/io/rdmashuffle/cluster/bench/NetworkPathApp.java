@@ -32,7 +32,7 @@ import org.apache.spark.api.java.JavaSparkContext;
  * result.properties} to {@code OUT}.
  *
  * <pre>spark-submit --class io.rdmashuffle.cluster.bench.NetworkPathApp JAR OUT EXECUTORS
- *     BYTES RECORD_BYTES MAP_TASKS REDUCE_TASKS [COMPRESSIBLE]</pre>
+ *     BYTES RECORD_BYTES MAP_TASKS REDUCE_TASKS [COMPRESSIBLE [WARM_UP_BYTES]]</pre>
  */
 public final class NetworkPathApp {
   static final String RESULT = "result.properties";
@@ -55,27 +55,26 @@ public final class NetworkPathApp {
     int maps = Integer.parseInt(args[4]);
     int reduces = Integer.parseInt(args[5]);
     boolean compressible = args.length > 6 && Boolean.parseBoolean(args[6]);
-    long recordsPerMap = bytes / maps / recordBytes;
+    long warmUpBytes = args.length > 7 ? Long.parseLong(args[7]) : 0;
     Files.createDirectories(out);
     Markers markers = new Markers(out);
-    ReduceStageListener listener = new ReduceStageListener(markers);
+    ReduceStageListener listener = new ReduceStageListener(markers, warmUpBytes == 0);
     try (JavaSparkContext sc = new JavaSparkContext(new SparkConf())) {
       sc.sc().addSparkListener(listener);
       AppData.awaitExecutors(sc, executors);
+      if (warmUpBytes > 0) {
+        // other seeds than the measured job's, so no block of it is anything but new
+        shuffle(
+            sc, maps, maps, warmUpBytes / maps / recordBytes, recordBytes, reduces, compressible);
+        sc.sc().listenerBus().waitUntilEmpty(60_000);
+        listener.measure();
+      }
       markers.put(Markers.READY, sc.sc().applicationId());
       markers.awaitAck(Markers.READY, ACK_SECONDS);
 
       long t0 = System.nanoTime();
       List<long[]> parts =
-          sc.parallelize(IntStream.range(0, maps).boxed().collect(Collectors.toList()), maps)
-              .flatMap(
-                  seed ->
-                      compressible
-                          ? new RandomRecords(seed, recordsPerMap, recordBytes, VOCABULARY)
-                          : new RandomRecords(seed, recordsPerMap, recordBytes))
-              .repartition(reduces)
-              .mapPartitions(NetworkPathApp::digest)
-              .collect();
+          shuffle(sc, 0, maps, bytes / maps / recordBytes, recordBytes, reduces, compressible);
       long jobMillis = (System.nanoTime() - t0) / 1_000_000;
       sc.sc().listenerBus().waitUntilEmpty(60_000);
       markers.put(Markers.DONE, sc.sc().applicationId());
@@ -89,6 +88,31 @@ public final class NetworkPathApp {
       }
       write(out.resolve(RESULT), sc.sc().applicationId(), jobMillis, sum, listener);
     }
+  }
+
+  /**
+   * One shuffle job: {@code maps} map tasks seeded {@code firstSeed}, {@code firstSeed + 1}, ...
+   * generate {@code recordsPerMap} records each, {@code repartition(reduces)}; per reduce partition
+   * {records, bytes, sum of the records' CRC32C}.
+   */
+  private static List<long[]> shuffle(
+      JavaSparkContext sc,
+      int firstSeed,
+      int maps,
+      long recordsPerMap,
+      int recordBytes,
+      int reduces,
+      boolean compressible) {
+    return sc.parallelize(
+            IntStream.range(firstSeed, firstSeed + maps).boxed().collect(Collectors.toList()), maps)
+        .flatMap(
+            seed ->
+                compressible
+                    ? new RandomRecords(seed, recordsPerMap, recordBytes, VOCABULARY)
+                    : new RandomRecords(seed, recordsPerMap, recordBytes))
+        .repartition(reduces)
+        .mapPartitions(NetworkPathApp::digest)
+        .collect();
   }
 
   /** {records, bytes, sum of the records' CRC32C} of one reduce partition. */

@@ -161,7 +161,8 @@ public final class NetworkPathBenchmark {
                 Integer.toString(o.recordBytes()),
                 Integer.toString(o.maps()),
                 Integer.toString(o.reduces()),
-                Boolean.toString(o.compress()));
+                Boolean.toString(o.compress()),
+                Long.toString(o.warmUpBytes()));
     if (side.equals("ours")) {
       app.withRdmaShuffle().conf("spark.shuffle.rdma.transport", "tcp");
     }

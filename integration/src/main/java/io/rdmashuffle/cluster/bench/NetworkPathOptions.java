@@ -27,6 +27,9 @@ import java.util.Map;
  * @param reduces reduce tasks
  * @param compress compressible records, shuffled compressed (Spark's default codec); else random
  *     ones, uncompressed
+ * @param warmUpBytes bytes of a shuffle each application runs first, in the same executors and not
+ *     measured (0: none): the measured one then meets warm executors, as the second shuffle of a
+ *     long-lived application does
  * @param timeoutSeconds one application at most
  * @param waitClusterSeconds how long to wait while another harness cluster runs here
  * @param stockConf Spark settings of the stock side's applications only, in order
@@ -42,6 +45,7 @@ record NetworkPathOptions(
     int maps,
     int reduces,
     boolean compress,
+    long warmUpBytes,
     long timeoutSeconds,
     long waitClusterSeconds,
     Map<String, String> stockConf,
@@ -52,14 +56,16 @@ record NetworkPathOptions(
       """
       usage: bin/rdma-shuffle bench network-path [--hosts 2] [--rates 150mbit,none] [--rounds 5]
                  [--bytes 768m] [--record 32k] [--maps 8] [--reduces 8] [--compress]
-                 [--stock-conf K=V]... [--ours-conf K=V]...
+                 [--warm-up 0] [--stock-conf K=V]... [--ours-conf K=V]...
                  [--timeout 300] [--wait-cluster 1200] [--out FILE]
         The stock shuffle against our tcp transport on the cluster harness (hosts as network
         namespaces, one Spark executor per host), once per link setting (a tbf rate per host
         link, or none), rounds alternating which side starts: job and reduce-stage time,
         fetch-wait share, serving threads' CPU per GB served. --compress: records that compress
         (words of a small vocabulary), shuffled with spark.shuffle.compress=true (lz4); without
-        it random records, uncompressed. --stock-conf, --ours-conf: a Spark setting for one
+        it random records, uncompressed. --warm-up: bytes of an unmeasured shuffle each
+        application runs first in the same executors (the measured one then meets warm JVMs and
+        buffer pools, as a long-lived application's later shuffles do). --stock-conf, --ours-conf: a Spark setting for one
         side's applications only (repeatable). Needs root. --timeout: one
         application at most (s); --wait-cluster: how long to wait while another harness cluster
         runs here (s). Results in integration/results/network-path-DATE.md (or --out).
@@ -79,6 +85,7 @@ record NetworkPathOptions(
     int maps = a.intOption("maps", 8);
     int reduces = a.intOption("reduces", 8);
     boolean compress = a.flag("compress");
+    long warmUp = a.option("warm-up", 0L, NetworkPathOptions::size);
     long timeout = a.option("timeout", 300L, Long::parseLong);
     long waitCluster = a.option("wait-cluster", 1200L, Long::parseLong);
     Map<String, String> stockConf = settings("stock-conf", a.all("stock-conf"));
@@ -94,10 +101,12 @@ record NetworkPathOptions(
         || maps < 1
         || reduces < 1
         || record < 8
-        || bytes / maps / record < 1) {
+        || bytes / maps / record < 1
+        || warmUp < 0
+        || (warmUp > 0 && warmUp / maps / record < 1)) {
       throw new Cli.UsageError(
           "need at least 2 hosts, 1 round, 1 map and reduce task"
-              + " and one record of at least 8 bytes per map task");
+              + " and one record of at least 8 bytes per map task (in a warm-up too)");
     }
     return new NetworkPathOptions(
         hosts,
@@ -108,6 +117,7 @@ record NetworkPathOptions(
         maps,
         reduces,
         compress,
+        warmUp,
         timeout,
         waitCluster,
         stockConf,

@@ -49,7 +49,7 @@ final class NetworkPathReport {
     line("");
     line(
         "`integration/bin/bench-network-path --hosts %d --rates %s --rounds %d --bytes %d"
-            + " --record %d --maps %d --reduces %d%s%s%s` (%.1f min in all)",
+            + " --record %d --maps %d --reduces %d%s%s%s%s` (%.1f min in all)",
         o.hosts(),
         rates(),
         o.rounds(),
@@ -58,6 +58,7 @@ final class NetworkPathReport {
         o.maps(),
         o.reduces(),
         o.compress() ? " --compress" : "",
+        o.warmUpBytes() > 0 ? " --warm-up " + o.warmUpBytes() : "",
         flags("stock-conf", o.stockConf()),
         flags("ours-conf", o.oursConf()),
         minutes);
@@ -134,6 +135,14 @@ final class NetworkPathReport {
         "* stock: Spark's sort shuffle, blocks served by Netty (`NettyBlockTransferService`)%s."
             + " ours: `withRdmaShuffle()` + `spark.shuffle.rdma.transport=tcp`%s.",
         settingsOf(o.stockConf()), settingsOf(o.oursConf()));
+    if (o.warmUpBytes() > 0) {
+      line(
+          "* Warm-up: each application first runs the same shuffle of %.0f MiB (other seeds) in"
+              + " the same executors, not measured; every figure below is of the shuffle after it,"
+              + " which meets JVMs whose JIT compilers and buffer pools have warmed up, as a"
+              + " long-lived application's later shuffles do.",
+          o.warmUpBytes() / 1048576.0);
+    }
     line(
         "* Rounds: %d per setting, both sides per round, alternating which runs first"
             + " (stock, ours | ours, stock | ...).",

@@ -18,16 +18,20 @@ import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.StageInfo;
 
 /**
- * What {@link NetworkPathApp} measures of its one shuffle, on the driver: the map stage (the first
- * stage without a parent) and the reduce stage (the stage with a parent) from submission to
- * completion, and the sums over its tasks of their run time, the time they waited for blocks
- * ({@link ShuffleReadMetrics#fetchWaitTime}) and the bytes they read from other executors and from
- * their own. Tells the runner when the reduce stage was submitted ({@link Markers#REDUCE_STARTED}).
- * Fields are guarded by the instance: the listener bus writes, the driver's main thread reads after
- * {@code waitUntilEmpty}.
+ * What {@link NetworkPathApp} measures of its shuffle (the one after the warm-up, if any), on the
+ * driver: the map stage (the first stage without a parent) and the reduce stage (the stage with a
+ * parent) from submission to completion, and the sums over its tasks of their run time, the time
+ * they waited for blocks ({@link ShuffleReadMetrics#fetchWaitTime}) and the bytes they read from
+ * other executors and from their own. Tells the runner when the reduce stage was submitted ({@link
+ * Markers#REDUCE_STARTED}). Fields are guarded by the instance: the listener bus writes, the
+ * driver's main thread reads after {@code waitUntilEmpty}.
  */
 final class ReduceStageListener extends SparkListener {
   private final Markers markers;
+
+  /** False while the application runs a warm-up job: its stages are not the ones measured. */
+  private boolean measuring;
+
   final Map<String, String> executorHosts = new ConcurrentHashMap<>();
   private int reduceStage = -1;
   private int mapStage = -1;
@@ -45,8 +49,18 @@ final class ReduceStageListener extends SparkListener {
   /** Wall-clock millis of the reduce tasks' launches (driver), in the order they ended. */
   final List<Long> launches = new ArrayList<>();
 
-  ReduceStageListener(Markers markers) {
+  /** Measuring from the first stage on with {@code measuring}, else from {@link #measure()}. */
+  ReduceStageListener(Markers markers, boolean measuring) {
     this.markers = markers;
+    this.measuring = measuring;
+  }
+
+  /**
+   * The stages submitted from now on are the measured ones. Called once the listener bus has
+   * delivered every event of the warm-up job.
+   */
+  synchronized void measure() {
+    measuring = true;
   }
 
   private static boolean isReduce(StageInfo s) {
@@ -55,6 +69,9 @@ final class ReduceStageListener extends SparkListener {
 
   @Override
   public synchronized void onStageSubmitted(SparkListenerStageSubmitted e) {
+    if (!measuring) {
+      return;
+    }
     if (!isReduce(e.stageInfo()) && mapStage < 0) {
       mapStage = e.stageInfo().stageId();
     }

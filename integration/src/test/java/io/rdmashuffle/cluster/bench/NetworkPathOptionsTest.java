@@ -28,6 +28,8 @@ class NetworkPathOptionsTest {
     assertEquals(349L * 3 * 1000, o.shuffledBytes());
     assertFalse(o.compress());
     assertTrue(NetworkPathOptions.parse("--compress").compress());
+    assertEquals(0, o.warmUpBytes());
+    assertEquals(192L << 20, NetworkPathOptions.parse("--warm-up", "192m").warmUpBytes());
   }
 
   @Test
@@ -81,6 +83,9 @@ class NetworkPathOptionsTest {
     assertThrows(
         IllegalArgumentException.class,
         () -> NetworkPathOptions.parse("--bytes", "1k", "--record", "32k"));
+    assertThrows( // a warm-up too small for one record per map task
+        IllegalArgumentException.class,
+        () -> NetworkPathOptions.parse("--warm-up", "100k", "--record", "32k", "--maps", "8"));
     assertThrows(IllegalArgumentException.class, () -> NetworkPathOptions.size("12x"));
   }
 }
