@@ -64,8 +64,7 @@ public final class NetworkPathApp {
       AppData.awaitExecutors(sc, executors);
       if (warmUpBytes > 0) {
         // other seeds than the measured job's, so no block of it is anything but new
-        shuffle(
-            sc, maps, maps, warmUpBytes / maps / recordBytes, recordBytes, reduces, compressible);
+        shuffle(sc, maps, maps, warmUpBytes, recordBytes, reduces, compressible);
         sc.sc().listenerBus().waitUntilEmpty(60_000);
         listener.measure();
       }
@@ -73,8 +72,7 @@ public final class NetworkPathApp {
       markers.awaitAck(Markers.READY, ACK_SECONDS);
 
       long t0 = System.nanoTime();
-      List<long[]> parts =
-          shuffle(sc, 0, maps, bytes / maps / recordBytes, recordBytes, reduces, compressible);
+      List<long[]> parts = shuffle(sc, 0, maps, bytes, recordBytes, reduces, compressible);
       long jobMillis = (System.nanoTime() - t0) / 1_000_000;
       sc.sc().listenerBus().waitUntilEmpty(60_000);
       markers.put(Markers.DONE, sc.sc().applicationId());
@@ -92,17 +90,19 @@ public final class NetworkPathApp {
 
   /**
    * One shuffle job: {@code maps} map tasks seeded {@code firstSeed}, {@code firstSeed + 1}, ...
-   * generate {@code recordsPerMap} records each, {@code repartition(reduces)}; per reduce partition
-   * {records, bytes, sum of the records' CRC32C}.
+   * generate about {@code bytes} in whole records of {@code recordBytes} ({@link
+   * RandomRecords#perTask}), {@code repartition(reduces)}; per reduce partition {records, bytes,
+   * sum of the records' CRC32C}.
    */
   private static List<long[]> shuffle(
       JavaSparkContext sc,
       int firstSeed,
       int maps,
-      long recordsPerMap,
+      long bytes,
       int recordBytes,
       int reduces,
       boolean compressible) {
+    long recordsPerMap = RandomRecords.perTask(bytes, maps, recordBytes);
     return sc.parallelize(
             IntStream.range(firstSeed, firstSeed + maps).boxed().collect(Collectors.toList()), maps)
         .flatMap(
@@ -170,6 +170,16 @@ public final class NetworkPathApp {
     private final int size;
     private final long[] words;
     private long left;
+
+    /**
+     * The records each of {@code tasks} map tasks generates to shuffle about {@code bytes} in
+     * records of {@code size} bytes (whole records: the rest is dropped). The runner's options and
+     * the application both count by it; it lives here because the application's class path does not
+     * hold the runner's classes.
+     */
+    public static long perTask(long bytes, int tasks, int size) {
+      return bytes / tasks / size;
+    }
 
     public RandomRecords(long seed, long count, int size) {
       this(seed, count, size, 0);

@@ -65,10 +65,11 @@ record NetworkPathOptions(
         (words of a small vocabulary), shuffled with spark.shuffle.compress=true (lz4); without
         it random records, uncompressed. --warm-up: bytes of an unmeasured shuffle each
         application runs first in the same executors (the measured one then meets warm JVMs and
-        buffer pools, as a long-lived application's later shuffles do). --stock-conf, --ours-conf: a Spark setting for one
-        side's applications only (repeatable). Needs root. --timeout: one
-        application at most (s); --wait-cluster: how long to wait while another harness cluster
-        runs here (s). Results in integration/results/network-path-DATE.md (or --out).
+        buffer pools, as a long-lived application's later shuffles do). --stock-conf,
+        --ours-conf: a Spark setting for one side's applications only (repeatable). Needs root.
+        --timeout: one application at most (s); --wait-cluster: how long to wait while another
+        harness cluster runs here (s). Results in integration/results/network-path-DATE.md (or
+        --out).
       """;
 
   static NetworkPathOptions parse(String... args) {
@@ -101,9 +102,9 @@ record NetworkPathOptions(
         || maps < 1
         || reduces < 1
         || record < 8
-        || bytes / maps / record < 1
+        || NetworkPathApp.RandomRecords.perTask(bytes, maps, record) < 1
         || warmUp < 0
-        || (warmUp > 0 && warmUp / maps / record < 1)) {
+        || (warmUp > 0 && NetworkPathApp.RandomRecords.perTask(warmUp, maps, record) < 1)) {
       throw new Cli.UsageError(
           "need at least 2 hosts, 1 round, 1 map and reduce task"
               + " and one record of at least 8 bytes per map task (in a warm-up too)");
@@ -171,7 +172,7 @@ record NetworkPathOptions(
 
   /** The records each map task generates. */
   long recordsPerMap() {
-    return bytes / maps / recordBytes;
+    return NetworkPathApp.RandomRecords.perTask(bytes, maps, recordBytes);
   }
 
   /** The bytes actually shuffled (whole records). */
